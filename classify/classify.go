@@ -1,0 +1,162 @@
+package classify
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Other is the name of the background class: the negative examples that
+// belong to no topic. Every other class is a topic.
+const Other = "other"
+
+// Defaults applied by Options for zero fields.
+const (
+	DefaultK         = 1000 // terms kept by χ²max
+	DefaultM         = 1.0  // m-estimate equivalent sample size
+	DefaultThreshold = 0.76 // on-topic posterior threshold (the paper's)
+)
+
+// Errors returned by Train and CrossValidate for unusable training sets.
+var (
+	// ErrNoExamples means the training set is empty.
+	ErrNoExamples = errors.New("no training examples")
+	// ErrTooFewClasses means the training set holds fewer than two classes.
+	ErrTooFewClasses = errors.New("fewer than two classes")
+)
+
+// Example is one training document: a page or a link-context segment,
+// labelled with its class. Tokens are lower-cased words; they may repeat,
+// and empty tokens are ignored.
+type Example struct {
+	Class  string
+	Tokens []string
+}
+
+// Feature is a selected term with its χ² score for one class.
+type Feature struct {
+	Term string
+	Chi2 float64
+}
+
+// Event is the Naive Bayes event model.
+type Event int
+
+const (
+	// EventBinary models a document as the set of selected terms it
+	// contains (multivariate Bernoulli), as in the paper. It is the default.
+	EventBinary Event = iota
+	// EventMultinomial models a document as the sequence of its selected
+	// term occurrences. It is offered for comparison.
+	EventMultinomial
+)
+
+// String returns "binary" or "multinomial".
+func (e Event) String() string {
+	switch e {
+	case EventBinary:
+		return "binary"
+	case EventMultinomial:
+		return "multinomial"
+	}
+	return fmt.Sprintf("Event(%d)", int(e))
+}
+
+// ParseEvent returns the Event named by s ("binary" or "multinomial").
+func ParseEvent(s string) (Event, error) {
+	switch s {
+	case "binary":
+		return EventBinary, nil
+	case "multinomial":
+		return EventMultinomial, nil
+	}
+	return 0, fmt.Errorf("unknown event model %q (want binary or multinomial)", s)
+}
+
+// MarshalText encodes the event model by name.
+func (e Event) MarshalText() ([]byte, error) {
+	if e != EventBinary && e != EventMultinomial {
+		return nil, fmt.Errorf("unknown event model %d", int(e))
+	}
+	return []byte(e.String()), nil
+}
+
+// UnmarshalText decodes an event model name written by MarshalText.
+func (e *Event) UnmarshalText(b []byte) error {
+	v, err := ParseEvent(string(b))
+	if err != nil {
+		return err
+	}
+	*e = v
+	return nil
+}
+
+// Options are the training parameters. The zero value is the paper's
+// configuration: 1000 terms, m = 1, binary events, threshold 0.76.
+type Options struct {
+	// K is the number of terms kept by χ²max; 0 means DefaultK.
+	K int
+	// M is the m-estimate equivalent sample size; 0 means DefaultM.
+	M float64
+	// Event is the event model; the zero value is EventBinary.
+	Event Event
+	// Threshold is the initial on-topic threshold of every class, in (0, 1];
+	// 0 means DefaultThreshold.
+	Threshold float64
+}
+
+// Validate reports the first invalid field of o. Zero fields are valid and
+// stand for their defaults.
+func (o Options) Validate() error {
+	if o.K < 0 {
+		return fmt.Errorf("options: K is %d, must be positive (or 0 for %d)", o.K, DefaultK)
+	}
+	if math.IsNaN(o.M) || math.IsInf(o.M, 0) || o.M < 0 {
+		return fmt.Errorf("options: M is %v, must be a positive number (or 0 for %v)", o.M, DefaultM)
+	}
+	if o.Event != EventBinary && o.Event != EventMultinomial {
+		return fmt.Errorf("options: unknown event model %d", int(o.Event))
+	}
+	if math.IsNaN(o.Threshold) || o.Threshold < 0 || o.Threshold > 1 {
+		return fmt.Errorf("options: threshold is %v, must be in (0, 1] (or 0 for %v)", o.Threshold, DefaultThreshold)
+	}
+	return nil
+}
+
+// withDefaults returns o with zero fields replaced by their defaults.
+func (o Options) withDefaults() Options {
+	if o.K == 0 {
+		o.K = DefaultK
+	}
+	if o.M == 0 {
+		o.M = DefaultM
+	}
+	if o.Threshold == 0 {
+		o.Threshold = DefaultThreshold
+	}
+	return o
+}
+
+// Chi2 returns the χ² statistic of a term and a class from the 2×2
+// contingency table of training documents:
+//
+//	χ² = N·(AD − CB)² / ((A+C)·(B+D)·(A+B)·(C+D)),  N = A+B+C+D,
+//
+// where a counts documents of the class containing the term, b documents of
+// other classes containing it, c documents of the class without it and d
+// documents of other classes without it. A zero denominator (the term or
+// the class is in every document or in none) gives 0.
+func Chi2(a, b, c, d float64) float64 {
+	den := (a + c) * (b + d) * (a + b) * (c + d)
+	if den == 0 || math.IsNaN(den) {
+		return 0
+	}
+	n := a + b + c + d
+	x := a*d - c*b
+	return n * x * x / den
+}
+
+// validThreshold reports whether v is a usable on-topic threshold.
+func validThreshold(v float64) bool {
+	return v > 0 && v <= 1
+}

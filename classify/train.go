@@ -1,0 +1,246 @@
+package classify
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// thetaMin keeps θ strictly inside (0, 1) so that log θ and log(1−θ) stay
+// finite.
+const thetaMin = 1e-9
+
+// Train builds a model from labelled examples. Every example needs a class
+// name; there must be at least two classes, and each class needs at least
+// one token somewhere in its documents. The selected terms are the K with the
+// highest χ²max (fewer when the vocabulary is smaller), ties broken by term.
+//
+// The model records the SHA-256 of the training set: each example is hashed
+// on its own (class, then tokens, every string length-prefixed), the
+// digests are sorted, and the sorted digests are hashed, so the hash does
+// not depend on the order of examples.
+func Train(examples []Example, opts Options) (*Model, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	opts = opts.withDefaults()
+	if len(examples) == 0 {
+		return nil, fmt.Errorf("train: %w", ErrNoExamples)
+	}
+
+	// Classes and their document counts, in the fixed order.
+	count := map[string]int{}
+	for i, ex := range examples {
+		if ex.Class == "" {
+			return nil, fmt.Errorf("train: example %d has no class", i)
+		}
+		count[ex.Class]++
+	}
+	classes := orderClasses(count)
+	if len(classes) < 2 {
+		return nil, fmt.Errorf("train: %w: only %q", ErrTooFewClasses, classes[0])
+	}
+	nc := len(classes)
+	cls := make(map[string]int, nc)
+	docs := make([]int, nc)
+	for i, c := range classes {
+		cls[c] = i
+		docs[i] = count[c]
+	}
+
+	// Vocabulary with per-class document frequency (and occurrence counts
+	// for the multinomial model).
+	multi := opts.Event == EventMultinomial
+	ids := map[string]int32{}
+	var words []string
+	var dfc []int32 // term*nc + class
+	var cnt []int64 // term*nc + class, multinomial only
+	var seen []int32
+	tokens := make([]int, nc)
+	for i, ex := range examples {
+		c := cls[ex.Class]
+		gen := int32(i + 1)
+		for _, tok := range ex.Tokens {
+			if tok == "" {
+				continue
+			}
+			k, ok := ids[tok]
+			if !ok {
+				k = int32(len(words))
+				ids[tok] = k
+				words = append(words, tok)
+				dfc = append(dfc, make([]int32, nc)...)
+				if multi {
+					cnt = append(cnt, make([]int64, nc)...)
+				}
+				seen = append(seen, 0)
+			}
+			tokens[c]++
+			if multi {
+				cnt[int(k)*nc+c]++
+			}
+			if seen[k] != gen {
+				seen[k] = gen
+				dfc[int(k)*nc+c]++
+			}
+		}
+	}
+	for c, n := range tokens {
+		if n == 0 {
+			return nil, fmt.Errorf("train: class %q has no tokens in its %d documents", classes[c], docs[c])
+		}
+	}
+
+	// χ² of every term and class, and the selection by χ²max.
+	n := len(examples)
+	chi := make([]float64, len(words)*nc)
+	chiMax := make([]float64, len(words))
+	df := make([]int, len(words))
+	for k := range words {
+		row := dfc[k*nc : k*nc+nc]
+		for _, v := range row {
+			df[k] += int(v)
+		}
+		best := 0.0
+		for c, v := range row {
+			a := float64(v)
+			b := float64(df[k]) - a
+			x := Chi2(a, b, float64(docs[c])-a, float64(n-docs[c])-b)
+			chi[k*nc+c] = x
+			best = max(best, x)
+		}
+		chiMax[k] = best
+	}
+	order := make([]int, len(words))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if chiMax[a] != chiMax[b] {
+			if chiMax[a] > chiMax[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(words[a], words[b])
+	})
+	if len(order) > opts.K {
+		order = order[:opts.K]
+	}
+
+	// θ by the m-estimate.
+	var tot []float64 // multinomial: selected-term occurrences per class
+	var all float64
+	if multi {
+		tot = make([]float64, nc)
+		for _, k := range order {
+			for c := range nc {
+				tot[c] += float64(cnt[k*nc+c])
+				all += float64(cnt[k*nc+c])
+			}
+		}
+	}
+	terms := make([]term, len(order))
+	for i, k := range order {
+		t := term{
+			text:    words[k],
+			chi2max: chiMax[k],
+			df:      df[k],
+			chi2:    slices.Clone(chi[k*nc : k*nc+nc]),
+			theta:   make([]float64, nc),
+		}
+		if multi {
+			var ck float64
+			for c := range nc {
+				ck += float64(cnt[k*nc+c])
+			}
+			p := ck / all
+			for c := range nc {
+				t.theta[c] = clampTheta((float64(cnt[k*nc+c]) + opts.M*p) / (tot[c] + opts.M))
+			}
+		} else {
+			p := float64(df[k]) / float64(n)
+			for c := range nc {
+				t.theta[c] = clampTheta((float64(dfc[k*nc+c]) + opts.M*p) / (float64(docs[c]) + opts.M))
+			}
+		}
+		terms[i] = t
+	}
+
+	m := &Model{
+		opts:    opts,
+		classes: classes,
+		priors:  make([]float64, nc),
+		docs:    docs,
+		thresh:  newThresholds(nc, opts.Threshold),
+		terms:   terms,
+		hash:    trainingHash(examples),
+	}
+	for c := range nc {
+		m.priors[c] = float64(docs[c]) / float64(n)
+	}
+	m.prepare()
+	return m, nil
+}
+
+// orderClasses returns the class names in the model's fixed order: topics
+// sorted by name, then Other.
+func orderClasses(count map[string]int) []string {
+	out := make([]string, 0, len(count))
+	hasOther := false
+	for c := range count {
+		if c == Other {
+			hasOther = true
+			continue
+		}
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	if hasOther {
+		out = append(out, Other)
+	}
+	return out
+}
+
+// clampTheta keeps θ strictly inside (0, 1).
+func clampTheta(v float64) float64 {
+	return math.Min(math.Max(v, thetaMin), 1-thetaMin)
+}
+
+// newThresholds returns n thresholds set to v.
+func newThresholds(n int, v float64) []atomicFloat {
+	out := make([]atomicFloat, n)
+	for i := range out {
+		out[i].Store(math.Float64bits(v))
+	}
+	return out
+}
+
+// trainingHash returns the order-independent SHA-256 of examples described
+// at Train.
+func trainingHash(examples []Example) string {
+	digests := make([][sha256.Size]byte, len(examples))
+	var buf []byte
+	for i, ex := range examples {
+		buf = buf[:0]
+		buf = binary.AppendUvarint(buf, uint64(len(ex.Class)))
+		buf = append(buf, ex.Class...)
+		buf = binary.AppendUvarint(buf, uint64(len(ex.Tokens)))
+		for _, t := range ex.Tokens {
+			buf = binary.AppendUvarint(buf, uint64(len(t)))
+			buf = append(buf, t...)
+		}
+		digests[i] = sha256.Sum256(buf)
+	}
+	slices.SortFunc(digests, func(a, b [sha256.Size]byte) int { return bytes.Compare(a[:], b[:]) })
+	h := sha256.New()
+	for _, d := range digests {
+		h.Write(d[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
