@@ -1,0 +1,127 @@
+package crawler
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/scent-crawler/scent/segment"
+)
+
+// Strategy is how a crawl decides which links to follow.
+type Strategy string
+
+// The crawl strategies.
+const (
+	// StrategyLink scores each link's context segment for every topic and
+	// pushes the target on the stacks of the topics it reaches (the paper).
+	StrategyLink Strategy = "link"
+	// StrategyLinkBacklinks is StrategyLink with a model trained with
+	// backlink segments; the crawler treats it exactly like StrategyLink.
+	StrategyLinkBacklinks Strategy = "link+backlinks"
+	// StrategyPage classifies the whole page and, for each topic it is
+	// relevant to, pushes all its links (the classic focused crawler).
+	StrategyPage Strategy = "page"
+	// StrategyBFS follows every link breadth-first, with no classifier.
+	StrategyBFS Strategy = "bfs"
+)
+
+// ParseStrategy checks a strategy name.
+func ParseStrategy(s string) (Strategy, error) {
+	switch st := Strategy(s); st {
+	case StrategyLink, StrategyLinkBacklinks, StrategyPage, StrategyBFS:
+		return st, nil
+	}
+	return "", fmt.Errorf("unknown strategy %q (want link, link+backlinks, page or bfs)", s)
+}
+
+// Frontier names how the per-topic stacks are served.
+type Frontier string
+
+// The frontier kinds.
+const (
+	FrontierStack     Frontier = "stack"      // LIFO per topic (the paper)
+	FrontierBestFirst Frontier = "best-first" // highest link score first, per topic
+)
+
+// Config sets a crawl's policies. The zero value of a field means its
+// documented default.
+type Config struct {
+	// Name identifies the crawl in the store; running again with the same
+	// name resumes it. Default "default".
+	Name     string
+	Strategy Strategy // default StrategyLink
+	Frontier Frontier // default FrontierStack; ignored by bfs (FIFO)
+	// Workers is the number of pages fetched at once. Default 16.
+	Workers int
+	// MaxPages stops the crawl after this many fetches (successful or
+	// not), counting those of earlier runs of a resumed crawl. 0: no limit.
+	MaxPages int
+	// MaxPagesPerTopic caps the fetches popped from one topic's stack.
+	MaxPagesPerTopic int
+	// MaxDepth is the deepest link distance from a seed that is followed;
+	// 0 means no limit.
+	MaxDepth int
+	// MaxPerHost caps the pages fetched from one host; 0 means no limit.
+	MaxPerHost int
+	// MaxURLLength drops longer URLs (spider traps). Default 2048.
+	MaxURLLength int
+	// Segment sets the link-context window and extra features.
+	Segment segment.Options
+	// Progress, when set, receives a progress line every ProgressEvery.
+	Progress      io.Writer
+	ProgressEvery time.Duration // default 1s
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+func (c Config) withDefaults() Config {
+	if c.Name == "" {
+		c.Name = "default"
+	}
+	if c.Strategy == "" {
+		c.Strategy = StrategyLink
+	}
+	if c.Frontier == "" {
+		c.Frontier = FrontierStack
+	}
+	if c.Workers == 0 {
+		c.Workers = 16
+	}
+	if c.MaxURLLength == 0 {
+		c.MaxURLLength = 2048
+	}
+	if c.ProgressEvery == 0 {
+		c.ProgressEvery = time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// Validate reports the first invalid setting.
+func (c Config) Validate() error {
+	if c.Strategy != "" {
+		if _, err := ParseStrategy(string(c.Strategy)); err != nil {
+			return err
+		}
+	}
+	switch c.Frontier {
+	case "", FrontierStack, FrontierBestFirst:
+	default:
+		return fmt.Errorf("unknown frontier %q (want stack or best-first)", c.Frontier)
+	}
+	switch {
+	case c.Workers < 0 || c.Workers > 1024:
+		return errors.New("workers must be between 1 and 1024")
+	case c.MaxPages < 0, c.MaxPagesPerTopic < 0, c.MaxDepth < 0, c.MaxPerHost < 0:
+		return errors.New("page, depth and host limits must not be negative")
+	case c.MaxURLLength < 0:
+		return errors.New("max URL length must not be negative")
+	case c.Segment.Window < 0:
+		return errors.New("segment window must not be negative")
+	}
+	return nil
+}

@@ -1,0 +1,465 @@
+package crawler
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/segment"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// Scorer gives the probability that a token sequence (a page or a link's
+// context) belongs to each topic. It must be safe for concurrent use.
+type Scorer interface {
+	// Topics lists the topics in the order of Score's values.
+	Topics() []string
+	// Score writes P(topic | tokens) for every topic into dst, which it
+	// returns (grown if needed).
+	Score(tokens []string, dst []float64) []float64
+	// Threshold is the score at which a link or page is on-topic for the
+	// topic at index i.
+	Threshold(i int) float64
+}
+
+// Fetcher downloads one page; *fetch.Fetcher implements it.
+type Fetcher interface {
+	Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fetch.Result, error)
+}
+
+// Crawler runs one crawl. It is not reusable.
+type Crawler struct {
+	cfg     Config
+	store   Store
+	fetcher Fetcher
+	scorer  Scorer
+	topics  []string
+	stacks  []string
+	order   Order
+}
+
+// New checks the configuration and returns a crawler. scorer may be nil
+// only for the bfs strategy.
+func New(cfg Config, store Store, fetcher Fetcher, scorer Scorer) (*Crawler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
+	}
+	cfg = cfg.withDefaults()
+	if store == nil || fetcher == nil {
+		return nil, errors.New("crawler: a store and a fetcher are required")
+	}
+	c := &Crawler{cfg: cfg, store: store, fetcher: fetcher, scorer: scorer}
+	if scorer != nil {
+		c.topics = scorer.Topics()
+	}
+	switch cfg.Strategy {
+	case StrategyBFS:
+		c.stacks = []string{""}
+		c.order = FIFO
+	default:
+		if scorer == nil || len(c.topics) == 0 {
+			return nil, fmt.Errorf("crawler: strategy %s needs a model with at least one topic", cfg.Strategy)
+		}
+		c.stacks = c.topics
+		c.order = LIFO
+		if cfg.Frontier == FrontierBestFirst {
+			c.order = BestFirst
+		}
+	}
+	return c, nil
+}
+
+// Summary describes a finished or interrupted run.
+type Summary struct {
+	Crawl       int64
+	Resumed     bool
+	Fetched     int            // pages committed in this run
+	Total       int            // pages committed in the crawl, all runs
+	Failed      int            // of Fetched, pages recorded with a failure
+	Relevant    map[string]int // of Fetched, pages the classifier found on-topic
+	Elapsed     time.Duration
+	Finish      string // "frontier empty", "budget reached" or "interrupted"
+	PagesPerSec float64
+}
+
+type result struct {
+	entry    Entry
+	page     *Page
+	push     []Entry
+	canceled bool
+}
+
+// Run crawls from seeds (used only when the crawl is new) until the
+// frontier is empty, a budget is reached or ctx ends. When ctx ends, the
+// pages already fetched are committed and the crawl can be resumed by
+// running it again; Run then returns ctx's error with the summary.
+func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (Summary, error) {
+	start := time.Now()
+	spec := CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Stacks: c.stacks, Topics: c.topics, Seeds: seeds, Config: config}
+	st, err := c.store.OpenCrawl(ctx, spec)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum := Summary{Crawl: st.ID, Resumed: st.Resumed, Total: st.Fetched, Relevant: make(map[string]int)}
+
+	jobs := make(chan Entry)
+	results := make(chan result, c.cfg.Workers)
+	workCtx, cancelWork := context.WithCancel(ctx)
+	defer cancelWork()
+	var wg sync.WaitGroup
+	for i := 0; i < c.cfg.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newWorker(c)
+			for e := range jobs {
+				results <- w.process(workCtx, e)
+			}
+		}()
+	}
+
+	var (
+		inflight      int
+		inflightTopic = make(map[string]int)
+		byTopic       = st.ByTopic
+		empty         = make(map[string]bool) // stack found empty since the last push to it
+		pending       []Entry
+		next          int // round-robin position
+		lastProgress  = time.Now()
+		runErr        error
+		finish        string
+	)
+	if byTopic == nil {
+		byTopic = make(map[string]int)
+	}
+	commit := func(rs []result) error {
+		pages := make([]*Page, 0, len(rs))
+		var push []Entry
+		for _, r := range rs {
+			if r.canceled {
+				continue
+			}
+			pages = append(pages, r.page)
+			push = append(push, r.push...)
+		}
+		if len(pages) == 0 {
+			return nil
+		}
+		if err := c.store.Commit(context.WithoutCancel(ctx), st.ID, pages, push); err != nil {
+			return err
+		}
+		for _, p := range pages {
+			sum.Fetched++
+			sum.Total++
+			byTopic[p.Topic]++
+			if p.Failure != "" {
+				sum.Failed++
+			}
+			for i, rel := range p.Relevant {
+				if rel {
+					sum.Relevant[c.topics[i]]++
+				}
+			}
+		}
+		for _, e := range push {
+			empty[e.Topic] = false
+		}
+		return nil
+	}
+	budgetLeft := func() bool {
+		return c.cfg.MaxPages == 0 || sum.Total+inflight+len(pending) < c.cfg.MaxPages
+	}
+	topicOpen := func(t string) bool {
+		return c.cfg.MaxPagesPerTopic == 0 || byTopic[t]+inflightTopic[t] < c.cfg.MaxPagesPerTopic
+	}
+
+loop:
+	for {
+		// Refill: one entry at a time, round-robin over the stacks.
+		for len(pending) == 0 && budgetLeft() && ctx.Err() == nil {
+			found := false
+			for k := 0; k < len(c.stacks); k++ {
+				t := c.stacks[(next+k)%len(c.stacks)]
+				if empty[t] || !topicOpen(t) {
+					continue
+				}
+				es, err := c.store.Pop(ctx, st.ID, t, c.order, 1, c.cfg.MaxPerHost)
+				if err != nil {
+					if ctx.Err() != nil {
+						break
+					}
+					runErr = err
+					break loop
+				}
+				if len(es) == 0 {
+					empty[t] = true
+					continue
+				}
+				next = (next + k + 1) % len(c.stacks)
+				pending = es
+				found = true
+				break
+			}
+			if !found {
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			finish = "interrupted"
+			break
+		}
+		if len(pending) == 0 && inflight == 0 {
+			if budgetLeft() {
+				finish = "frontier empty"
+			} else {
+				finish = "budget reached"
+			}
+			break
+		}
+		var send chan Entry
+		var head Entry
+		if len(pending) > 0 {
+			send, head = jobs, pending[0]
+		}
+		var tick <-chan time.Time
+		if c.cfg.Progress != nil {
+			tick = time.After(time.Until(lastProgress.Add(c.cfg.ProgressEvery)))
+		}
+		select {
+		case send <- head:
+			pending = pending[1:]
+			inflight++
+			inflightTopic[head.Topic]++
+		case r := <-results:
+			batch := []result{r}
+		drain:
+			for len(batch) < 256 {
+				select {
+				case r := <-results:
+					batch = append(batch, r)
+				default:
+					break drain
+				}
+			}
+			inflight -= len(batch)
+			for _, b := range batch {
+				inflightTopic[b.entry.Topic]--
+			}
+			if err := c.commit(commit, batch); err != nil {
+				runErr = err
+				break loop
+			}
+		case <-tick:
+			c.progress(ctx, st.ID, sum, start)
+			lastProgress = time.Now()
+		case <-ctx.Done():
+		}
+	}
+
+	// Stop the workers; commit what finished. Entries popped but never
+	// fetched stay leased and go back on their stacks at resume.
+	close(jobs)
+	if runErr != nil || ctx.Err() != nil {
+		cancelWork()
+	}
+	go func() { wg.Wait(); close(results) }()
+	var rest []result
+	for r := range results {
+		rest = append(rest, r)
+	}
+	if err := c.commit(commit, rest); err != nil && runErr == nil {
+		runErr = err
+	}
+	sum.Elapsed = time.Since(start)
+	if s := sum.Elapsed.Seconds(); s > 0 {
+		sum.PagesPerSec = float64(sum.Fetched) / s
+	}
+	if c.cfg.Progress != nil {
+		c.progress(context.WithoutCancel(ctx), st.ID, sum, start)
+		fmt.Fprintln(c.cfg.Progress)
+	}
+	if runErr != nil {
+		sum.Finish = "error"
+		return sum, runErr
+	}
+	if ctx.Err() != nil {
+		sum.Finish = "interrupted"
+		return sum, ctx.Err()
+	}
+	sum.Finish = finish
+	if err := c.store.FinishCrawl(ctx, st.ID, finish); err != nil {
+		return sum, err
+	}
+	return sum, nil
+}
+
+func (c *Crawler) commit(f func([]result) error, rs []result) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	return f(rs)
+}
+
+func (c *Crawler) progress(ctx context.Context, crawl int64, sum Summary, start time.Time) {
+	var b strings.Builder
+	el := time.Since(start).Seconds()
+	rate := 0.0
+	if el > 0 {
+		rate = float64(sum.Fetched) / el
+	}
+	fmt.Fprintf(&b, "\rpages %d (failed %d)", sum.Total, sum.Failed)
+	for _, t := range c.topics {
+		fmt.Fprintf(&b, " | %s relevant %d", t, sum.Relevant[t])
+	}
+	if sizes, err := c.store.FrontierSizes(ctx, crawl); err == nil {
+		b.WriteString(" | frontier")
+		for _, s := range c.stacks {
+			name := s
+			if name == "" {
+				name = "queue"
+			}
+			fmt.Fprintf(&b, " %s %d", name, sizes[s])
+		}
+	}
+	fmt.Fprintf(&b, " | %.0f pages/s   ", rate)
+	fmt.Fprint(c.cfg.Progress, b.String())
+}
+
+// worker turns one entry into a page record and the entries to push.
+type worker struct {
+	c      *Crawler
+	tokens []string
+	scores []float64
+}
+
+func newWorker(c *Crawler) *worker { return &worker{c: c} }
+
+func (w *worker) process(ctx context.Context, e Entry) result {
+	c := w.c
+	p := &Page{URL: e.URL, FinalURL: e.URL, Topic: e.Topic, Depth: e.Depth, FetchedAt: c.cfg.Now()}
+	r := result{entry: e, page: p}
+	res, err := c.fetcher.Fetch(ctx, e.URL, nil)
+	if res != nil {
+		p.Status = res.Status
+		if !res.FinalURL.IsZero() {
+			p.FinalURL = res.FinalURL
+		}
+		p.Duration = res.Duration
+	}
+	if err != nil {
+		if ctx.Err() != nil || fetch.ReasonOf(err) == fetch.ReasonCanceled {
+			r.canceled = true
+			return r
+		}
+		var fe *fetch.Error
+		if errors.As(err, &fe) {
+			p.Status = fe.Status
+			p.Failure = string(fe.Reason) + ": " + errText(fe.Err)
+		} else {
+			p.Failure = "fetch: " + err.Error()
+		}
+		return r
+	}
+	p.Size = len(res.Body)
+	p.ContentType = res.ContentType
+	p.ETag = res.Header.Get("ETag")
+	p.Modified = res.Header.Get("Last-Modified")
+	sum := sha256.Sum256(res.Body)
+	p.ContentHash = hex.EncodeToString(sum[:])
+	pg, err := segment.Split(res.Body, res.ContentType, p.FinalURL, c.cfg.Segment)
+	if err != nil {
+		p.Failure = "parse: " + err.Error()
+		return r
+	}
+	p.Title = pg.Title
+	p.Text = pg.Text
+	var pageRel []bool
+	if c.scorer != nil {
+		p.Scores = c.scorer.Score(pg.Tokens, nil)
+		p.Relevant = make([]bool, len(p.Scores))
+		for i, s := range p.Scores {
+			p.Relevant[i] = s >= c.scorer.Threshold(i)
+		}
+		pageRel = p.Relevant
+	}
+	scoreLinks := c.scorer != nil && (c.cfg.Strategy == StrategyLink || c.cfg.Strategy == StrategyLinkBacklinks)
+	depth := e.Depth + 1
+	followable := c.cfg.MaxDepth == 0 || depth <= c.cfg.MaxDepth
+	type best struct {
+		scores []float64
+		idx    int
+	}
+	var bests map[urlnorm.URL]*best
+	var order []urlnorm.URL
+	if followable {
+		bests = make(map[urlnorm.URL]*best, len(pg.Segments))
+	}
+	p.Links = make([]Link, 0, len(pg.Segments))
+	for _, s := range pg.Segments {
+		l := Link{Target: s.URL, Anchor: strings.Join(s.Anchor, " ")}
+		w.tokens = s.Tokens(w.tokens[:0])
+		l.Context = strings.Join(w.tokens, " ")
+		if scoreLinks {
+			l.Scores = c.scorer.Score(w.tokens, nil)
+		}
+		p.Links = append(p.Links, l)
+		if !followable || len(s.URL.String()) > c.cfg.MaxURLLength || s.URL == p.FinalURL || s.URL == p.URL {
+			continue
+		}
+		b := bests[s.URL]
+		if b == nil {
+			b = &best{scores: make([]float64, len(l.Scores)), idx: len(order)}
+			copy(b.scores, l.Scores)
+			bests[s.URL] = b
+			order = append(order, s.URL)
+			continue
+		}
+		for i, v := range l.Scores {
+			if v > b.scores[i] {
+				b.scores[i] = v
+			}
+		}
+	}
+	// Push in document order reversed, so that on a stack the first link
+	// of the page is popped first.
+	for k := len(order) - 1; k >= 0; k-- {
+		u := order[k]
+		switch c.cfg.Strategy {
+		case StrategyBFS:
+			r.push = append(r.push, Entry{Topic: "", URL: u, Depth: depth, Parent: p.FinalURL})
+		case StrategyPage:
+			for i, rel := range pageRel {
+				if rel {
+					r.push = append(r.push, Entry{Topic: c.topics[i], URL: u, Depth: depth, Score: p.Scores[i], Parent: p.FinalURL})
+				}
+			}
+		default:
+			for i, v := range bests[u].scores {
+				if v >= c.scorer.Threshold(i) {
+					r.push = append(r.push, Entry{Topic: c.topics[i], URL: u, Depth: depth, Score: v, Parent: p.FinalURL})
+				}
+			}
+		}
+	}
+	if c.cfg.Strategy == StrategyBFS {
+		// FIFO: the first link must be queued first.
+		for i, j := 0, len(r.push)-1; i < j; i, j = i+1, j-1 {
+			r.push[i], r.push[j] = r.push[j], r.push[i]
+		}
+	}
+	return r
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,445 @@
+package crawler_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/text/encoding/korean"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/sqlite"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// keywordScorer is a small real Scorer: a topic's score is the share of
+// tokens that are among its keywords, squashed into (0,1).
+type keywordScorer struct {
+	topics []string
+	words  []map[string]bool
+}
+
+func newKeywordScorer(topics map[string][]string, order ...string) *keywordScorer {
+	s := &keywordScorer{topics: order}
+	for _, t := range order {
+		m := make(map[string]bool)
+		for _, w := range topics[t] {
+			m[w] = true
+		}
+		s.words = append(s.words, m)
+	}
+	return s
+}
+
+func (s *keywordScorer) Topics() []string      { return s.topics }
+func (s *keywordScorer) Threshold(int) float64 { return 0.5 }
+func (s *keywordScorer) Score(tokens []string, dst []float64) []float64 {
+	dst = dst[:0]
+	for _, m := range s.words {
+		hit := 0
+		for _, t := range tokens {
+			if m[t] {
+				hit++
+			}
+		}
+		if hit > 0 {
+			dst = append(dst, 0.9)
+		} else {
+			dst = append(dst, 0.1)
+		}
+	}
+	return dst
+}
+
+// site is an httptest web site whose pages are given as path → HTML. It
+// counts the requests for every path.
+type site struct {
+	srv   *httptest.Server
+	mu    sync.Mutex
+	hits  map[string]int
+	pages map[string]string
+	extra map[string]http.HandlerFunc
+}
+
+func newSite(t *testing.T, pages map[string]string, extra map[string]http.HandlerFunc) *site {
+	s := &site{hits: make(map[string]int), pages: pages, extra: extra}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits[r.URL.RequestURI()]++
+		s.mu.Unlock()
+		if h, ok := s.extra[r.URL.Path]; ok {
+			h(w, r)
+			return
+		}
+		body, ok := s.pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *site) url(p string) urlnorm.URL { return urlnorm.MustParse(s.srv.URL + p) }
+
+func (s *site) hitsOf(p string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hits[p]
+}
+
+func openStore(t *testing.T) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func newFetcher(t *testing.T, cfg fetch.Config) *fetch.Fetcher {
+	t.Helper()
+	f, err := fetch.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+type pageRow struct {
+	order            int
+	url, stack, fail string
+	status           int
+	text             string
+}
+
+func pages(t *testing.T, st *sqlite.Store) []pageRow {
+	t.Helper()
+	rows, err := st.DB().Query(`SELECT ord, url, topic, failure, status, text FROM pages ORDER BY ord`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []pageRow
+	for rows.Next() {
+		var p pageRow
+		if err := rows.Scan(&p.order, &p.url, &p.stack, &p.fail, &p.status, &p.text); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func TestCrawler_Run_linkStrategyFollowsOnlyOnTopicLinks(t *testing.T) {
+	// The home page links to an off-topic page and to a page about courses
+	// through an off-topic hub: only links whose context is on-topic are
+	// followed, whatever the page they sit on.
+	// Links are kept more than a window (10 tokens) apart by filler words.
+	const fill = " one two three four five six seven eight nine ten eleven twelve "
+	s := newSite(t, map[string]string{
+		"/":        `<html><body><p>Welcome.` + fill + `<a href="/hub">people and courses</a>` + fill + `<a href="/sports">football scores</a></p></body></html>`,
+		"/hub":     `<html><body>A hub about nothing.` + fill + `<a href="/c1">course syllabus lecture</a>` + fill + `<a href="/weather">weather today</a></body></html>`,
+		"/c1":      `<html><body>Course page: lecture, syllabus, homework.` + fill + `<a href="/c2">next course homework</a></body></html>`,
+		"/c2":      `<html><body>Another course with homework.</body></html>`,
+		"/sports":  `<html><body>Sports.` + fill + `<a href="/c3">course syllabus</a></body></html>`,
+		"/c3":      `<html><body>course</body></html>`,
+		"/weather": `<html><body>rain</body></html>`,
+	}, nil)
+	scorer := newKeywordScorer(map[string][]string{"course": {"course", "courses", "syllabus", "homework"}}, "course")
+	st := openStore(t)
+	c, err := crawler.New(crawler.Config{Workers: 2}, st, newFetcher(t, fetch.Config{}), scorer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, p := range pages(t, st) {
+		got[strings.TrimPrefix(p.url, s.srv.URL)] = true
+	}
+	for _, want := range []string{"/", "/hub", "/c1", "/c2"} {
+		if !got[want] {
+			t.Errorf("%s not fetched; fetched %v", want, got)
+		}
+	}
+	for _, not := range []string{"/sports", "/weather", "/c3"} {
+		if got[not] {
+			t.Errorf("%s fetched, but no on-topic link leads to it", not)
+		}
+	}
+	if sum.Finish != "frontier empty" || sum.Fetched != 4 {
+		t.Errorf("summary = %+v, want 4 pages and an empty frontier", sum)
+	}
+}
+
+func TestCrawler_Run_multiTopicFetchesEachURLOnce(t *testing.T) {
+	// Every page links to every other with context on both topics, so both
+	// stacks want every URL.
+	pagesMap := map[string]string{}
+	n := 30
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		b.WriteString("<html><body>")
+		for j := 0; j < n; j++ {
+			fmt.Fprintf(&b, `<a href="/p%d">course faculty page %d</a> `, j, j)
+		}
+		b.WriteString("</body></html>")
+		pagesMap[fmt.Sprintf("/p%d", i)] = b.String()
+	}
+	s := newSite(t, pagesMap, nil)
+	scorer := newKeywordScorer(map[string][]string{"course": {"course"}, "faculty": {"faculty"}}, "course", "faculty")
+	st := openStore(t)
+	c, err := crawler.New(crawler.Config{Workers: 4}, st, newFetcher(t, fetch.Config{}), scorer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/p0")}, "{}"); err != nil {
+		t.Fatal(err)
+	}
+	ps := pages(t, st)
+	if len(ps) != n {
+		t.Errorf("fetched %d pages, want %d", len(ps), n)
+	}
+	stacks := map[string]int{}
+	for _, p := range ps {
+		stacks[p.stack]++
+	}
+	if stacks["course"] == 0 || stacks["faculty"] == 0 {
+		t.Errorf("pages per stack = %v: round-robin should serve both topics", stacks)
+	}
+	for i := 0; i < n; i++ {
+		if h := s.hitsOf(fmt.Sprintf("/p%d", i)); h != 1 {
+			t.Errorf("/p%d requested %d times, want once", i, h)
+		}
+	}
+}
+
+func TestCrawler_Run_badInput(t *testing.T) {
+	// Host B's robots.txt answers 500: nothing on it may be fetched.
+	var bHits sync.Map
+	b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.Error(w, "boom", http.StatusInternalServerError)
+			return
+		}
+		bHits.Store(r.URL.Path, true)
+		fmt.Fprint(w, "<html>should never be fetched</html>")
+	}))
+	defer b.Close()
+
+	var flakyMu sync.Mutex
+	flaky := 0
+	euckr, err := korean.EUCKR.NewEncoder().Bytes([]byte("<html><head><title>한국어</title></head><body>웹 크롤러 검색 엔진</body></html>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte("<p>junk</p>"), 50<<20/11)
+	s := newSite(t, map[string]string{
+		"/robots.txt": "",
+		"/": `<html><body>
+			<a href="/broken">x</a> <a href="/big">x</a> <a href="/binary">x</a> <a href="/loop1">x</a>
+			<a href="/flaky">x</a> <a href="/slow">x</a> <a href="/private/secret">x</a> <a href="/korean">x</a>
+			<a href="` + b.URL + `/b-page">x</a> <a href="/missing">x</a></body></html>`,
+		"/broken": `<html><body><div><p>unclosed <a href="/ok">ok link<b><i></div></table></a></a>`,
+		"/ok":     `<html><body>fine</body></html>`,
+	}, map[string]http.HandlerFunc{
+		"/robots.txt": func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+		},
+		"/big": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write(big) // chunked: no Content-Length
+		},
+		"/binary": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write([]byte{0, 1, 2, 3, 0xff})
+		},
+		"/loop1": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop2", http.StatusFound) },
+		"/loop2": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop1", http.StatusFound) },
+		"/flaky": func(w http.ResponseWriter, r *http.Request) {
+			flakyMu.Lock()
+			flaky++
+			n := flaky
+			flakyMu.Unlock()
+			if n < 3 {
+				http.Error(w, "try again", http.StatusBadGateway)
+				return
+			}
+			fmt.Fprint(w, "<html><body>recovered</body></html>")
+		},
+		"/slow": func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-time.After(3 * time.Second):
+			case <-r.Context().Done():
+			}
+		},
+		"/korean": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=euc-kr")
+			w.Write(euckr)
+		},
+	})
+	st := openStore(t)
+	f := newFetcher(t, fetch.Config{Timeout: 300 * time.Millisecond, Retries: 2, RetryBackoff: time.Millisecond, MaxBodyBytes: 1 << 20})
+	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, st, f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Finish != "frontier empty" {
+		t.Errorf("finish = %q", sum.Finish)
+	}
+	byPath := map[string]pageRow{}
+	for _, p := range pages(t, st) {
+		byPath[strings.TrimPrefix(strings.TrimPrefix(p.url, s.srv.URL), b.URL)] = p
+	}
+	wantFail := map[string]string{
+		"/big":            "too-large",
+		"/binary":         "content-type",
+		"/loop1":          "redirect",
+		"/slow":           "timeout",
+		"/private/secret": "robots",
+		"/b-page":         "robots",
+		"/missing":        "status",
+	}
+	for path, reason := range wantFail {
+		p, ok := byPath[path]
+		if !ok {
+			t.Errorf("%s: no page recorded", path)
+			continue
+		}
+		if !strings.HasPrefix(p.fail, reason+":") {
+			t.Errorf("%s: failure %q, want reason %s", path, p.fail, reason)
+		}
+	}
+	for _, path := range []string{"/", "/broken", "/ok", "/flaky", "/korean"} {
+		p, ok := byPath[path]
+		if !ok || p.fail != "" {
+			t.Errorf("%s: want a successful page, got %+v (found %v)", path, p, ok)
+		}
+	}
+	if p := byPath["/korean"]; !strings.Contains(p.text, "웹 크롤러") {
+		t.Errorf("korean page text = %q, want the decoded Korean words", p.text)
+	}
+	if s.hitsOf("/private/secret") != 0 {
+		t.Error("a URL disallowed by robots.txt was requested")
+	}
+	bHits.Range(func(k, _ any) bool {
+		t.Errorf("host with a failing robots.txt got a request for %v", k)
+		return true
+	})
+	if s.hitsOf("/flaky") != 3 {
+		t.Errorf("/flaky requested %d times, want 3 (two 502s, then success)", s.hitsOf("/flaky"))
+	}
+}
+
+func TestCrawler_Run_budgetAndResume(t *testing.T) {
+	pagesMap := map[string]string{}
+	n := 40
+	for i := 0; i < n; i++ {
+		pagesMap[fmt.Sprintf("/p%d", i)] = fmt.Sprintf(`<html><body><a href="/p%d">next</a> <a href="/p%d">skip</a></body></html>`, (i+1)%n, (i+7)%n)
+	}
+	s := newSite(t, pagesMap, nil)
+	st := openStore(t)
+	f := newFetcher(t, fetch.Config{})
+	cfg := crawler.Config{Strategy: crawler.StrategyBFS, Workers: 3, MaxPages: 15}
+	c, _ := crawler.New(cfg, st, f, nil)
+	sum, err := c.Run(context.Background(), []urlnorm.URL{s.url("/p0")}, "{}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Fetched != 15 || sum.Finish != "budget reached" {
+		t.Fatalf("first run: %+v, want 15 pages and budget reached", sum)
+	}
+	cfg.MaxPages = 0
+	c, _ = crawler.New(cfg, st, f, nil)
+	sum, err = c.Run(context.Background(), nil, "{}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Resumed || sum.Total != n || sum.Fetched != n-15 {
+		t.Fatalf("resumed run: %+v, want %d new pages and %d in all", sum, n-15, n)
+	}
+	ps := pages(t, st)
+	for i, p := range ps {
+		if p.order != i+1 {
+			t.Fatalf("order %d at position %d", p.order, i)
+		}
+	}
+	for i := 0; i < n; i++ {
+		if h := s.hitsOf(fmt.Sprintf("/p%d", i)); h != 1 {
+			t.Errorf("/p%d requested %d times", i, h)
+		}
+	}
+}
+
+func TestCrawler_Run_cancelIsClean(t *testing.T) {
+	pagesMap := map[string]string{}
+	n := 200
+	for i := 0; i < n; i++ {
+		pagesMap[fmt.Sprintf("/p%d", i)] = fmt.Sprintf(`<html><body><a href="/p%d">a</a> <a href="/p%d">b</a></body></html>`, (i+1)%n, (i*3+1)%n)
+	}
+	s := newSite(t, pagesMap, map[string]http.HandlerFunc{})
+	st := openStore(t)
+	f := newFetcher(t, fetch.Config{HostDelay: 5 * time.Millisecond, HostParallelism: 1})
+	c, _ := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, st, f, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	sum, err := c.Run(ctx, []urlnorm.URL{s.url("/p0")}, "{}")
+	if err == nil || sum.Finish != "interrupted" {
+		t.Fatalf("run = %+v, %v; want interrupted", sum, err)
+	}
+	c, _ = crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, st, newFetcher(t, fetch.Config{}), nil)
+	sum2, err := c.Run(context.Background(), nil, "{}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum2.Total != n {
+		t.Errorf("after resume %d pages in all, want %d", sum2.Total, n)
+	}
+	twice := 0
+	for i := 0; i < n; i++ {
+		if s.hitsOf(fmt.Sprintf("/p%d", i)) > 1 {
+			twice++
+		}
+	}
+	if twice > 4 { // at most the fetches in flight at the interruption
+		t.Errorf("%d URLs fetched twice, more than the 4 in flight", twice)
+	}
+}
+
+func TestConfig_Validate(t *testing.T) {
+	bad := []crawler.Config{
+		{Strategy: "dfs"},
+		{Frontier: "random"},
+		{Workers: -1},
+		{MaxPages: -5},
+		{MaxURLLength: -1},
+	}
+	for _, c := range bad {
+		if err := c.Validate(); err == nil {
+			t.Errorf("Validate(%+v) = nil, want an error", c)
+		}
+	}
+	if err := (crawler.Config{}).Validate(); err != nil {
+		t.Errorf("zero config: %v", err)
+	}
+}

@@ -1,0 +1,23 @@
+// Package crawler runs a focused crawl: it pops URLs from per-topic stacks,
+// fetches them, cuts each page into link-context segments, scores every
+// segment for every topic and pushes on-topic targets back onto the stacks
+// of the topics that want them.
+//
+// Data flows in one direction through a Crawler:
+//
+//	Store.Pop ──► workers: Fetcher.Fetch ─► segment.Split ─► Scorer.Score
+//	   ▲                                                         │
+//	   └────────────── Store.Commit (page, links, pushes) ◄──────┘
+//
+// One scheduler goroutine owns the store: it pops entries round-robin over
+// the topics, hands them to a fixed pool of workers and commits their
+// results in batches, so the frontier, the visited set and the pages live
+// in the store and a crawl stopped at any moment resumes where it stopped.
+// The crawler declares the interfaces it needs (Store, Scorer, Fetcher);
+// the command wires the implementations.
+//
+// Strategies: "link" (the default) scores every link's context and pushes
+// targets whose score reaches the topic's threshold; "page" classifies the
+// whole page and pushes all of its links when it is on-topic; "bfs" uses
+// no classifier and one FIFO queue.
+package crawler

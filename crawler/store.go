@@ -1,0 +1,97 @@
+package crawler
+
+import (
+	"context"
+	"time"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// Store keeps the state of crawls: the frontier, the visited set and the
+// fetched pages with their links. Every method is called from a single
+// goroutine of a Crawler.
+type Store interface {
+	// OpenCrawl creates the crawl named spec.Name, pushing spec.Seeds on
+	// every stack, or resumes it: URLs leased to fetches that never
+	// committed go back on top of their stacks.
+	OpenCrawl(ctx context.Context, spec CrawlSpec) (CrawlState, error)
+	// Pop removes up to n entries from topic's stack in the given order and
+	// leases their URLs. Entries whose URL was already leased or fetched are
+	// skipped, as are those whose host reached maxPerHost (when > 0).
+	Pop(ctx context.Context, crawl int64, topic string, order Order, n, maxPerHost int) ([]Entry, error)
+	// Commit stores fetched pages with their links, marks their URLs
+	// fetched and pushes new entries, in one transaction.
+	Commit(ctx context.Context, crawl int64, pages []*Page, push []Entry) error
+	// FrontierSizes returns the number of entries waiting on each stack.
+	FrontierSizes(ctx context.Context, crawl int64) (map[string]int, error)
+	// FinishCrawl records that the crawl ended with the given reason.
+	FinishCrawl(ctx context.Context, crawl int64, reason string) error
+}
+
+// CrawlSpec identifies a crawl and what it was started with.
+type CrawlSpec struct {
+	Name     string
+	Strategy Strategy
+	Stacks   []string // the frontier's stacks: the topics, or one "" queue for bfs
+	Topics   []string // the scorer's topics, the order of Page.Scores; may be empty
+	Seeds    []urlnorm.URL
+	Config   string // the crawl's settings as JSON, kept for reports
+}
+
+// CrawlState is what OpenCrawl found.
+type CrawlState struct {
+	ID      int64
+	Resumed bool
+	Fetched int            // pages already committed
+	ByTopic map[string]int // pages committed per stack
+	Requeue int            // in-flight URLs put back on their stacks
+}
+
+// Order is how a stack is served.
+type Order int
+
+// Orders of the frontier.
+const (
+	LIFO      Order = iota // per-topic stacks (the paper)
+	FIFO                   // breadth-first queue
+	BestFirst              // highest score first
+)
+
+// Entry is one URL waiting on a topic's stack.
+type Entry struct {
+	Topic  string
+	URL    urlnorm.URL
+	Depth  int
+	Score  float64
+	Parent urlnorm.URL // zero for seeds
+}
+
+// Page is the record of one fetch, successful or not.
+type Page struct {
+	URL         urlnorm.URL
+	FinalURL    urlnorm.URL
+	Topic       string // the stack it was popped from
+	Depth       int
+	Status      int
+	FetchedAt   time.Time
+	Duration    time.Duration
+	Size        int
+	ContentType string
+	ETag        string
+	Modified    string // Last-Modified as sent
+	ContentHash string // hex SHA-256 of the body
+	Title       string
+	Text        string
+	Scores      []float64 // page relevance per topic (CrawlSpec.Topics order); nil without classifier
+	Relevant    []bool
+	Failure     string // "reason: detail" when the fetch or parse failed
+	Links       []Link
+}
+
+// Link is one hyperlink of a fetched page with its context and scores.
+type Link struct {
+	Target  urlnorm.URL
+	Anchor  string
+	Context string    // before + anchor + after tokens, space separated
+	Scores  []float64 // per topic (CrawlSpec.Topics order); nil when not scored
+}

@@ -1,0 +1,233 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// Target scopes of a report; see Report.TargetScope.
+const (
+	ScopeCrawledHosts = "crawled-hosts"
+	ScopeAllLabels    = "all-labels"
+)
+
+// Page is what a report needs of one fetched page.
+type Page struct {
+	URL      string
+	FinalURL string
+	Stack    string // the stack it was popped from ("" for bfs)
+	Failed   bool
+	Relevant map[string]bool // the classifier's verdict per topic
+}
+
+// Report is the measure of one crawl.
+type Report struct {
+	Crawl          string        `json:"crawl"`
+	Strategy       string        `json:"strategy"`
+	Pages          int           `json:"pages"`
+	Failed         int           `json:"failed"`
+	PagesPerSecond float64       `json:"pages_per_second,omitempty"`
+	Labelled       bool          `json:"labelled"`
+	// TargetScope says which labelled pages recall is measured against:
+	// "crawled-hosts" (labelled pages on the hosts the crawl fetched from)
+	// or "all-labels" (every page of the labels file, e.g. the pages
+	// reachable from the seeds).
+	TargetScope string `json:"target_scope,omitempty"`
+	Every          int           `json:"harvest_every"`
+	Topics         []*TopicStats `json:"topics"`
+
+	labels  Labels
+	hosts   map[string]bool
+	targets map[string]map[urlnorm.URL]bool // topic → labelled pages
+	seen    map[urlnorm.URL]bool
+}
+
+// TopicStats is one topic's part of a report.
+type TopicStats struct {
+	Topic string `json:"topic"`
+	// FromStack is the number of pages fetched from this topic's stack.
+	FromStack int `json:"from_stack"`
+	// Relevant counts fetched pages labelled with the topic (or judged
+	// relevant by the classifier when the report has no labels).
+	Relevant int `json:"relevant"`
+	// ByClassifier counts fetched pages the classifier found relevant.
+	ByClassifier int `json:"relevant_by_classifier"`
+	// Targets is the number of labelled pages of the topic on the hosts
+	// the crawl fetched from: the denominator of Recall.
+	Targets   int     `json:"targets,omitempty"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall,omitempty"`
+	Harvest   float64 `json:"harvest_rate"`
+	// Estimated is true when relevance comes from the classifier.
+	Estimated bool    `json:"estimated"`
+	Curve     []Point `json:"harvest_curve"`
+}
+
+// Point is one point of a harvest curve.
+type Point struct {
+	Pages    int     `json:"pages"`
+	Relevant int     `json:"relevant"`
+	Rate     float64 `json:"harvest_rate"`
+	Recall   float64 `json:"recall,omitempty"`
+}
+
+// New starts a report for topics. labels may be nil: relevance is then the
+// classifier's. every is the spacing of harvest-curve points (default 100).
+func New(crawl, strategy string, topics []string, labels Labels, every int) *Report {
+	if every <= 0 {
+		every = 100
+	}
+	r := &Report{Crawl: crawl, Strategy: strategy, Labelled: labels != nil, Every: every, labels: labels, TargetScope: ScopeCrawledHosts,
+		hosts: make(map[string]bool), seen: make(map[urlnorm.URL]bool)}
+	for _, t := range topics {
+		r.Topics = append(r.Topics, &TopicStats{Topic: t, Estimated: labels == nil})
+	}
+	return r
+}
+
+func (r *Report) label(raw string) (string, bool) {
+	u, err := urlnorm.Parse(raw)
+	if err != nil {
+		return "", false
+	}
+	l, ok := r.labels[u]
+	return l, ok
+}
+
+// Add counts the next fetched page.
+func (r *Report) Add(p Page) {
+	r.Pages++
+	if p.Failed {
+		r.Failed++
+	}
+	if u, err := urlnorm.Parse(p.URL); err == nil {
+		r.hosts[u.Host()] = true
+		r.seen[u] = true
+	}
+	if u, err := urlnorm.Parse(p.FinalURL); err == nil {
+		r.hosts[u.Host()] = true
+	}
+	label, ok := r.label(p.URL)
+	if !ok && p.FinalURL != p.URL {
+		label, ok = r.label(p.FinalURL)
+	}
+	for _, t := range r.Topics {
+		if p.Stack == t.Topic || p.Stack == "" {
+			t.FromStack++
+		}
+		if p.Relevant[t.Topic] {
+			t.ByClassifier++
+		}
+		rel := false
+		if r.labels != nil {
+			rel = ok && label == t.Topic && !p.Failed
+		} else {
+			rel = p.Relevant[t.Topic]
+		}
+		if rel {
+			t.Relevant++
+		}
+		if r.Pages%r.Every == 0 {
+			t.Curve = append(t.Curve, Point{Pages: r.Pages, Relevant: t.Relevant})
+		}
+	}
+}
+
+// Finish computes the rates; call it after the last Add.
+func (r *Report) Finish() {
+	targets := make(map[string]int)
+	if r.labels == nil {
+		r.TargetScope = ""
+	} else {
+		for u, l := range r.labels {
+			if r.TargetScope == ScopeAllLabels || r.hosts[u.Host()] {
+				targets[l]++
+			}
+		}
+	}
+	for _, t := range r.Topics {
+		if n := len(t.Curve); r.Pages > 0 && (n == 0 || t.Curve[n-1].Pages != r.Pages) {
+			t.Curve = append(t.Curve, Point{Pages: r.Pages, Relevant: t.Relevant})
+		}
+		t.Targets = targets[t.Topic]
+		if t.FromStack > 0 {
+			t.Precision = float64(t.Relevant) / float64(t.FromStack)
+		}
+		if r.Pages > 0 {
+			t.Harvest = float64(t.Relevant) / float64(r.Pages)
+		}
+		if t.Targets > 0 {
+			t.Recall = float64(t.Relevant) / float64(t.Targets)
+		}
+		for i := range t.Curve {
+			p := &t.Curve[i]
+			p.Rate = float64(p.Relevant) / float64(p.Pages)
+			if t.Targets > 0 {
+				p.Recall = float64(p.Relevant) / float64(t.Targets)
+			}
+		}
+	}
+}
+
+// Topic returns the stats of one topic, or nil.
+func (r *Report) Topic(name string) *TopicStats {
+	for _, t := range r.Topics {
+		if t.Topic == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteMarkdown writes the report as a Markdown document.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Crawl report: %s\n\n", r.Crawl)
+	fmt.Fprintf(&b, "Strategy `%s`, %d pages fetched (%d failed)", r.Strategy, r.Pages, r.Failed)
+	if r.PagesPerSecond > 0 {
+		fmt.Fprintf(&b, ", %.1f pages/s", r.PagesPerSecond)
+	}
+	b.WriteString(".\n\n")
+	if !r.Labelled {
+		b.WriteString("**Relevance is estimated by the page classifier: no labels were given.**\n\n")
+	}
+	b.WriteString("| topic | from its stack | relevant | by classifier | targets | precision | recall | harvest rate |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, t := range r.Topics {
+		recall := "–"
+		if t.Targets > 0 {
+			recall = fmt.Sprintf("%.3f", t.Recall)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.3f | %s | %.3f |\n", t.Topic, t.FromStack, t.Relevant, t.ByClassifier, t.Targets, t.Precision, recall, t.Harvest)
+	}
+	for _, t := range r.Topics {
+		fmt.Fprintf(&b, "\n## Harvest curve: %s\n\n| pages | relevant | harvest rate | recall |\n|---:|---:|---:|---:|\n", t.Topic)
+		for _, p := range t.Curve {
+			fmt.Fprintf(&b, "| %d | %d | %.3f | %.3f |\n", p.Pages, p.Relevant, p.Rate, p.Recall)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// SortedTopics returns topic names in report order.
+func (r *Report) SortedTopics() []string {
+	names := make([]string, len(r.Topics))
+	for i, t := range r.Topics {
+		names[i] = t.Topic
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,428 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+var _ crawler.Store = (*Store)(nil)
+
+const timeFormat = time.RFC3339Nano
+
+// OpenCrawl creates or resumes the crawl named spec.Name.
+func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.CrawlState, error) {
+	if spec.Name == "" {
+		return crawler.CrawlState{}, errors.New("open crawl: empty name")
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
+	}
+	defer tx.Rollback()
+	var (
+		st                       crawler.CrawlState
+		strategy, stacks, topics string
+		finished                 sql.NullString
+	)
+	err = tx.QueryRowContext(ctx, `SELECT id, strategy, stacks, topics, finished_at FROM crawls WHERE name = ?`, spec.Name).
+		Scan(&st.ID, &strategy, &stacks, &topics, &finished)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		st, err = s.createCrawl(ctx, tx, spec)
+		if err != nil {
+			return crawler.CrawlState{}, err
+		}
+	case err != nil:
+		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
+	default:
+		st.Resumed = true
+		if strategy != string(spec.Strategy) || stacks != jsonList(spec.Stacks) || topics != jsonList(spec.Topics) {
+			return crawler.CrawlState{}, fmt.Errorf("crawl %q exists with strategy %s and topics %s; resume it with the same settings or choose another --crawl name", spec.Name, strategy, topics)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE crawls SET finished_at = NULL, finish = NULL WHERE id = ?`, st.ID); err != nil {
+			return crawler.CrawlState{}, err
+		}
+		// URLs leased to fetches that never committed go back on top.
+		rows, err := tx.QueryContext(ctx, `SELECT id, COALESCE(topic, ''), COALESCE(depth, 0), COALESCE(score, 0) FROM urls WHERE crawl_id = ? AND state = 1`, st.ID)
+		if err != nil {
+			return crawler.CrawlState{}, err
+		}
+		type lease struct {
+			id    int64
+			topic string
+			depth int
+			score float64
+		}
+		var leases []lease
+		for rows.Next() {
+			var l lease
+			if err := rows.Scan(&l.id, &l.topic, &l.depth, &l.score); err != nil {
+				rows.Close()
+				return crawler.CrawlState{}, err
+			}
+			leases = append(leases, l)
+		}
+		rows.Close()
+		for _, l := range leases {
+			if _, err := tx.ExecContext(ctx, `UPDATE urls SET state = 0 WHERE id = ?`, l.id); err != nil {
+				return crawler.CrawlState{}, err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO frontier(crawl_id, topic, url_id, depth, score) VALUES (?, ?, ?, ?, ?)`,
+				st.ID, l.topic, l.id, l.depth, l.score); err != nil {
+				return crawler.CrawlState{}, err
+			}
+		}
+		st.Requeue = len(leases)
+	}
+	var maxOrd sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT MAX(ord), COUNT(*) FROM pages WHERE crawl_id = ?`, st.ID).Scan(&maxOrd, &st.Fetched); err != nil {
+		return crawler.CrawlState{}, err
+	}
+	st.ByTopic = make(map[string]int)
+	rows, err := tx.QueryContext(ctx, `SELECT topic, COUNT(*) FROM pages WHERE crawl_id = ? GROUP BY topic`, st.ID)
+	if err != nil {
+		return crawler.CrawlState{}, err
+	}
+	for rows.Next() {
+		var t string
+		var n int
+		if err := rows.Scan(&t, &n); err != nil {
+			rows.Close()
+			return crawler.CrawlState{}, err
+		}
+		st.ByTopic[t] = n
+	}
+	rows.Close()
+	if err := tx.Commit(); err != nil {
+		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
+	}
+	s.ords[st.ID] = int(maxOrd.Int64)
+	return st, nil
+}
+
+func jsonList(v []string) string {
+	if v == nil {
+		v = []string{}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func (s *Store) createCrawl(ctx context.Context, tx *sql.Tx, spec crawler.CrawlSpec) (crawler.CrawlState, error) {
+	cfg := spec.Config
+	if cfg == "" {
+		cfg = "{}"
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO crawls(name, strategy, stacks, topics, config, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		spec.Name, string(spec.Strategy), jsonList(spec.Stacks), jsonList(spec.Topics), cfg, time.Now().UTC().Format(timeFormat))
+	if err != nil {
+		return crawler.CrawlState{}, fmt.Errorf("create crawl %s: %w", spec.Name, err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return crawler.CrawlState{}, err
+	}
+	var seeds []crawler.Entry
+	for _, stack := range spec.Stacks {
+		for _, u := range spec.Seeds {
+			seeds = append(seeds, crawler.Entry{Topic: stack, URL: u, Score: 1})
+		}
+	}
+	// Seeds are pushed in reverse so that the first seed is on top.
+	slices.Reverse(seeds)
+	if err := push(ctx, tx, id, seeds); err != nil {
+		return crawler.CrawlState{}, err
+	}
+	return crawler.CrawlState{ID: id}, nil
+}
+
+// push adds entries to their stacks; URLs already fetched or leased are
+// left out, and a URL pushed again on a stack moves to its top.
+func push(ctx context.Context, tx *sql.Tx, crawl int64, entries []crawler.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	upsert, err := tx.PrepareContext(ctx, `INSERT INTO urls(crawl_id, url, host) VALUES (?, ?, ?)
+		ON CONFLICT(crawl_id, url) DO UPDATE SET state = state RETURNING id, state`)
+	if err != nil {
+		return err
+	}
+	defer upsert.Close()
+	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO frontier(crawl_id, topic, url_id, depth, score) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, e := range entries {
+		var id int64
+		var state int
+		if err := upsert.QueryRowContext(ctx, crawl, e.URL.String(), e.URL.Host()).Scan(&id, &state); err != nil {
+			return fmt.Errorf("push %s: %w", e.URL, err)
+		}
+		if state != 0 {
+			continue
+		}
+		if _, err := ins.ExecContext(ctx, crawl, e.Topic, id, e.Depth, e.Score); err != nil {
+			return fmt.Errorf("push %s: %w", e.URL, err)
+		}
+	}
+	return nil
+}
+
+// Pop leases up to n URLs from topic's stack.
+func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost int) ([]crawler.Entry, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	var orderBy string
+	switch order {
+	case crawler.LIFO:
+		orderBy = "f.seq DESC"
+	case crawler.FIFO:
+		orderBy = "f.seq ASC"
+	case crawler.BestFirst:
+		orderBy = "f.score DESC, f.seq DESC"
+	default:
+		return nil, fmt.Errorf("pop: unknown order %d", order)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("pop %q: %w", topic, err)
+	}
+	defer tx.Rollback()
+	var out []crawler.Entry
+	for len(out) < n {
+		rows, err := tx.QueryContext(ctx, `SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
+			FROM frontier f JOIN urls u ON u.id = f.url_id
+			WHERE f.crawl_id = ? AND f.topic = ? ORDER BY `+orderBy+` LIMIT ?`, crawl, topic, 2*(n-len(out))+8)
+		if err != nil {
+			return nil, fmt.Errorf("pop %q: %w", topic, err)
+		}
+		type cand struct {
+			seq, urlID int64
+			url, host  string
+			state      int
+			depth      int
+			score      float64
+		}
+		var cands []cand
+		for rows.Next() {
+			var c cand
+			if err := rows.Scan(&c.seq, &c.urlID, &c.url, &c.host, &c.state, &c.depth, &c.score); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			cands = append(cands, c)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		if len(cands) == 0 {
+			break
+		}
+		for _, c := range cands {
+			if len(out) >= n {
+				break
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM frontier WHERE seq = ?`, c.seq); err != nil {
+				return nil, err
+			}
+			if c.state != 0 {
+				continue // fetched or leased through another stack
+			}
+			if maxPerHost > 0 {
+				var count int
+				err := tx.QueryRowContext(ctx, `SELECT pages FROM hosts WHERE crawl_id = ? AND host = ?`, crawl, c.host).Scan(&count)
+				if err != nil && !errors.Is(err, sql.ErrNoRows) {
+					return nil, err
+				}
+				if count >= maxPerHost {
+					continue
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO hosts(crawl_id, host, pages) VALUES (?, ?, 1)
+					ON CONFLICT(crawl_id, host) DO UPDATE SET pages = pages + 1`, crawl, c.host); err != nil {
+					return nil, err
+				}
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE urls SET state = 1, topic = ?, depth = ?, score = ? WHERE id = ?`,
+				topic, c.depth, c.score, c.urlID); err != nil {
+				return nil, err
+			}
+			u, err := urlnorm.Parse(c.url)
+			if err != nil {
+				continue // cannot happen for stored URLs
+			}
+			out = append(out, crawler.Entry{Topic: topic, URL: u, Depth: c.depth, Score: c.score})
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("pop %q: %w", topic, err)
+	}
+	return out, nil
+}
+
+// Commit stores pages and pushes entries in one transaction.
+func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, entries []crawler.Entry) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	defer tx.Rollback()
+	ord := s.ords[crawl]
+	if len(pages) > 0 {
+		topics, err := crawlTopics(ctx, tx, crawl)
+		if err != nil {
+			return err
+		}
+		if err := insertPages(ctx, tx, crawl, &ord, topics, pages); err != nil {
+			return err
+		}
+	}
+	if err := push(ctx, tx, crawl, entries); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	s.ords[crawl] = ord
+	return nil
+}
+
+func crawlTopics(ctx context.Context, tx *sql.Tx, crawl int64) ([]string, error) {
+	var raw string
+	if err := tx.QueryRowContext(ctx, `SELECT topics FROM crawls WHERE id = ?`, crawl).Scan(&raw); err != nil {
+		return nil, fmt.Errorf("crawl %d: %w", crawl, err)
+	}
+	var topics []string
+	if err := json.Unmarshal([]byte(raw), &topics); err != nil {
+		return nil, fmt.Errorf("crawl %d topics: %w", crawl, err)
+	}
+	return topics, nil
+}
+
+func insertPages(ctx context.Context, tx *sql.Tx, crawl int64, ord *int, topics []string, pages []*crawler.Page) error {
+	getURL, err := tx.PrepareContext(ctx, `INSERT INTO urls(crawl_id, url, host, state) VALUES (?, ?, ?, 2)
+		ON CONFLICT(crawl_id, url) DO UPDATE SET state = 2 RETURNING id`)
+	if err != nil {
+		return err
+	}
+	defer getURL.Close()
+	markFinal, err := tx.PrepareContext(ctx, `INSERT INTO urls(crawl_id, url, host, state) VALUES (?, ?, ?, 2)
+		ON CONFLICT(crawl_id, url) DO UPDATE SET state = 2 WHERE state = 0`)
+	if err != nil {
+		return err
+	}
+	defer markFinal.Close()
+	insPage, err := tx.PrepareContext(ctx, `INSERT INTO pages(crawl_id, ord, url_id, url, final_url, topic, depth, status,
+		fetched_at, duration_ms, size, content_type, etag, modified, content_hash, title, text, failure)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insPage.Close()
+	insScore, err := tx.PrepareContext(ctx, `INSERT INTO page_scores(page_id, topic, score, relevant) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insScore.Close()
+	insLink, err := tx.PrepareContext(ctx, `INSERT INTO links(page_id, target, anchor, context, scores) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insLink.Close()
+	var sb strings.Builder
+	for _, p := range pages {
+		var urlID int64
+		if err := getURL.QueryRowContext(ctx, crawl, p.URL.String(), p.URL.Host()).Scan(&urlID); err != nil {
+			return fmt.Errorf("store page %s: %w", p.URL, err)
+		}
+		final := p.FinalURL
+		if final.IsZero() {
+			final = p.URL
+		}
+		if final != p.URL {
+			if _, err := markFinal.ExecContext(ctx, crawl, final.String(), final.Host()); err != nil {
+				return fmt.Errorf("store page %s: %w", p.URL, err)
+			}
+		}
+		*ord++
+		res, err := insPage.ExecContext(ctx, crawl, *ord, urlID, p.URL.String(), final.String(), p.Topic, p.Depth, p.Status,
+			p.FetchedAt.UTC().Format(timeFormat), float64(p.Duration)/float64(time.Millisecond), p.Size, p.ContentType,
+			p.ETag, p.Modified, p.ContentHash, p.Title, p.Text, p.Failure)
+		if err != nil {
+			return fmt.Errorf("store page %s: %w", p.URL, err)
+		}
+		pageID, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if len(p.Scores) > 0 && len(p.Scores) != len(topics) {
+			return fmt.Errorf("store page %s: %d scores for %d topics", p.URL, len(p.Scores), len(topics))
+		}
+		for i, sc := range p.Scores {
+			rel := 0
+			if i < len(p.Relevant) && p.Relevant[i] {
+				rel = 1
+			}
+			if _, err := insScore.ExecContext(ctx, pageID, topics[i], sc, rel); err != nil {
+				return fmt.Errorf("store page %s: %w", p.URL, err)
+			}
+		}
+		for _, l := range p.Links {
+			sb.Reset()
+			if len(l.Scores) > 0 {
+				sb.WriteByte('[')
+				for i, v := range l.Scores {
+					if i > 0 {
+						sb.WriteByte(',')
+					}
+					sb.WriteString(strconv.FormatFloat(v, 'g', 4, 64))
+				}
+				sb.WriteByte(']')
+			}
+			if _, err := insLink.ExecContext(ctx, pageID, l.Target.String(), l.Anchor, l.Context, sb.String()); err != nil {
+				return fmt.Errorf("store link of %s: %w", p.URL, err)
+			}
+		}
+	}
+	return nil
+}
+
+// FrontierSizes counts waiting entries per stack.
+func (s *Store) FrontierSizes(ctx context.Context, crawl int64) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT topic, COUNT(*) FROM frontier WHERE crawl_id = ? GROUP BY topic`, crawl)
+	if err != nil {
+		return nil, fmt.Errorf("frontier sizes: %w", err)
+	}
+	defer rows.Close()
+	m := make(map[string]int)
+	for rows.Next() {
+		var t string
+		var n int
+		if err := rows.Scan(&t, &n); err != nil {
+			return nil, err
+		}
+		m[t] = n
+	}
+	return m, rows.Err()
+}
+
+// FinishCrawl records the end of a crawl.
+func (s *Store) FinishCrawl(ctx context.Context, crawl int64, reason string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE crawls SET finished_at = ?, finish = ? WHERE id = ?`,
+		time.Now().UTC().Format(timeFormat), reason, crawl)
+	if err != nil {
+		return fmt.Errorf("finish crawl %d: %w", crawl, err)
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+package sqlite
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+func open(t *testing.T) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+func u(s string) urlnorm.URL { return urlnorm.MustParse("http://a.test" + s) }
+
+func popAll(t *testing.T, s *Store, crawl int64, topic string, order crawler.Order) []string {
+	t.Helper()
+	var out []string
+	for {
+		es, err := s.Pop(context.Background(), crawl, topic, order, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) == 0 {
+			return out
+		}
+		out = append(out, strings.TrimPrefix(es[0].URL.String(), "http://a.test"))
+	}
+}
+
+func TestStore_Pop_orders(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		order crawler.Order
+		want  string
+	}{
+		{crawler.LIFO, "/seed /c /b /a"},
+		{crawler.FIFO, "/seed /a /b /c"},
+		{crawler.BestFirst, "/seed /b /c /a"},
+	} {
+		s, _ := open(t)
+		st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"t"}, Topics: []string{"t"}, Seeds: []urlnorm.URL{u("/seed")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := popAll(t, s, st.ID, "t", tc.order)
+		push := []crawler.Entry{{Topic: "t", URL: u("/a"), Score: 0.1}, {Topic: "t", URL: u("/b"), Score: 0.9}, {Topic: "t", URL: u("/c"), Score: 0.5}}
+		if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+			t.Fatal(err)
+		}
+		got := append(first, popAll(t, s, st.ID, "t", tc.order)...)
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("order %d: popped %v, want %s", tc.order, got, tc.want)
+		}
+	}
+}
+
+func TestStore_Commit_visitedOncePerCrawl(t *testing.T) {
+	ctx := context.Background()
+	s, _ := open(t)
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"a", "b"}, Topics: []string{"a", "b"}, Seeds: []urlnorm.URL{u("/")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The seed is on both stacks; once leased by one, the other skips it.
+	es, _ := s.Pop(ctx, st.ID, "a", crawler.LIFO, 5, 0)
+	if len(es) != 1 {
+		t.Fatalf("pop a: %v", es)
+	}
+	if es2, _ := s.Pop(ctx, st.ID, "b", crawler.LIFO, 5, 0); len(es2) != 0 {
+		t.Fatalf("pop b gave the leased seed again: %v", es2)
+	}
+	page := &crawler.Page{URL: u("/"), FinalURL: u("/home"), Topic: "a", Status: 200, FetchedAt: time.Now(),
+		Scores: []float64{0.9, 0.2}, Relevant: []bool{true, false},
+		Links: []crawler.Link{{Target: u("/x"), Anchor: "x", Context: "a x b", Scores: []float64{0.8, 0.1}}}}
+	push := []crawler.Entry{{Topic: "a", URL: u("/x")}, {Topic: "b", URL: u("/x")}, {Topic: "a", URL: u("/")}, {Topic: "b", URL: u("/home")}}
+	if err := s.Commit(ctx, st.ID, []*crawler.Page{page}, push); err != nil {
+		t.Fatal(err)
+	}
+	// "/" was fetched and "/home" is its final URL: neither comes back.
+	a := popAll(t, s, st.ID, "a", crawler.LIFO)
+	b := popAll(t, s, st.ID, "b", crawler.LIFO)
+	if strings.Join(a, " ") != "/x" || len(b) != 0 {
+		t.Errorf("after commit: a=%v b=%v, want a=[/x] b=[]", a, b)
+	}
+	var n int
+	s.DB().QueryRow(`SELECT COUNT(*) FROM links`).Scan(&n)
+	if n != 1 {
+		t.Errorf("%d links stored, want 1", n)
+	}
+	var rows []*PageRow
+	if err := s.EachPage(ctx, st.ID, func(p *PageRow) error { rows = append(rows, p); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Order != 1 || rows[0].Scores["a"] != 0.9 || !rows[0].Relevant["a"] || rows[0].Relevant["b"] {
+		t.Errorf("EachPage = %+v", rows[0])
+	}
+}
+
+func TestStore_OpenCrawl_resumeRequeuesLeases(t *testing.T) {
+	ctx := context.Background()
+	s, path := open(t)
+	spec := crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyBFS, Stacks: []string{""}, Seeds: []urlnorm.URL{u("/1"), u("/2"), u("/3")}}
+	st, err := s.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, _ := s.Pop(ctx, st.ID, "", crawler.FIFO, 2, 0)
+	if len(es) != 2 {
+		t.Fatal(es)
+	}
+	if err := s.Commit(ctx, st.ID, []*crawler.Page{{URL: es[0].URL, FetchedAt: time.Now()}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // es[1] was in flight when the process died
+
+	s2, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	st2, err := s2.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st2.Resumed || st2.Fetched != 1 || st2.Requeue != 1 {
+		t.Errorf("resume state = %+v, want resumed, 1 fetched, 1 requeued", st2)
+	}
+	left := popAll(t, s2, st2.ID, "", crawler.FIFO)
+	if len(left) != 2 {
+		t.Errorf("after resume the frontier holds %v, want the in-flight URL and the untouched one", left)
+	}
+	if err := s2.Commit(ctx, st2.ID, []*crawler.Page{{URL: es[1].URL, FetchedAt: time.Now()}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var maxOrd int
+	s2.DB().QueryRow(`SELECT MAX(ord) FROM pages`).Scan(&maxOrd)
+	if maxOrd != 2 {
+		t.Errorf("fetch order after resume = %d, want 2", maxOrd)
+	}
+	// A different strategy under the same name is refused.
+	spec.Strategy = crawler.StrategyLink
+	if _, err := s2.OpenCrawl(ctx, spec); err == nil {
+		t.Error("resuming with another strategy gave no error")
+	}
+}
+
+func TestStore_Pop_maxPerHost(t *testing.T) {
+	ctx := context.Background()
+	s, _ := open(t)
+	seeds := []urlnorm.URL{u("/1"), u("/2"), u("/3"), urlnorm.MustParse("http://b.test/")}
+	st, _ := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyBFS, Stacks: []string{""}, Seeds: seeds})
+	es, err := s.Pop(ctx, st.ID, "", crawler.FIFO, 10, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 3 {
+		t.Errorf("popped %d URLs with a cap of 2 per host, want 3 (2 of a.test, 1 of b.test)", len(es))
+	}
+}
+
+func TestOpen_refusesNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	s, path := open(t)
+	if _, err := s.DB().Exec(`PRAGMA user_version = 999`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := Open(ctx, path); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Errorf("Open of a newer schema: %v", err)
+	}
+}
+
+func TestOpen_notADatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "junk.db")
+	os.WriteFile(path, []byte("this is not a database, just text that is long enough to look like a header......"), 0o644)
+	if _, err := Open(context.Background(), path); err == nil {
+		t.Error("opening a text file as a database gave no error")
+	}
+}

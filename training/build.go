@@ -1,0 +1,396 @@
+package training
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/segment"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// Fetcher downloads example pages; *fetch.Fetcher implements it.
+type Fetcher interface {
+	Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fetch.Result, error)
+}
+
+// Options set how a model is built. Zero values mean the defaults.
+type Options struct {
+	Classify classify.Options
+	Segment  segment.Options
+	// Folds of the cross-validation; default 5, 0 or 1 after defaults
+	// would mean none, so use -1 to skip it.
+	Folds int
+	// Parallel fetches; default 8.
+	Parallel int
+	// Seed of the fold assignment.
+	Seed int64
+	// MaxFileBytes bounds local example files; default 10 MiB.
+	MaxFileBytes int64
+	// Progress, when set, receives one line per fetched example.
+	Progress io.Writer
+	// Documents is what a training document is; default DocWindows.
+	Documents Documents
+}
+
+// Documents says how example pages become training documents.
+type Documents string
+
+// The kinds of training documents.
+const (
+	// DocPages: each example page is one document.
+	DocPages Documents = "pages"
+	// DocWindows: each example page is cut into consecutive windows of
+	// the size of a link segment (anchor plus n tokens on each side), each
+	// a document of the page's class, so that the model's statistics are
+	// those of segment-sized documents, the ones it scores during a crawl.
+	DocWindows Documents = "windows"
+	// DocBoth: pages and windows.
+	DocBoth Documents = "pages+windows"
+)
+
+// ParseDocuments checks a Documents name.
+func ParseDocuments(s string) (Documents, error) {
+	switch d := Documents(s); d {
+	case DocPages, DocWindows, DocBoth:
+		return d, nil
+	}
+	return "", fmt.Errorf("unknown training documents %q (want pages, windows or pages+windows)", s)
+}
+
+// examplesOf turns one page into training documents.
+func examplesOf(class string, p *segment.Page, opts Options) []classify.Example {
+	var out []classify.Example
+	if opts.Documents == DocPages || opts.Documents == DocBoth {
+		out = append(out, classify.Example{Class: class, Tokens: p.Tokens})
+	}
+	if opts.Documents == DocWindows || opts.Documents == DocBoth {
+		w := opts.Segment.Window
+		if w <= 0 {
+			w = 10
+		}
+		size := 2*w + 3
+		for i := 0; i < len(p.Tokens); i += size {
+			j := min(i+size, len(p.Tokens))
+			if j-i < size/2 && i > 0 {
+				break
+			}
+			out = append(out, classify.Example{Class: class, Tokens: p.Tokens[i:j]})
+		}
+	}
+	return out
+}
+
+// Report says what a model was built from and how well it does.
+type Report struct {
+	Topics   []TopicReport        `json:"topics"`
+	Other    int                  `json:"other_documents"`
+	Failed   []Failure            `json:"failed,omitempty"`
+	Terms    int                  `json:"terms"`
+	Folds    int                  `json:"folds"`
+	Page     *classify.Evaluation `json:"page_cv,omitempty"`
+	Segment  *classify.Evaluation `json:"segment_cv,omitempty"`
+	Segments int                  `json:"labelled_segments"`
+}
+
+// TopicReport is one topic's part of a Report.
+type TopicReport struct {
+	Name      string             `json:"name"`
+	Documents int                `json:"documents"`
+	Features  []classify.Feature `json:"features"`
+}
+
+// Failure is an example that could not be used.
+type Failure struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
+type doc struct {
+	class string
+	src   Source
+	page  *segment.Page
+}
+
+// Build fetches the examples of seeds, trains a model and evaluates it.
+func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classify.Model, *Report, error) {
+	if err := seeds.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if err := opts.Classify.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if opts.Folds == 0 {
+		opts.Folds = 5
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = 8
+	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = 10 << 20
+	}
+	if opts.Documents == "" {
+		opts.Documents = DocWindows
+	}
+	if _, err := ParseDocuments(string(opts.Documents)); err != nil {
+		return nil, nil, err
+	}
+	var jobs []doc
+	for _, t := range seeds.Topics {
+		for _, s := range seeds.Train[t] {
+			jobs = append(jobs, doc{class: t, src: s})
+		}
+	}
+	for _, s := range seeds.Other {
+		jobs = append(jobs, doc{class: classify.Other, src: s})
+	}
+	rep := &Report{}
+	var (
+		mu   sync.Mutex
+		done atomic.Int64
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Parallel)
+	for i := range jobs {
+		g.Go(func() error {
+			p, err := load(gctx, f, jobs[i].src, opts)
+			n := done.Add(1)
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
+			if err != nil {
+				mu.Lock()
+				rep.Failed = append(rep.Failed, Failure{Source: jobs[i].src.String(), Reason: err.Error()})
+				mu.Unlock()
+			} else {
+				jobs[i].page = p
+			}
+			if opts.Progress != nil {
+				mu.Lock()
+				fmt.Fprintf(opts.Progress, "\rfetched %d/%d examples (%d failed)", n, len(jobs), len(rep.Failed))
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	if opts.Progress != nil {
+		fmt.Fprintln(opts.Progress)
+	}
+	sort.Slice(rep.Failed, func(i, j int) bool { return rep.Failed[i].Source < rep.Failed[j].Source })
+	var docs []doc
+	for _, d := range jobs {
+		if d.page != nil && len(d.page.Tokens) > 0 {
+			docs = append(docs, d)
+		}
+	}
+	var examples []classify.Example
+	count := make(map[string]int)
+	for _, d := range docs {
+		examples = append(examples, examplesOf(d.class, d.page, opts)...)
+		count[d.class]++
+	}
+	for _, t := range seeds.Topics {
+		if count[t] == 0 {
+			return nil, rep, fmt.Errorf("topic %s: none of its %d example pages could be used", t, len(seeds.Train[t]))
+		}
+	}
+	if count[classify.Other] == 0 {
+		return nil, rep, errors.New("none of the negative examples could be used")
+	}
+	model, err := classify.Train(examples, opts.Classify)
+	if err != nil {
+		return nil, rep, fmt.Errorf("train: %w", err)
+	}
+	rep.Terms = model.NumTerms()
+	rep.Other = count[classify.Other]
+	for _, t := range seeds.Topics {
+		rep.Topics = append(rep.Topics, TopicReport{Name: t, Documents: count[t], Features: model.Top(t, 30)})
+	}
+	if opts.Folds > 1 {
+		rep.Folds = opts.Folds
+		if err := crossValidate(docs, opts, rep); err != nil {
+			return nil, rep, err
+		}
+	}
+	return model, rep, nil
+}
+
+// crossValidate measures page classification with classify.CrossValidate
+// and segment classification on labelled links: links of held-out pages
+// whose target is itself an example, labelled with the target's class.
+func crossValidate(docs []doc, opts Options, rep *Report) error {
+	examples := make([]classify.Example, len(docs))
+	minClass := make(map[string]int)
+	for i, d := range docs {
+		examples[i] = classify.Example{Class: d.class, Tokens: d.page.Tokens}
+		minClass[d.class]++
+	}
+	folds := opts.Folds
+	for _, n := range minClass {
+		if n < folds {
+			folds = n
+		}
+	}
+	if folds < 2 {
+		return nil
+	}
+	rep.Folds = folds
+	ev, err := classify.CrossValidate(examples, folds, opts.Classify, opts.Seed)
+	if err != nil {
+		return fmt.Errorf("cross-validate pages: %w", err)
+	}
+	rep.Page = &ev
+
+	// Segment level: label each link whose target is an example.
+	classOf := make(map[urlnorm.URL]string)
+	for _, d := range docs {
+		if !d.src.URL.IsZero() {
+			classOf[d.src.URL] = d.class
+			classOf[d.page.URL] = d.class
+		}
+	}
+	r := rand.New(rand.NewPCG(uint64(opts.Seed), 7))
+	fold := r.Perm(len(docs))
+	var segDocs []classify.Example
+	var segFold []int
+	for i, d := range docs {
+		for _, s := range d.page.Segments {
+			c, ok := classOf[s.URL]
+			if !ok || s.URL == d.page.URL {
+				continue
+			}
+			segDocs = append(segDocs, classify.Example{Class: c, Tokens: s.Tokens(nil)})
+			segFold = append(segFold, fold[i]%folds)
+		}
+	}
+	rep.Segments = len(segDocs)
+	if len(segDocs) == 0 {
+		return nil
+	}
+	var tally evalTally
+	for k := 0; k < folds; k++ {
+		var train []classify.Example
+		for i, d := range docs {
+			if fold[i]%folds != k {
+				train = append(train, examplesOf(d.class, d.page, opts)...)
+			}
+		}
+		m, err := classify.Train(train, opts.Classify)
+		if err != nil {
+			continue // a fold without some class cannot be scored
+		}
+		for i, sd := range segDocs {
+			if segFold[i] == k {
+				tally.add(m, sd)
+			}
+		}
+	}
+	ev2 := tally.evaluation(folds)
+	rep.Segment = &ev2
+	return nil
+}
+
+type evalTally struct {
+	counts map[string]*classify.TopicScore
+	n      int
+}
+
+func (t *evalTally) add(m *classify.Model, ex classify.Example) {
+	if t.counts == nil {
+		t.counts = make(map[string]*classify.TopicScore)
+	}
+	t.n++
+	post := m.Posterior(ex.Tokens, nil)
+	rel := m.Relevant(post, nil)
+	for i, c := range m.Classes() {
+		if c == classify.Other {
+			continue
+		}
+		ts := t.counts[c]
+		if ts == nil {
+			ts = &classify.TopicScore{Class: c}
+			t.counts[c] = ts
+		}
+		truth := ex.Class == c
+		if truth {
+			ts.Support++
+		}
+		switch {
+		case rel[i] && truth:
+			ts.TruePositives++
+		case rel[i] && !truth:
+			ts.FalsePositives++
+		case !rel[i] && truth:
+			ts.FalseNegatives++
+		}
+	}
+}
+
+func (t *evalTally) evaluation(folds int) classify.Evaluation {
+	ev := classify.Evaluation{Folds: folds, Documents: t.n}
+	names := make([]string, 0, len(t.counts))
+	for c := range t.counts {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	for _, c := range names {
+		ts := *t.counts[c]
+		if d := ts.TruePositives + ts.FalsePositives; d > 0 {
+			ts.Precision = float64(ts.TruePositives) / float64(d)
+		}
+		if ts.Support > 0 {
+			ts.Recall = float64(ts.TruePositives) / float64(ts.Support)
+		}
+		if ts.Precision+ts.Recall > 0 {
+			ts.F1 = 2 * ts.Precision * ts.Recall / (ts.Precision + ts.Recall)
+		}
+		ev.Topics = append(ev.Topics, ts)
+	}
+	return ev
+}
+
+// load fetches or reads one example and splits it.
+func load(ctx context.Context, f Fetcher, s Source, opts Options) (*segment.Page, error) {
+	if s.Path != "" {
+		fi, err := os.Stat(s.Path)
+		if err != nil {
+			return nil, err
+		}
+		if fi.Size() > opts.MaxFileBytes {
+			return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit", s.Path, fi.Size(), opts.MaxFileBytes)
+		}
+		body, err := os.ReadFile(s.Path)
+		if err != nil {
+			return nil, err
+		}
+		abs, _ := filepath.Abs(s.Path)
+		base, _ := urlnorm.Parse("http://localhost/" + strings.TrimPrefix(filepath.ToSlash(abs), "/"))
+		ct := mime.TypeByExtension(filepath.Ext(s.Path))
+		if ct == "" {
+			ct = "text/html"
+		}
+		return segment.Split(body, ct, base, opts.Segment)
+	}
+	res, err := f.Fetch(ctx, s.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	return segment.Split(res.Body, res.ContentType, res.FinalURL, opts.Segment)
+}
