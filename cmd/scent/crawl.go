@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/sqlite"
+	"github.com/scent-crawler/scent/training"
+)
+
+type crawlFlags struct {
+	ff         fetchFlags
+	mf         modelFlags
+	seeds      string
+	model      string
+	db         string
+	name       string
+	strategy   string
+	frontier   string
+	workers    int
+	maxPages   int
+	maxTopic   int
+	maxDepth   int
+	maxPerHost int
+	maxURL     int
+	quiet      bool
+}
+
+func newCrawlCmd() *cobra.Command {
+	var cf crawlFlags
+	cmd := &cobra.Command{
+		Use:   "crawl --seeds FILE [--db FILE]",
+		Short: "Run (or resume) a focused crawl from a seed file",
+		Long: `crawl starts at the seed URLs of a seed file and follows the links whose
+context the topic model finds on-topic, storing every page and link in the
+SQLite database. Without --model it trains the model from the seed file's
+example pages first and keeps it beside the database (DB.model.json), so a
+crawl stopped with Ctrl-C resumes with the same model when the same command
+runs again.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sum, err := runCrawl(cmd, &cf)
+			if sum != nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: %d pages this run (%d failed), %d in all; %s; %.1f pages/s\n",
+					cf.name, sum.Fetched, sum.Failed, sum.Total, sum.Finish, sum.PagesPerSec)
+			}
+			return err
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&cf.seeds, "seeds", "", "seed file: crawl seeds and, to train a model, example pages")
+	fs.StringVar(&cf.model, "model", "", "model file from scent train (default: DB.model.json, trained from --seeds if missing)")
+	fs.StringVar(&cf.db, "db", "scent.db", "SQLite database of the crawl")
+	fs.StringVar(&cf.name, "crawl", "default", "crawl name in the database; an existing unfinished crawl is resumed")
+	fs.StringVar(&cf.strategy, "strategy", "link", "link, link+backlinks, page or bfs")
+	fs.StringVar(&cf.frontier, "frontier", "stack", "stack (LIFO per topic) or best-first")
+	fs.IntVar(&cf.workers, "workers", 16, "pages fetched at once")
+	fs.IntVar(&cf.maxPages, "max-pages", 1000, "stop after this many fetches in all (0: no limit)")
+	fs.IntVar(&cf.maxTopic, "max-pages-per-topic", 0, "stop serving a topic after this many fetches (0: no limit)")
+	fs.IntVar(&cf.maxDepth, "max-depth", 0, "deepest link distance from a seed (0: no limit)")
+	fs.IntVar(&cf.maxPerHost, "max-per-host", 0, "most pages from one host (0: no limit)")
+	fs.IntVar(&cf.maxURL, "max-url-length", 2048, "longest URL followed")
+	fs.BoolVar(&cf.quiet, "quiet", false, "no progress line")
+	cf.ff.register(fs)
+	cf.mf.register(fs)
+	return cmd
+}
+
+func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
+	ctx := cmd.Context()
+	if cf.seeds == "" {
+		return nil, errors.New("--seeds is required")
+	}
+	strategy, err := crawler.ParseStrategy(cf.strategy)
+	if err != nil {
+		return nil, err
+	}
+	seeds, err := training.LoadSeeds(cf.seeds)
+	if err != nil {
+		return nil, err
+	}
+	if len(seeds.Crawl) == 0 {
+		return nil, fmt.Errorf("seed file %s has no crawl seeds (lines \"seed URL\")", cf.seeds)
+	}
+	cfg := crawler.Config{
+		Name: cf.name, Strategy: strategy, Frontier: crawler.Frontier(cf.frontier), Workers: cf.workers,
+		MaxPages: cf.maxPages, MaxPagesPerTopic: cf.maxTopic, MaxDepth: cf.maxDepth, MaxPerHost: cf.maxPerHost,
+		MaxURLLength: cf.maxURL, Segment: cf.mf.segment(),
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	fcfg := cf.ff.config()
+	if err := fcfg.Validate(); err != nil {
+		return nil, err
+	}
+
+	modelPath := cf.model
+	if modelPath == "" {
+		modelPath = cf.db + ".model.json"
+	}
+	var scorer crawler.Scorer
+	if m, err := loadModel(modelPath); err == nil {
+		scorer = training.NewScorer(m)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	} else if cf.model != "" {
+		return nil, fmt.Errorf("model %s: %w", cf.model, err)
+	} else if len(seeds.Topics) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "training a model from %s …\n", cf.seeds)
+		m, rep, err := trainModel(ctx, seeds, &cf.ff, &cf.mf, cmd.ErrOrStderr())
+		if err != nil {
+			return nil, err
+		}
+		printTrainReport(cmd.ErrOrStderr(), rep)
+		if err := saveModel(modelPath, m); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "model written to %s\n", modelPath)
+		scorer = training.NewScorer(m)
+	} else if strategy != crawler.StrategyBFS {
+		return nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
+	}
+
+	store, err := sqlite.Open(ctx, cf.db)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	f, err := fetch.New(fcfg)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if !cf.quiet && isTerminal(os.Stderr) {
+		cfg.Progress = cmd.ErrOrStderr()
+	}
+	c, err := crawler.New(cfg, store, f, scorer)
+	if err != nil {
+		return nil, err
+	}
+	settings, _ := json.Marshal(map[string]any{
+		"seeds": cf.seeds, "model": modelPath, "strategy": cf.strategy, "frontier": cf.frontier,
+		"max_pages": cf.maxPages, "window": cf.mf.window, "workers": cf.workers,
+		"delay": cf.ff.delay.String(), "host_parallelism": cf.ff.hostPar, "started": time.Now().UTC().Format(time.RFC3339),
+	})
+	sum, err := c.Run(ctx, seeds.Crawl, string(settings))
+	return &sum, err
+}

@@ -1,0 +1,365 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3"
+)
+
+// buildScent compiles the command once per test binary run.
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+func scentBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "scent-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "scent")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// chainSite serves n pages; page i links to a few others, so that the
+// whole site is reachable from /p0. Every request is counted.
+type chainSite struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	hits map[string]int
+	n    int
+}
+
+func newChainSite(t *testing.T, n int, delay time.Duration) *chainSite {
+	s := &chainSite{hits: make(map[string]int), n: n}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		s.mu.Lock()
+		s.hits[r.URL.Path]++
+		s.mu.Unlock()
+		var i int
+		if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &i); err != nil || i < 0 || i >= n {
+			http.NotFound(w, r)
+			return
+		}
+		time.Sleep(delay)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><head><title>page %d</title></head><body>page %d", i, i)
+		for _, j := range []int{i + 1, 2*i + 1, (i * 7) % n} {
+			if j < n {
+				fmt.Fprintf(w, ` <a href="/p%d">page %d</a>`, j, j)
+			}
+		}
+		fmt.Fprint(w, "</body></html>")
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *chainSite) hitCounts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := make(map[string]int, len(s.hits))
+	for k, v := range s.hits {
+		m[k] = v
+	}
+	return m
+}
+
+func countPages(db string) int {
+	d, err := sql.Open("sqlite3", "file:"+db+"?mode=ro&_busy_timeout=2000")
+	if err != nil {
+		return 0
+	}
+	defer d.Close()
+	var n int
+	if err := d.QueryRow(`SELECT COUNT(*) FROM pages`).Scan(&n); err != nil {
+		return 0
+	}
+	return n
+}
+
+func fetchedSet(t *testing.T, db string) []string {
+	t.Helper()
+	d, err := sql.Open("sqlite3", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rows, err := d.Query(`SELECT url FROM pages ORDER BY url`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+func TestCrawl_killAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs crawls in child processes")
+	}
+	bin := scentBinary(t)
+	const n, workers = 400, 8
+	dir := t.TempDir()
+
+	crawl := func(site *chainSite, db string) *exec.Cmd {
+		seeds := filepath.Join(dir, "seeds-"+filepath.Base(db)+".txt")
+		os.WriteFile(seeds, []byte("seed "+site.srv.URL+"/p0\n"), 0o644)
+		return exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs",
+			"--max-pages", "0", "--delay", "0", "--host-parallelism", "0", "--workers", fmt.Sprint(workers), "--quiet")
+	}
+
+	// The reference: one uninterrupted crawl.
+	ref := newChainSite(t, n, 0)
+	refDB := filepath.Join(dir, "ref.db")
+	if out, err := crawl(ref, refDB).CombinedOutput(); err != nil {
+		t.Fatalf("reference crawl: %v\n%s", err, out)
+	}
+	want := fetchedSet(t, refDB)
+	for i := range want {
+		want[i] = strings.TrimPrefix(want[i], ref.srv.URL)
+	}
+
+	// The same crawl, killed with SIGKILL midway, then run again.
+	site := newChainSite(t, n, 3*time.Millisecond)
+	db := filepath.Join(dir, "killed.db")
+	cmd := crawl(site, db)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for countPages(db) < n/3 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	before := countPages(db)
+	if before == 0 || before >= n {
+		t.Fatalf("killed after %d pages: the kill did not land mid-crawl", before)
+	}
+	if out, err := crawl(site, db).CombinedOutput(); err != nil {
+		t.Fatalf("resumed crawl: %v\n%s", err, out)
+	} else if !strings.Contains(string(out), "frontier empty") {
+		t.Errorf("resumed crawl did not finish: %s", out)
+	}
+	got := fetchedSet(t, db)
+	for i := range got {
+		got[i] = strings.TrimPrefix(got[i], site.srv.URL)
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("fetched set after kill+resume (%d pages) differs from the uninterrupted crawl's (%d)", len(got), len(want))
+	}
+	twice := 0
+	for _, h := range site.hitCounts() {
+		if h > 1 {
+			twice++
+		}
+	}
+	t.Logf("killed after %d of %d pages; %d URLs fetched twice", before, len(want), twice)
+	if twice > workers {
+		t.Errorf("%d URLs fetched twice; only the %d in flight at the kill may be", twice, workers)
+	}
+}
+
+func TestCommands_trainCrawlExportReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	bin := scentBinary(t)
+	const fill = " one two three four five six seven eight nine ten eleven twelve "
+	topicPage := func(i int) string {
+		return fmt.Sprintf(`<html><body><h1>Course CS%d</h1> lecture syllabus homework exam grading
+			<a href="/c%d">course CS%d lecture notes</a>`+fill+`<a href="/o%d">sports football scores</a></body></html>`, i, i+1, i+1, i)
+	}
+	otherPage := func(i int) string {
+		return fmt.Sprintf(`<html><body><h1>News %d</h1> parking weather dining`+fill+`
+			<a href="/o%d">more sports football scores</a></body></html>`, i, i+1)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var i int
+		switch {
+		case r.URL.Path == "/":
+			fmt.Fprint(w, `<html><body>Department. <a href="/c0">course CS0 lecture syllabus homework</a>
+				one two three four five six seven eight nine ten eleven twelve <a href="/o0">campus parking news</a></body></html>`)
+		case strings.HasPrefix(r.URL.Path, "/c") && func() bool { _, err := fmt.Sscanf(r.URL.Path, "/c%d", &i); return err == nil }() && i < 20:
+			fmt.Fprint(w, topicPage(i))
+		case strings.HasPrefix(r.URL.Path, "/o") && func() bool { _, err := fmt.Sscanf(r.URL.Path, "/o%d", &i); return err == nil }() && i < 20:
+			fmt.Fprint(w, otherPage(i))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	var seeds strings.Builder
+	fmt.Fprintf(&seeds, "seed %s/\n", srv.URL)
+	for i := 10; i < 20; i++ {
+		fmt.Fprintf(&seeds, "course %s/c%d\nother %s/o%d\n", srv.URL, i, srv.URL, i)
+	}
+	seedFile := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seedFile, []byte(seeds.String()), 0o644)
+	db := filepath.Join(dir, "t.db")
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "SCENT_DELAY=0", "SCENT_HOST_PARALLELISM=0")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("scent %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	out := run("crawl", "--seeds", seedFile, "--db", db, "--max-pages", "100", "--folds", "2")
+	if !strings.Contains(out, "frontier empty") {
+		t.Errorf("crawl output: %s", out)
+	}
+	if _, err := os.Stat(db + ".model.json"); err != nil {
+		t.Errorf("model not kept beside the database: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(run("export", "--db", db, "--format", "jsonl")), "\n")
+	var visited []string
+	for i, l := range lines {
+		var p struct {
+			Order    int                `json:"order"`
+			URL      string             `json:"url"`
+			Status   int                `json:"status"`
+			Score    map[string]float64 `json:"score"`
+			Relevant map[string]bool    `json:"relevant"`
+		}
+		if err := json.Unmarshal([]byte(l), &p); err != nil {
+			t.Fatalf("export line %d: %v", i+1, err)
+		}
+		if p.Order != i+1 {
+			t.Errorf("line %d has order %d", i+1, p.Order)
+		}
+		if _, ok := p.Score["course"]; !ok && p.Status == 200 {
+			t.Errorf("line %d has no course score: %s", i+1, l)
+		}
+		visited = append(visited, strings.TrimPrefix(p.URL, srv.URL))
+	}
+	sort.Strings(visited)
+	joined := " " + strings.Join(visited, " ") + " "
+	for i := 0; i < 20; i++ {
+		if !strings.Contains(joined, fmt.Sprintf(" /c%d ", i)) {
+			t.Errorf("course page /c%d not reached: %v", i, visited)
+		}
+	}
+	if strings.Contains(joined, " /o1 ") {
+		t.Errorf("followed an off-topic chain: %v", visited)
+	}
+	labels := filepath.Join(dir, "labels.tsv")
+	lf, _ := os.Create(labels)
+	bw := bufio.NewWriter(lf)
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(bw, "%s/c%d\tcourse\n%s/o%d\tother\n", srv.URL, i, srv.URL, i)
+	}
+	bw.Flush()
+	lf.Close()
+	var rep struct {
+		Pages  int `json:"pages"`
+		Topics []struct {
+			Topic     string  `json:"topic"`
+			Relevant  int     `json:"relevant"`
+			Recall    float64 `json:"recall"`
+			Precision float64 `json:"precision"`
+		} `json:"topics"`
+	}
+	if err := json.Unmarshal([]byte(run("report", "--db", db, "--labels", labels, "--format", "json")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Topics) != 1 || rep.Topics[0].Relevant != 20 || rep.Topics[0].Recall != 1 {
+		t.Errorf("report = %+v, want all 20 course pages found", rep)
+	}
+	md := run("report", "--db", db, "--format", "md")
+	if !strings.Contains(md, "estimated by the page classifier") {
+		t.Errorf("report without labels is not marked as estimated:\n%s", md)
+	}
+}
+
+func TestConfig_precedence(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "scent.yaml")
+	os.WriteFile(cfg, []byte("max-pages: 7\nreport:\n  every: 3\n"), 0o644)
+	for _, tc := range []struct {
+		env, flag string
+		want      string
+	}{
+		{"", "", "7"},     // file
+		{"9", "", "9"},    // env beats file
+		{"9", "11", "11"}, // flag beats env
+	} {
+		cmd := newRootCmd()
+		crawlCmd, _, _ := cmd.Find([]string{"crawl"})
+		if tc.env != "" {
+			t.Setenv("SCENT_MAX_PAGES", tc.env)
+		} else {
+			os.Unsetenv("SCENT_MAX_PAGES")
+		}
+		if tc.flag != "" {
+			crawlCmd.Flags().Set("max-pages", tc.flag)
+		}
+		if err := applyConfig(crawlCmd, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if got := crawlCmd.Flags().Lookup("max-pages").Value.String(); got != tc.want {
+			t.Errorf("env %q flag %q: max-pages = %s, want %s", tc.env, tc.flag, got, tc.want)
+		}
+	}
+	cmd := newRootCmd()
+	rc, _, _ := cmd.Find([]string{"report"})
+	if err := applyConfig(rc, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := rc.Flags().Lookup("every").Value.String(); got != "3" {
+		t.Errorf("report.every from the file's section = %s, want 3", got)
+	}
+	os.WriteFile(cfg, []byte("max-pages: [oops\n"), 0o644)
+	if err := applyConfig(newRootCmd(), cfg); err == nil {
+		t.Error("a malformed config file gave no error")
+	}
+	os.Unsetenv("SCENT_MAX_PAGES")
+	os.WriteFile(cfg, []byte("max-pages: lots\n"), 0o644)
+	cc, _, _ := newRootCmd().Find([]string{"crawl"})
+	if err := applyConfig(cc, cfg); err == nil || !strings.Contains(err.Error(), "max-pages") {
+		t.Errorf("a bad value in the config file: error %v, want one naming max-pages", err)
+	}
+	_ = context.Background
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/report"
+	"github.com/scent-crawler/scent/sqlite"
+	"github.com/scent-crawler/scent/training"
+)
+
+type experimentOpts struct {
+	archive  string
+	out      string
+	topics   []string
+	group    string
+	strategy string
+	frontier string
+	budget   int
+	workers  int
+	mf       modelFlags
+}
+
+func newExperimentCmd() *cobra.Command {
+	var o experimentOpts
+	cmd := &cobra.Command{
+		Use:   "experiment ARCHIVE --topic T --strategy S --budget N --out DIR",
+		Short: "Replay a labelled collection and run train → crawl → export → report in one go",
+		Long: `experiment serves ARCHIVE on loopback, writes a seed file (examples: pages of
+--group labelled with the topics; negatives: "other" pages of --group; crawl
+seeds: the four department home pages), trains the model through the replay,
+crawls with politeness off up to --budget fetches and writes into DIR:
+seeds.txt, labels.tsv (labels of the pages reachable from the seeds: the
+recall targets), model.json, train.json, scent.db, pages.jsonl (the export),
+report.json and report.md (the report, with the crawl's pages_per_second) and
+command (this command line).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.archive = args[0]
+			rep, err := runExperiment(cmd.Context(), o, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			for _, t := range rep.Topics {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %d pages, %d relevant of %d reachable: recall %.3f, precision %.3f; %.0f pages/s\n",
+					rep.Strategy, t.Topic, rep.Pages, t.Relevant, t.Targets, t.Recall, t.Precision, rep.PagesPerSecond)
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringSliceVar(&o.topics, "topic", nil, "topic(s) to learn and crawl for, e.g. course or course,faculty")
+	fs.StringVar(&o.group, "group", "misc", "group whose labelled pages train the model")
+	fs.StringVar(&o.strategy, "strategy", "link", "link, link+backlinks, page or bfs")
+	fs.StringVar(&o.frontier, "frontier", "stack", "stack or best-first")
+	fs.IntVar(&o.budget, "budget", 1000, "pages to fetch")
+	fs.IntVar(&o.workers, "workers", 16, "pages fetched at once")
+	fs.StringVar(&o.out, "out", "", "output directory")
+	o.mf.register(fs)
+	return cmd
+}
+
+func runExperiment(ctx context.Context, o experimentOpts, progress io.Writer) (*report.Report, error) {
+	if o.out == "" || len(o.topics) == 0 {
+		return nil, fmt.Errorf("--out and --topic are required")
+	}
+	strategy, err := crawler.ParseStrategy(o.strategy)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(o.out, "command"), func(f *os.File) error {
+		_, err := fmt.Fprintln(f, shellJoin(os.Args))
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	a, err := replay.Open(o.archive)
+	if err != nil {
+		return nil, err
+	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	srv, err := replay.Serve(sctx, a, "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+
+	seedPath := filepath.Join(o.out, "seeds.txt")
+	if err := writeFileAtomic(seedPath, func(f *os.File) error { return writeSeeds(f, a, o.topics, o.group) }); err != nil {
+		return nil, err
+	}
+	deps, err := replay.DepartmentSeeds(a)
+	if err != nil {
+		return nil, err
+	}
+	reach := a.Reachable(deps)
+	labelPath := filepath.Join(o.out, "labels.tsv")
+	if err := writeFileAtomic(labelPath, func(f *os.File) error {
+		for _, l := range a.Labels() {
+			if reach[l.URL] {
+				if _, err := fmt.Fprintf(f, "%s\t%s\n", l.URL, l.Label); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+
+	seeds, err := training.LoadSeeds(seedPath)
+	if err != nil {
+		return nil, err
+	}
+	ff := fetchFlags{proxy: "http://" + srv.Addr(), userAgent: fetch.DefaultUserAgent, timeout: 20 * time.Second,
+		maxBody: 10 << 20, retries: 2, types: []string{"text/html", "application/xhtml+xml"}}
+	start := time.Now()
+	model, trep, err := trainModel(ctx, seeds, &ff, &o.mf, progress)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(progress, "trained in %s\n", time.Since(start).Round(time.Millisecond))
+	if err := saveModel(filepath.Join(o.out, "model.json"), model); err != nil {
+		return nil, err
+	}
+	if err := writeJSONFile(filepath.Join(o.out, "train.json"), trep); err != nil {
+		return nil, err
+	}
+
+	dbPath := filepath.Join(o.out, "scent.db")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(dbPath + suffix); err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+	}
+	store, err := sqlite.Open(ctx, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	f, err := fetch.New(ff.config())
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cfg := crawler.Config{Name: "experiment", Strategy: strategy, Frontier: crawler.Frontier(o.frontier),
+		Workers: o.workers, MaxPages: o.budget, Segment: o.mf.segment()}
+	if isTerminal(os.Stderr) {
+		cfg.Progress = progress
+	}
+	c, err := crawler.New(cfg, store, f, training.NewScorer(model))
+	if err != nil {
+		return nil, err
+	}
+	sum, err := c.Run(ctx, seeds.Crawl, fmt.Sprintf(`{"strategy":%q,"budget":%d}`, o.strategy, o.budget))
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(o.out, "pages.jsonl"), func(w *os.File) error {
+		return exportJSONL(ctx, dbPath, "experiment", w)
+	}); err != nil {
+		return nil, err
+	}
+	rep, err := buildReport(ctx, dbPath, "experiment", labelPath, 100, o.topics, report.ScopeAllLabels)
+	if err != nil {
+		return nil, err
+	}
+	rep.PagesPerSecond = sum.PagesPerSec
+	if err := writeFileAtomic(filepath.Join(o.out, "report.json"), func(w *os.File) error { return rep.WriteJSON(w) }); err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(o.out, "report.md"), func(w *os.File) error { return rep.WriteMarkdown(w) }); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+func writeJSONFile(path string, v any) error {
+	return writeFileAtomic(path, func(f *os.File) error {
+		enc := jsonIndent(f)
+		return enc.Encode(v)
+	})
+}
+
+// shellJoin quotes args for a POSIX shell.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if i == 0 {
+			a = "scent"
+		}
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+		}) < 0 {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}

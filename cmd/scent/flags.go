@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/segment"
+)
+
+// fetchFlags are the fetcher's settings, shared by train and crawl.
+type fetchFlags struct {
+	proxy        string
+	userAgent    string
+	timeout      time.Duration
+	maxBody      int64
+	retries      int
+	ignoreRobots bool
+	delay        time.Duration
+	hostPar      int
+	types        []string
+}
+
+func (f *fetchFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.proxy, "proxy", "", "HTTP proxy for every request, e.g. a scent replay at http://127.0.0.1:8080")
+	fs.StringVar(&f.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header")
+	fs.DurationVar(&f.timeout, "timeout", 20*time.Second, "timeout of one HTTP exchange")
+	fs.Int64Var(&f.maxBody, "max-body", 10<<20, "largest accepted body in bytes")
+	fs.IntVar(&f.retries, "retries", 2, "retries on 5xx, 429 and network errors (0: none)")
+	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "do not obey robots.txt")
+	fs.DurationVar(&f.delay, "delay", time.Second, "least time between two requests to one host (0: no delay)")
+	fs.IntVar(&f.hostPar, "host-parallelism", 2, "most requests in flight to one host (0: no limit)")
+	fs.StringSliceVar(&f.types, "content-types", []string{"text/html", "application/xhtml+xml"}, "accepted media types (* for all)")
+}
+
+func (f *fetchFlags) config() fetch.Config {
+	retries := f.retries
+	if retries == 0 {
+		retries = -1
+	}
+	return fetch.Config{
+		UserAgent: f.userAgent, Timeout: f.timeout, MaxBodyBytes: f.maxBody, Retries: retries,
+		IgnoreRobots: f.ignoreRobots, HostDelay: f.delay, HostParallelism: f.hostPar,
+		ContentTypes: f.types, Proxy: f.proxy,
+	}
+}
+
+// modelFlags are the classifier's and segmenter's settings.
+type modelFlags struct {
+	k         int
+	m         float64
+	event     string
+	threshold float64
+	window    int
+	urlTokens bool
+	folds     int
+	documents string
+}
+
+func (f *modelFlags) register(fs *pflag.FlagSet) {
+	fs.IntVar(&f.k, "k", classify.DefaultK, "number of features kept by χ²")
+	fs.Float64Var(&f.m, "m", classify.DefaultM, "m-estimate equivalent sample size")
+	fs.StringVar(&f.event, "event", "binary", "Naive Bayes event model: binary or multinomial")
+	fs.Float64Var(&f.threshold, "threshold", classify.DefaultThreshold, "on-topic threshold of P(topic|link)")
+	fs.IntVar(&f.window, "window", 10, "tokens of context on each side of a link")
+	fs.BoolVar(&f.urlTokens, "url-tokens", false, "add the words of a link's URL path to its features")
+	fs.IntVar(&f.folds, "folds", 5, "cross-validation folds of the training report (0: none)")
+	fs.StringVar(&f.documents, "documents", "windows", "training documents: pages, windows (segment-sized pieces of pages) or pages+windows")
+}
+
+func (f *modelFlags) classify() (classify.Options, error) {
+	ev, err := classify.ParseEvent(f.event)
+	if err != nil {
+		return classify.Options{}, err
+	}
+	o := classify.Options{K: f.k, M: f.m, Event: ev, Threshold: f.threshold}
+	return o, o.Validate()
+}
+
+func (f *modelFlags) segment() segment.Options {
+	return segment.Options{Window: f.window, URLTokens: f.urlTokens}
+}
+
+// writeFileAtomic writes data to path through a temporary file and a
+// rename, so a crash never leaves a half-written file.
+func writeFileAtomic(path string, write func(*os.File) error) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func joinTopics(ts []string) string { return strings.Join(ts, ", ") }
+
+func errf(format string, a ...any) error { return fmt.Errorf(format, a...) }
+
+func jsonIndent(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+func newReplayCmd() *cobra.Command {
+	var listen string
+	cmd := &cobra.Command{
+		Use:   "replay ARCHIVE [--listen 127.0.0.1:8080]",
+		Short: "Serve an offline collection (label/group/url-with-^ layout, .tgz or folder) as a live web",
+		Long: `replay serves every stored page of ARCHIVE at its original URL, as an HTTP
+forward proxy (use it with --proxy http://ADDR) that also routes by the Host
+header. Unknown URLs answer 404; directories behave like a web server's.
+It runs until interrupted.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := replay.Open(args[0])
+			if err != nil {
+				return err
+			}
+			srv, err := replay.Serve(cmd.Context(), a, listen)
+			if err != nil {
+				return err
+			}
+			st := a.Stats()
+			fmt.Fprintf(cmd.ErrOrStderr(), "serving %d pages of %s as a proxy at http://%s (Ctrl-C stops)\n", st.Pages, args[0], srv.Addr())
+			return srv.Wait()
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on")
+	return cmd
+}
+
+func newLabelsCmd() *cobra.Command {
+	var showRule bool
+	cmd := &cobra.Command{
+		Use:   "labels ARCHIVE",
+		Short: "Print url<TAB>label, one label per normalized URL",
+		Long: `labels prints one line per normalized URL of the collection. When several
+files share a normalized URL with different labels, a label other than
+"other" beats "other", and among the rest the first in the order
+course, faculty, student, staff, project, department wins; --rule adds the
+rule that picked each label as a third column.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := replay.Open(args[0])
+			if err != nil {
+				return err
+			}
+			w := bufio.NewWriter(cmd.OutOrStdout())
+			for _, l := range a.Labels() {
+				if showRule {
+					fmt.Fprintf(w, "%s\t%s\t%s\n", l.URL, l.Label, l.Rule)
+				} else {
+					fmt.Fprintf(w, "%s\t%s\n", l.URL, l.Label)
+				}
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&showRule, "rule", false, "add the rule that picked the label")
+	return cmd
+}
+
+func newSeedsCmd() *cobra.Command {
+	var topics []string
+	var group, out string
+	cmd := &cobra.Command{
+		Use:   "seeds ARCHIVE --topic T[,T…] [--group misc] [--out FILE]",
+		Short: "Write a seed file from a labelled collection",
+		Long: `seeds writes a seed file whose example pages are the pages labelled with each
+topic in --group, whose negative examples are the pages labelled "other" in
+that group, and whose crawl seeds are the department home pages of cornell,
+texas, washington and wisconsin.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := replay.Open(args[0])
+			if err != nil {
+				return err
+			}
+			write := func(w io.Writer) error { return writeSeeds(w, a, topics, group) }
+			if out == "" || out == "-" {
+				return write(cmd.OutOrStdout())
+			}
+			return writeFileAtomic(out, func(f *os.File) error { return write(f) })
+		},
+	}
+	cmd.Flags().StringSliceVar(&topics, "topic", nil, "topics (labels) to learn")
+	cmd.Flags().StringVar(&group, "group", "misc", "group whose pages are the examples")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output)")
+	return cmd
+}
+
+func writeSeeds(w io.Writer, a *replay.Archive, topics []string, group string) error {
+	if len(topics) == 0 {
+		return fmt.Errorf("--topic is required")
+	}
+	want := make(map[string]bool)
+	for _, t := range topics {
+		t = strings.TrimSpace(t)
+		if t == "" || t == "other" {
+			return fmt.Errorf("invalid topic %q", t)
+		}
+		want[t] = true
+	}
+	seeds, err := replay.DepartmentSeeds(a)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# topics %s: examples from group %s, negatives: other pages of %s\n", strings.Join(topics, ","), group, group)
+	for _, s := range seeds {
+		fmt.Fprintf(bw, "seed\t%s\n", s)
+	}
+	counts := make(map[string]int)
+	for _, l := range a.Labels() {
+		if l.Group != group || !isHTMLPage(a, l.URL) {
+			continue
+		}
+		if want[l.Label] || l.Label == "other" {
+			fmt.Fprintf(bw, "%s\t%s\n", l.Label, l.URL)
+			counts[l.Label]++
+		}
+	}
+	for _, t := range topics {
+		if counts[t] == 0 {
+			return fmt.Errorf("no page of group %s is labelled %s", group, t)
+		}
+	}
+	return bw.Flush()
+}
+
+func isHTMLPage(a *replay.Archive, u urlnorm.URL) bool {
+	p, ok := a.Lookup(u)
+	return ok && p.IsHTML()
+}

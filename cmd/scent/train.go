@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/training"
+)
+
+func newTrainCmd() *cobra.Command {
+	var (
+		ff      fetchFlags
+		mf      modelFlags
+		seeds   string
+		model   string
+		jsonOut string
+	)
+	cmd := &cobra.Command{
+		Use:   "train --seeds FILE --model FILE",
+		Short: "Learn topics from the example pages of a seed file",
+		Long: `train fetches the example pages named in a seed file (through the same
+fetcher as a crawl, so --proxy and robots.txt apply), selects features by χ²,
+trains the Naive Bayes model and prints, per topic, the documents, the top 30
+features and the cross-validated precision and recall of page and segment
+classification.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if seeds == "" || model == "" {
+				return fmt.Errorf("--seeds and --model are required")
+			}
+			s, err := training.LoadSeeds(seeds)
+			if err != nil {
+				return err
+			}
+			m, rep, err := trainModel(cmd.Context(), s, &ff, &mf, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			if err := saveModel(model, m); err != nil {
+				return err
+			}
+			printTrainReport(cmd.OutOrStdout(), rep)
+			fmt.Fprintf(cmd.OutOrStdout(), "model written to %s\n", model)
+			if jsonOut != "" {
+				return writeFileAtomic(jsonOut, func(f *os.File) error {
+					enc := json.NewEncoder(f)
+					enc.SetIndent("", "  ")
+					return enc.Encode(rep)
+				})
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&seeds, "seeds", "", "seed file (see README)")
+	fs.StringVar(&model, "model", "", "where to write the model")
+	fs.StringVar(&jsonOut, "report-json", "", "also write the training report as JSON to this file")
+	ff.register(fs)
+	mf.register(fs)
+	return cmd
+}
+
+func trainModel(ctx context.Context, s *training.Seeds, ff *fetchFlags, mf *modelFlags, progress io.Writer) (*classify.Model, *training.Report, error) {
+	co, err := mf.classify()
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := fetch.New(ff.config())
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	folds := mf.folds
+	if folds == 0 {
+		folds = -1
+	}
+	docs, err := training.ParseDocuments(mf.documents)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := training.Options{Classify: co, Segment: mf.segment(), Folds: folds, Documents: docs}
+	if isTerminal(os.Stderr) {
+		opts.Progress = progress
+	}
+	return training.Build(ctx, s, f, opts)
+}
+
+func saveModel(path string, m *classify.Model) error {
+	if err := writeFileAtomic(path, func(f *os.File) error { return m.Save(f) }); err != nil {
+		return fmt.Errorf("write model %s: %w", path, err)
+	}
+	return nil
+}
+
+func loadModel(path string) (*classify.Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m, err := classify.Load(f)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	return m, nil
+}
+
+func printTrainReport(w io.Writer, rep *training.Report) {
+	fmt.Fprintf(w, "trained on %d topic(s) and %d negative document(s); %d features\n", len(rep.Topics), rep.Other, rep.Terms)
+	if len(rep.Failed) > 0 {
+		fmt.Fprintf(w, "%d example(s) could not be used:\n", len(rep.Failed))
+		for i, f := range rep.Failed {
+			if i == 10 {
+				fmt.Fprintf(w, "  … and %d more\n", len(rep.Failed)-10)
+				break
+			}
+			fmt.Fprintf(w, "  %s: %s\n", f.Source, f.Reason)
+		}
+	}
+	for _, t := range rep.Topics {
+		fmt.Fprintf(w, "\ntopic %s: %d documents\n  top features (χ²):", t.Name, t.Documents)
+		for i, f := range t.Features {
+			if i%5 == 0 {
+				fmt.Fprint(w, "\n   ")
+			}
+			fmt.Fprintf(w, " %s %.1f", f.Term, f.Chi2)
+		}
+		fmt.Fprintln(w)
+		if rep.Page != nil {
+			if ts, ok := rep.Page.Topic(t.Name); ok {
+				fmt.Fprintf(w, "  pages,    %d-fold CV: precision %.3f recall %.3f F1 %.3f (%d documents)\n", rep.Folds, ts.Precision, ts.Recall, ts.F1, ts.Support)
+			}
+		}
+		if rep.Segment != nil {
+			if ts, ok := rep.Segment.Topic(t.Name); ok {
+				fmt.Fprintf(w, "  segments, %d-fold CV: precision %.3f recall %.3f F1 %.3f (%d labelled links)\n", rep.Folds, ts.Precision, ts.Recall, ts.F1, ts.Support)
+			}
+		} else {
+			fmt.Fprintf(w, "  segments: no labelled links (no example links to another example)\n")
+		}
+	}
+}
