@@ -1,0 +1,28 @@
+// Package fetch downloads single pages for the crawler and for training,
+// with the policies a well-behaved crawler needs around colly.
+//
+// A Fetcher wraps one colly collector. Fetch takes a normalized URL and
+// returns the final response, after:
+//
+//   - robots.txt: fetched once per origin and cached (bounded). A 4xx answer
+//     allows everything, a 5xx answer or an unreachable server disallows
+//     everything for that origin for a while, and redirect targets are
+//     checked against their own robots.txt, not only the first URL;
+//   - politeness: at most HostParallelism requests at once per host and at
+//     least HostDelay between the starts of two requests to one host;
+//   - retries with exponential backoff on 5xx, 429 and network errors,
+//     honouring Retry-After (capped by MaxRetryAfter);
+//   - a maximum body size, allowed content types checked on the headers
+//     (the body of a refused page is never downloaded) and a redirect limit
+//     with loop detection;
+//   - charset conversion: a body whose Content-Type names a charset is
+//     converted to UTF-8 by colly, and Result.ContentType then says
+//     charset=utf-8.
+//
+// Every request carries the context of the Fetch call that made it, so
+// that canceling a crawl aborts its requests in flight, its waits for a
+// host slot and its retry back-offs.
+//
+// Failures are returned as *Error values whose Reason is one of the Reason
+// constants, so that callers can record a failed page with its reason.
+package fetch

@@ -1,0 +1,445 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+func TestFetcher_Fetch(t *testing.T) {
+	const html = "<html><body><p>hello</p></body></html>"
+	typed := func(ct, body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", ct)
+			_, _ = io.WriteString(w, body)
+		}
+	}
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		types   []string
+		status  int
+		reason  Reason // "" for success
+		body    string // wanted body on success
+		ctype   string // wanted ContentType on success
+		hits    int
+	}{
+		{name: "html", handler: page(html), status: 200, body: html, ctype: "text/html; charset=utf-8", hits: 1},
+		{name: "xhtml", handler: typed("application/xhtml+xml", html), status: 200, body: html,
+			ctype: "application/xhtml+xml", hits: 1},
+		{name: "media type case", handler: typed("Text/HTML", html), status: 200, body: html, ctype: "Text/HTML", hits: 1},
+		{name: "malformed parameters", handler: typed("text/html;;;", html), status: 200, body: html,
+			ctype: "text/html;;;", hits: 1},
+		{name: "no content type is html", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header()["Content-Type"] = nil // no sniffing either
+			_, _ = io.WriteString(w, html)
+		}, status: 200, body: html, ctype: "", hits: 1},
+		{name: "empty body", handler: typed("text/html", ""), status: 200, body: "", ctype: "text/html", hits: 1},
+		{name: "not found is not retried", handler: http.NotFound, status: 404, reason: ReasonStatus, hits: 1},
+		{name: "forbidden", handler: func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "no", http.StatusForbidden)
+		}, status: 403, reason: ReasonStatus, hits: 1},
+		{name: "png refused", handler: typed("image/png", "\x89PNG"), status: 200, reason: ReasonContentType, hits: 1},
+		{name: "octet-stream refused", handler: typed("application/octet-stream", "bin"), status: 200,
+			reason: ReasonContentType, hits: 1},
+		{name: "text/plain refused by default", handler: typed("text/plain", "x"), status: 200,
+			reason: ReasonContentType, hits: 1},
+		{name: "text/plain listed", handler: typed("text/plain", "x"), types: []string{"text/plain"},
+			status: 200, body: "x", ctype: "text/plain", hits: 1},
+		{name: "star accepts png", handler: typed("image/png", "\x89PNG"), types: []string{"*"},
+			status: 200, body: "\x89PNG", ctype: "image/png", hits: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, tt.handler)
+			f := newFetcher(t, Config{ContentTypes: tt.types})
+			u := s.url(t, "/p?q=1")
+			res, err := fetchWithin(t, context.Background(), f, u)
+			if tt.reason != "" {
+				fe := wantReason(t, err, tt.reason)
+				if fe.Status != tt.status {
+					t.Errorf("Status = %d, want %d", fe.Status, tt.status)
+				}
+				if fe.URL != u {
+					t.Errorf("error URL = %s, want %s", fe.URL, u)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("Fetch: %v", err)
+				}
+				if res.Status != tt.status || string(res.Body) != tt.body || res.ContentType != tt.ctype {
+					t.Errorf("got status %d body %q type %q, want %d %q %q",
+						res.Status, res.Body, res.ContentType, tt.status, tt.body, tt.ctype)
+				}
+				if res.URL != u || res.FinalURL != u || res.Attempts != 1 {
+					t.Errorf("URL %s FinalURL %s Attempts %d, want %s %s 1", res.URL, res.FinalURL, res.Attempts, u, u)
+				}
+				if res.Header == nil {
+					t.Error("Header is nil")
+				}
+			}
+			if n := s.count("/p"); n != tt.hits {
+				t.Errorf("server saw %d requests, want %d", n, tt.hits)
+			}
+		})
+	}
+}
+
+func TestFetcher_Fetch_statusErrorKeepsResponse(t *testing.T) {
+	s := newServer(t, http.NotFoundHandler())
+	f := newFetcher(t, Config{})
+	res, err := f.Fetch(context.Background(), s.url(t, "/gone"), nil)
+	wantReason(t, err, ReasonStatus)
+	if res == nil || res.Status != 404 || !strings.Contains(string(res.Body), "not found") {
+		t.Fatalf("got result %+v, want the 404 response with its body", res)
+	}
+	if ReasonOf(err) != ReasonStatus || !strings.Contains(err.Error(), "HTTP 404") {
+		t.Errorf("error %q does not say HTTP 404", err)
+	}
+}
+
+func TestFetcher_Fetch_headers(t *testing.T) {
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("ETag", `"v1"`)
+		page("<p>v1</p>")(w, r)
+	}))
+	f := newFetcher(t, Config{UserAgent: "scent-test/1"})
+	u := s.url(t, "/")
+	res, err := f.Fetch(context.Background(), u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Header.Get("ETag") != `"v1"` {
+		t.Fatalf("ETag = %q", res.Header.Get("ETag"))
+	}
+	hdr := http.Header{"If-None-Match": {`"v1"`}}
+	res, err = f.Fetch(context.Background(), u, hdr)
+	if err != nil {
+		t.Fatalf("conditional fetch: %v", err)
+	}
+	if res.Status != http.StatusNotModified || len(res.Body) != 0 {
+		t.Errorf("got %d with %d bytes, want 304 and no body", res.Status, len(res.Body))
+	}
+	if len(hdr) != 1 || hdr.Get(idHeader) != "" {
+		t.Errorf("caller's header was modified: %v", hdr)
+	}
+	for _, h := range s.requests() {
+		if ua := h.header.Get("User-Agent"); ua != "scent-test/1" {
+			t.Errorf("%s sent with User-Agent %q", h.path, ua)
+		}
+	}
+	if a := s.requests()[1].header.Get("Accept"); !strings.Contains(a, "text/html") {
+		t.Errorf("Accept = %q, want text/html in it", a)
+	}
+}
+
+func TestFetcher_Fetch_zeroURL(t *testing.T) {
+	f := newFetcher(t, Config{})
+	_, err := f.Fetch(context.Background(), urlnorm.URL{}, nil)
+	wantReason(t, err, ReasonBadURL)
+}
+
+// sequence answers the i-th request for any path with statuses[i], the
+// last one repeating; a status of 200 sends a page.
+type sequence struct {
+	n          atomic.Int32
+	statuses   []int
+	retryAfter string
+}
+
+func (q *sequence) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/robots.txt" {
+		http.NotFound(w, r)
+		return
+	}
+	i := min(int(q.n.Add(1))-1, len(q.statuses)-1)
+	st := q.statuses[i]
+	if st == http.StatusOK {
+		page("<p>ok</p>")(w, r)
+		return
+	}
+	if q.retryAfter != "" {
+		w.Header().Set("Retry-After", q.retryAfter)
+	}
+	http.Error(w, http.StatusText(st), st)
+}
+
+func TestFetcher_Fetch_retries(t *testing.T) {
+	tests := []struct {
+		name       string
+		statuses   []int
+		retryAfter string
+		retries    int
+		reason     Reason
+		status     int
+		hits       int
+	}{
+		{name: "500 500 200", statuses: []int{500, 500, 200}, retries: 2, status: 200, hits: 3},
+		{name: "500 always", statuses: []int{500}, retries: 2, reason: ReasonStatus, status: 500, hits: 3},
+		{name: "no retries", statuses: []int{502, 200}, retries: -1, reason: ReasonStatus, status: 502, hits: 1},
+		{name: "one retry", statuses: []int{503, 503, 200}, retries: 1, reason: ReasonStatus, status: 503, hits: 2},
+		{name: "429 backoff", statuses: []int{429, 200}, retries: 2, status: 200, hits: 2},
+		{name: "retry-after zero", statuses: []int{503, 200}, retryAfter: "0", retries: 2, status: 200, hits: 2},
+		{name: "past retry-after date", statuses: []int{429, 200}, retryAfter: "Mon, 02 Jan 2006 15:04:05 GMT",
+			retries: 2, status: 200, hits: 2},
+		{name: "unparsable retry-after", statuses: []int{503, 200}, retryAfter: "soon", retries: 2, status: 200, hits: 2},
+		{name: "404 not retried", statuses: []int{404, 200}, retries: 2, reason: ReasonStatus, status: 404, hits: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := &sequence{statuses: tt.statuses, retryAfter: tt.retryAfter}
+			s := newServer(t, q)
+			f := newFetcher(t, Config{Retries: tt.retries})
+			res, err := fetchWithin(t, context.Background(), f, s.url(t, "/r"))
+			if tt.reason != "" {
+				if fe := wantReason(t, err, tt.reason); fe.Status != tt.status {
+					t.Errorf("Status = %d, want %d", fe.Status, tt.status)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("Fetch: %v", err)
+				}
+				if res.Status != tt.status || res.Attempts != tt.hits {
+					t.Errorf("status %d after %d attempts, want %d after %d", res.Status, res.Attempts, tt.status, tt.hits)
+				}
+			}
+			if n := s.count("/r"); n != tt.hits {
+				t.Errorf("server saw %d requests, want %d", n, tt.hits)
+			}
+		})
+	}
+}
+
+func TestFetcher_Fetch_retryAfterHonoured(t *testing.T) {
+	q := &sequence{statuses: []int{503, 200}, retryAfter: "1"}
+	s := newServer(t, q)
+	f := newFetcher(t, Config{})
+	res, err := fetchWithin(t, context.Background(), f, s.url(t, "/busy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Attempts != 2 {
+		t.Errorf("Attempts = %d, want 2", res.Attempts)
+	}
+	st := s.starts()
+	if len(st) != 2 {
+		t.Fatalf("server saw %d requests, want 2", len(st))
+	}
+	if gap := st[1].Sub(st[0]); gap < 900*time.Millisecond {
+		t.Errorf("second request came %v after the first, want at least ~1s", gap)
+	}
+}
+
+func TestFetcher_Fetch_retryAfterTooLong(t *testing.T) {
+	tests := []struct {
+		status     int
+		retryAfter string
+	}{
+		{503, "120"},
+		{429, "120"},
+		{503, time.Now().Add(2 * time.Hour).UTC().Format(http.TimeFormat)},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.status, " ", tt.retryAfter), func(t *testing.T) {
+			q := &sequence{statuses: []int{tt.status, 200}, retryAfter: tt.retryAfter}
+			s := newServer(t, q)
+			f := newFetcher(t, Config{MaxRetryAfter: 2 * time.Second})
+			// Had the fetcher waited as asked, the context would end first
+			// and the reason would be ReasonCanceled.
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			_, err := fetchWithin(t, ctx, f, s.url(t, "/busy"))
+			fe := wantReason(t, err, ReasonRetryAfter)
+			if fe.Status != tt.status {
+				t.Errorf("Status = %d, want %d", fe.Status, tt.status)
+			}
+			if n := s.count("/busy"); n != 1 {
+				t.Errorf("server saw %d requests, want 1", n)
+			}
+		})
+	}
+}
+
+func TestFetcher_Fetch_backoffCappedByMaxRetryAfter(t *testing.T) {
+	// A computed backoff longer than MaxRetryAfter is shortened to it; it
+	// is not a server demand and must not fail the page.
+	q := &sequence{statuses: []int{500, 200}}
+	s := newServer(t, q)
+	f := newFetcher(t, Config{RetryBackoff: time.Hour, MaxRetryAfter: 50 * time.Millisecond})
+	res, err := fetchWithin(t, context.Background(), f, s.url(t, "/x"))
+	if err != nil {
+		t.Fatalf("Fetch: %v", err)
+	}
+	if res.Attempts != 2 {
+		t.Errorf("Attempts = %d, want 2", res.Attempts)
+	}
+}
+
+func TestFetcher_Fetch_networkError(t *testing.T) {
+	var n atomic.Int32
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				_ = conn.Close() // no answer at all
+			}
+			return
+		}
+		page("<p>ok</p>")(w, r)
+	}))
+	for _, tt := range []struct {
+		retries  int
+		reason   Reason
+		attempts int
+	}{
+		{retries: -1, reason: ReasonNetwork},
+		{retries: 1, attempts: 2},
+	} {
+		n.Store(0)
+		f := newFetcher(t, Config{Retries: tt.retries, IgnoreRobots: true})
+		res, err := fetchWithin(t, context.Background(), f, s.url(t, "/"))
+		if tt.reason != "" {
+			wantReason(t, err, tt.reason)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("retries %d: %v", tt.retries, err)
+		}
+		if res.Attempts != tt.attempts {
+			t.Errorf("retries %d: Attempts = %d, want %d", tt.retries, res.Attempts, tt.attempts)
+		}
+	}
+}
+
+// streamer sends total bytes of type ctype, announcing the length or not,
+// and reports on written how many bytes its writes accepted before failing.
+func streamer(ctype string, total int64, announce bool, written chan<- int64) http.HandlerFunc {
+	chunk := bytes.Repeat([]byte("<p>0123456789</p>\n"), 2000) // 36 000 bytes
+	return func(w http.ResponseWriter, r *http.Request) {
+		var n int64
+		defer func() { written <- n }()
+		w.Header().Set("Content-Type", ctype)
+		if announce {
+			w.Header().Set("Content-Length", strconv.FormatInt(total, 10))
+		}
+		rc := http.NewResponseController(w)
+		for n < total {
+			k, err := w.Write(chunk[:min(int64(len(chunk)), total-n)])
+			n += int64(k)
+			if err != nil {
+				return
+			}
+			if !announce {
+				if rc.Flush() != nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+func TestFetcher_Fetch_bodyLimit(t *testing.T) {
+	const limit = 64 << 10
+	const huge = 50 << 20
+	tests := []struct {
+		name     string
+		total    int64
+		announce bool
+		reason   Reason
+	}{
+		{name: "announced 50 MB", total: huge, announce: true, reason: ReasonTooLarge},
+		{name: "chunked 50 MB", total: huge, reason: ReasonTooLarge},
+		{name: "chunked one over", total: limit + 1, reason: ReasonTooLarge},
+		{name: "announced one over", total: limit + 1, announce: true, reason: ReasonTooLarge},
+		{name: "chunked at limit", total: limit},
+		{name: "announced at limit", total: limit, announce: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			written := make(chan int64, 4)
+			s := newServer(t, streamer("text/html", tt.total, tt.announce, written))
+			f := newFetcher(t, Config{MaxBodyBytes: limit, Retries: 2, IgnoreRobots: true})
+			res, err := fetchWithin(t, context.Background(), f, s.url(t, "/big"))
+			var sent int64
+			select {
+			case sent = <-written:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the server is still writing: the body was not abandoned")
+			}
+			if tt.reason == "" {
+				if err != nil {
+					t.Fatalf("Fetch: %v", err)
+				}
+				if int64(len(res.Body)) != tt.total {
+					t.Errorf("body has %d bytes, want %d", len(res.Body), tt.total)
+				}
+				return
+			}
+			fe := wantReason(t, err, tt.reason)
+			if fe.Status != 200 {
+				t.Errorf("Status = %d, want 200", fe.Status)
+			}
+			if res != nil && len(res.Body) != 0 {
+				t.Errorf("a refused body was returned (%d bytes)", len(res.Body))
+			}
+			if n := s.count("/big"); n != 1 {
+				t.Errorf("server saw %d requests, want 1 (too large is final)", n)
+			}
+			t.Logf("server sent %d of %d bytes", sent, tt.total)
+			if tt.total == huge && sent > 16<<20 {
+				t.Errorf("server sent %d bytes of %d: the body was downloaded", sent, tt.total)
+			}
+		})
+	}
+}
+
+func TestFetcher_Fetch_refusedTypeNotDownloaded(t *testing.T) {
+	const huge = 50 << 20
+	written := make(chan int64, 1)
+	s := newServer(t, streamer("application/octet-stream", huge, true, written))
+	f := newFetcher(t, Config{IgnoreRobots: true, MaxBodyBytes: 1 << 30})
+	_, err := fetchWithin(t, context.Background(), f, s.url(t, "/file.bin"))
+	wantReason(t, err, ReasonContentType)
+	select {
+	case sent := <-written:
+		t.Logf("server sent %d of %d bytes", sent, huge)
+		if sent > 16<<20 {
+			t.Errorf("server sent %d bytes of %d: the refused body was downloaded", sent, huge)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server is still writing: the body was not abandoned")
+	}
+}
+
+func BenchmarkFetch(b *testing.B) {
+	body := strings.Repeat("<p>a small page of text</p>\n", 100) // 2.8 kB
+	s := newServer(b, page(body))
+	f := newFetcher(b, Config{})
+	u := s.url(b, "/bench")
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := f.Fetch(ctx, u, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Body) != len(body) {
+			b.Fatalf("body has %d bytes, want %d", len(res.Body), len(body))
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+}

@@ -1,0 +1,175 @@
+package fetch
+
+import (
+	"container/list"
+	"context"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/temoto/robotstxt"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// robotsCache holds the robots.txt verdicts of recently seen origins. It is
+// an LRU of bounded size, so a crawl of many hosts does not grow it forever.
+type robotsCache struct {
+	f     *Fetcher
+	ttl   time.Duration
+	max   int
+	mu    sync.Mutex
+	byKey map[string]*list.Element
+	lru   *list.List
+}
+
+type robotsEntry struct {
+	origin string
+	ready  chan struct{} // closed when group and expires are set
+	group  *robotstxt.Group
+	all    bool // allow everything (no robots.txt, 4xx)
+	none   bool // disallow everything (5xx, unreachable)
+	// abandoned means the load stopped because its caller's context
+	// ended: the entry says nothing about the origin and is not cached.
+	abandoned bool
+	expires   time.Time
+}
+
+func newRobotsCache(f *Fetcher, ttl time.Duration, max int) *robotsCache {
+	return &robotsCache{f: f, ttl: ttl, max: max, byKey: make(map[string]*list.Element), lru: list.New()}
+}
+
+// allowed reports whether robots.txt of u's origin allows fetching u. The
+// error is non-nil only when ctx ended while waiting.
+func (c *robotsCache) allowed(ctx context.Context, u urlnorm.URL) (bool, error) {
+	for {
+		e, err := c.entry(ctx, u.Origin())
+		if err != nil {
+			return false, err
+		}
+		switch {
+		case e.abandoned:
+			continue // its loader gave up; load it again with our context
+		case e.all:
+			return true, nil
+		case e.none:
+			return false, nil
+		}
+		return e.group.Test(u.RequestURI()), nil
+	}
+}
+
+// entry returns the loaded entry of origin, loading it with ctx when it is
+// missing or stale.
+func (c *robotsCache) entry(ctx context.Context, origin string) (*robotsEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	var e *robotsEntry
+	if el, ok := c.byKey[origin]; ok {
+		e = el.Value.(*robotsEntry)
+		select {
+		case <-e.ready:
+			if time.Now().After(e.expires) {
+				c.lru.Remove(el)
+				delete(c.byKey, origin)
+				e = nil
+			} else {
+				c.lru.MoveToFront(el)
+			}
+		default:
+		}
+	}
+	owner := false
+	if e == nil {
+		e = &robotsEntry{origin: origin, ready: make(chan struct{})}
+		c.byKey[origin] = c.lru.PushFront(e)
+		for c.lru.Len() > c.max {
+			old := c.lru.Back()
+			c.lru.Remove(old)
+			delete(c.byKey, old.Value.(*robotsEntry).origin)
+		}
+		owner = true
+	}
+	c.mu.Unlock()
+	if owner {
+		c.load(ctx, e)
+	}
+	select {
+	case <-e.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if e.abandoned && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return e, nil
+}
+
+// forget removes e from the cache if it is still there.
+func (c *robotsCache) forget(e *robotsEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.byKey[e.origin]; ok && el.Value == e {
+		c.lru.Remove(el)
+		delete(c.byKey, e.origin)
+	}
+}
+
+// load fetches robots.txt for e.origin. Policy (RFC 9309): 2xx → parse;
+// 4xx → allow all; 5xx or unreachable → disallow all, retried sooner.
+// Redirects are followed by the HTTP client (up to the usual limit).
+func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
+	defer close(e.ready)
+	e.expires = time.Now().Add(c.ttl)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.origin+"/robots.txt", nil)
+	if err != nil {
+		e.none = true
+		return
+	}
+	req.Header.Set("User-Agent", c.f.cfg.UserAgent)
+	client := &http.Client{Transport: c.f.tr, Timeout: c.f.cfg.Timeout}
+	resp, err := client.Do(req)
+	if err != nil && ctx.Err() != nil {
+		e.abandoned = true
+		c.forget(e)
+		return
+	}
+	if err != nil {
+		e.none = true
+		e.expires = time.Now().Add(c.ttl / 10)
+		return
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 500:
+		e.none = true
+		e.expires = time.Now().Add(c.ttl / 10)
+		return
+	case resp.StatusCode >= 400:
+		e.all = true
+		return
+	case resp.StatusCode >= 300: // redirect chain too long
+		e.all = true
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 500<<10)) // RFC 9309: at least 500 KiB
+	if err != nil && ctx.Err() != nil {
+		e.abandoned = true
+		c.forget(e)
+		return
+	}
+	if err != nil {
+		e.none = true
+		e.expires = time.Now().Add(c.ttl / 10)
+		return
+	}
+	data, err := robotstxt.FromBytes(body)
+	if err != nil {
+		e.all = true
+		return
+	}
+	e.group = data.FindGroup(c.f.cfg.UserAgent)
+}
