@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scent-crawler/scent/change"
+)
+
+func TestRunDiff(t *testing.T) {
+	dir := t.TempDir()
+	oldPath := filepath.Join(dir, "old.txt")
+	if err := os.WriteFile(oldPath, []byte("w1 w2 w2 w2 w3 w3 w4 w5 w2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/new" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte("w3 w1 w4 w2 w3\n\tw5 w5 w6 w6 w7"))
+	}))
+	defer srv.Close()
+	opts := diffOptions{costs: change.Costs{S: 0.4, T: 0.9}, json: true, timeout: 5e9, maxBytes: 1 << 20}
+
+	var out bytes.Buffer
+	if err := runDiff(context.Background(), &out, oldPath, srv.URL+"/new", opts); err != nil {
+		t.Fatal(err)
+	}
+	var rep diffReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out.Bytes())
+	}
+	want := change.Ops{Add: 2, Copy: 3, Shrink: 4, Move: 1}
+	if rep.IED.Ops != want || rep.Old != 9 || rep.New != 10 || rep.Bytewise != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	if d := rep.IED.Distance - 0.57; d > 1e-9 || d < -1e-9 {
+		t.Fatalf("D_IED %v", rep.IED.Distance)
+	}
+
+	out.Reset()
+	opts.json = false
+	if err := runDiff(context.Background(), &out, oldPath, srv.URL+"/new", opts); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"shrink   4", "D_IED    0.5700", "10-SH"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("output lacks %q:\n%s", s, out.String())
+		}
+	}
+
+	errCases := []struct {
+		name     string
+		old, new string
+		o        diffOptions
+	}{
+		{"missing file", filepath.Join(dir, "absent"), oldPath, opts},
+		{"404", oldPath, srv.URL + "/absent", opts},
+		{"bad cost", oldPath, oldPath, diffOptions{costs: change.Costs{S: -1}, maxBytes: 10}},
+		{"too large", oldPath, oldPath, diffOptions{costs: change.DefaultCosts(), maxBytes: 5}},
+	}
+	for _, tc := range errCases {
+		if err := runDiff(context.Background(), &out, tc.old, tc.new, tc.o); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
+
+func TestNewDiffCmd(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.WriteFile(a, []byte("a b c d"), 0o644)
+	os.WriteFile(b, []byte("b c d a"), 0o644)
+	cmd := newDiffCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"--json", "--t", "0.5", a, b})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var rep diffReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.IED.Ops != (change.Ops{Move: 1}) || rep.IED.Delta != 0.5 || rep.Costs.S != 0.75 {
+		t.Fatalf("report %+v", rep)
+	}
+}
+
+func TestNewChangeEvalCmd(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ied")
+	cmd := newChangeEvalCmd()
+	var stdout, stderr bytes.Buffer
+	cmd.SetOut(&stdout)
+	cmd.SetErr(&stderr)
+	cmd.SetArgs([]string{"--out", out, "--words", "100"})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "fig. 7: largest |IED − criterion| 0.0000") {
+		t.Errorf("stdout: %s", stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "fig8.svg")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(stderr.String(), "fig. 8") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+
+	missing := newChangeEvalCmd()
+	missing.SetOut(&stdout)
+	missing.SetErr(&stderr)
+	missing.SetArgs(nil)
+	if err := missing.ExecuteContext(context.Background()); err == nil {
+		t.Error("ran without --out")
+	}
+}
