@@ -55,9 +55,14 @@ type Config struct {
 	Frontier Frontier // default FrontierStack; ignored by bfs (FIFO)
 	// Workers is the number of pages fetched at once. Default 16.
 	Workers int
-	// MaxPages stops the crawl after this many fetches (successful or
-	// not), counting those of earlier runs of a resumed crawl. 0: no limit.
+	// MaxPages stops the crawl after this many pages fetched successfully
+	// (failed fetches, such as 404s or robots.txt refusals, are recorded
+	// but do not count), including those of earlier runs of a resumed
+	// crawl. 0: no limit.
 	MaxPages int
+	// MaxFetches stops the crawl after this many fetches, failed or not.
+	// 0: no limit.
+	MaxFetches int
 	// MaxPagesPerTopic caps the fetches popped from one topic's stack.
 	MaxPagesPerTopic int
 	// MaxDepth is the deepest link distance from a seed that is followed;
@@ -67,6 +72,11 @@ type Config struct {
 	MaxPerHost int
 	// MaxURLLength drops longer URLs (spider traps). Default 2048.
 	MaxURLLength int
+	// SkipExtensions lists path extensions (lower-case, without the dot)
+	// of links that are never followed because they name documents that
+	// are not HTML: fetching them would only be refused on their content
+	// type. Nil means DefaultSkipExtensions; an empty slice follows all.
+	SkipExtensions []string
 	// Segment sets the link-context window and extra features.
 	Segment segment.Options
 	// Progress, when set, receives a progress line every ProgressEvery.
@@ -74,6 +84,17 @@ type Config struct {
 	ProgressEvery time.Duration // default 1s
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+}
+
+// DefaultSkipExtensions are the extensions of non-HTML documents that a
+// crawl does not follow by default.
+var DefaultSkipExtensions = []string{
+	"ps", "eps", "pdf", "dvi", "tex", "gz", "z", "tgz", "tar", "zip", "bz2", "rar", "7z",
+	"jpg", "jpeg", "gif", "png", "bmp", "tif", "tiff", "ico", "svg", "xbm", "pbm", "ppm",
+	"mp3", "mp4", "mpg", "mpeg", "avi", "mov", "wav", "au", "aiff", "ra", "ram", "wmv", "flv",
+	"exe", "bin", "dmg", "iso", "jar", "class", "deb", "rpm",
+	"doc", "docx", "ppt", "pptx", "xls", "xlsx", "rtf", "odt",
+	"txt", "c", "h", "cc", "cpp", "java", "f", "for", "lisp", "scm", "pl", "py", "sh", "asm", "css", "js",
 }
 
 func (c Config) withDefaults() Config {
@@ -91,6 +112,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxURLLength == 0 {
 		c.MaxURLLength = 2048
+	}
+	if c.SkipExtensions == nil {
+		c.SkipExtensions = DefaultSkipExtensions
 	}
 	if c.ProgressEvery == 0 {
 		c.ProgressEvery = time.Second
@@ -116,7 +140,7 @@ func (c Config) Validate() error {
 	switch {
 	case c.Workers < 0 || c.Workers > 1024:
 		return errors.New("workers must be between 1 and 1024")
-	case c.MaxPages < 0, c.MaxPagesPerTopic < 0, c.MaxDepth < 0, c.MaxPerHost < 0:
+	case c.MaxPages < 0, c.MaxFetches < 0, c.MaxPagesPerTopic < 0, c.MaxDepth < 0, c.MaxPerHost < 0:
 		return errors.New("page, depth and host limits must not be negative")
 	case c.MaxURLLength < 0:
 		return errors.New("max URL length must not be negative")

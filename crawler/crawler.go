@@ -37,6 +37,7 @@ type Fetcher interface {
 // Crawler runs one crawl. It is not reusable.
 type Crawler struct {
 	cfg     Config
+	skip    map[string]bool
 	store   Store
 	fetcher Fetcher
 	scorer  Scorer
@@ -55,7 +56,10 @@ func New(cfg Config, store Store, fetcher Fetcher, scorer Scorer) (*Crawler, err
 	if store == nil || fetcher == nil {
 		return nil, errors.New("crawler: a store and a fetcher are required")
 	}
-	c := &Crawler{cfg: cfg, store: store, fetcher: fetcher, scorer: scorer}
+	c := &Crawler{cfg: cfg, store: store, fetcher: fetcher, scorer: scorer, skip: make(map[string]bool)}
+	for _, e := range cfg.SkipExtensions {
+		c.skip[strings.ToLower(strings.TrimPrefix(e, "."))] = true
+	}
 	if scorer != nil {
 		c.topics = scorer.Topics()
 	}
@@ -80,8 +84,9 @@ func New(cfg Config, store Store, fetcher Fetcher, scorer Scorer) (*Crawler, err
 type Summary struct {
 	Crawl       int64
 	Resumed     bool
-	Fetched     int            // pages committed in this run
-	Total       int            // pages committed in the crawl, all runs
+	Fetched     int            // fetches committed in this run, failed or not
+	Total       int            // fetches committed in the crawl, all runs
+	Succeeded   int            // of Total, pages fetched without failure
 	Failed      int            // of Fetched, pages recorded with a failure
 	Relevant    map[string]int // of Fetched, pages the classifier found on-topic
 	Elapsed     time.Duration
@@ -107,7 +112,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	if err != nil {
 		return Summary{}, err
 	}
-	sum := Summary{Crawl: st.ID, Resumed: st.Resumed, Total: st.Fetched, Relevant: make(map[string]int)}
+	sum := Summary{Crawl: st.ID, Resumed: st.Resumed, Total: st.Fetched, Succeeded: st.Succeeded, Relevant: make(map[string]int)}
 
 	jobs := make(chan Entry)
 	results := make(chan result, c.cfg.Workers)
@@ -161,6 +166,8 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 			byTopic[p.Topic]++
 			if p.Failure != "" {
 				sum.Failed++
+			} else {
+				sum.Succeeded++
 			}
 			for i, rel := range p.Relevant {
 				if rel {
@@ -173,8 +180,12 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		}
 		return nil
 	}
+	// In-flight fetches may fail and give their place back, so the page
+	// budget is checked again as their results arrive.
 	budgetLeft := func() bool {
-		return c.cfg.MaxPages == 0 || sum.Total+inflight+len(pending) < c.cfg.MaxPages
+		queued := inflight + len(pending)
+		return (c.cfg.MaxPages == 0 || sum.Succeeded+queued < c.cfg.MaxPages) &&
+			(c.cfg.MaxFetches == 0 || sum.Total+queued < c.cfg.MaxFetches)
 	}
 	topicOpen := func(t string) bool {
 		return c.cfg.MaxPagesPerTopic == 0 || byTopic[t]+inflightTopic[t] < c.cfg.MaxPagesPerTopic
@@ -314,7 +325,7 @@ func (c *Crawler) progress(ctx context.Context, crawl int64, sum Summary, start 
 	if el > 0 {
 		rate = float64(sum.Fetched) / el
 	}
-	fmt.Fprintf(&b, "\rpages %d (failed %d)", sum.Total, sum.Failed)
+	fmt.Fprintf(&b, "\rpages %d (failed fetches %d)", sum.Succeeded, sum.Total-sum.Succeeded)
 	for _, t := range c.topics {
 		fmt.Fprintf(&b, " | %s relevant %d", t, sum.Relevant[t])
 	}
@@ -394,7 +405,6 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 	followable := c.cfg.MaxDepth == 0 || depth <= c.cfg.MaxDepth
 	type best struct {
 		scores []float64
-		idx    int
 	}
 	var bests map[urlnorm.URL]*best
 	var order []urlnorm.URL
@@ -410,12 +420,12 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 			l.Scores = c.scorer.Score(w.tokens, nil)
 		}
 		p.Links = append(p.Links, l)
-		if !followable || len(s.URL.String()) > c.cfg.MaxURLLength || s.URL == p.FinalURL || s.URL == p.URL {
+		if !followable || len(s.URL.String()) > c.cfg.MaxURLLength || s.URL == p.FinalURL || s.URL == p.URL || c.skipped(s.URL) {
 			continue
 		}
 		b := bests[s.URL]
 		if b == nil {
-			b = &best{scores: make([]float64, len(l.Scores)), idx: len(order)}
+			b = &best{scores: make([]float64, len(l.Scores))}
 			copy(b.scores, l.Scores)
 			bests[s.URL] = b
 			order = append(order, s.URL)
@@ -455,6 +465,20 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 		}
 	}
 	return r
+}
+
+// skipped reports whether u's path ends in an extension not followed.
+func (c *Crawler) skipped(u urlnorm.URL) bool {
+	if len(c.skip) == 0 {
+		return false
+	}
+	p := u.Path()
+	slash := strings.LastIndexByte(p, '/')
+	dot := strings.LastIndexByte(p, '.')
+	if dot <= slash || dot == len(p)-1 {
+		return false
+	}
+	return c.skip[strings.ToLower(p[dot+1:])]
 }
 
 func errText(err error) string {

@@ -40,11 +40,12 @@ type CrawlSpec struct {
 
 // CrawlState is what OpenCrawl found.
 type CrawlState struct {
-	ID      int64
-	Resumed bool
-	Fetched int            // pages already committed
-	ByTopic map[string]int // pages committed per stack
-	Requeue int            // in-flight URLs put back on their stacks
+	ID        int64
+	Resumed   bool
+	Fetched   int            // pages already committed
+	Succeeded int            // of Fetched, those without failure
+	ByTopic   map[string]int // pages committed per stack
+	Requeue   int            // in-flight URLs put back on their stacks
 }
 
 // Order is how a stack is served.

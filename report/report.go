@@ -27,24 +27,23 @@ type Page struct {
 
 // Report is the measure of one crawl.
 type Report struct {
-	Crawl          string        `json:"crawl"`
-	Strategy       string        `json:"strategy"`
-	Pages          int           `json:"pages"`
-	Failed         int           `json:"failed"`
-	PagesPerSecond float64       `json:"pages_per_second,omitempty"`
-	Labelled       bool          `json:"labelled"`
+	Crawl          string  `json:"crawl"`
+	Strategy       string  `json:"strategy"`
+	Pages          int     `json:"pages"`  // fetched successfully
+	Failed         int     `json:"failed"` // failed fetches (404, robots, …)
+	PagesPerSecond float64 `json:"pages_per_second,omitempty"`
+	Labelled       bool    `json:"labelled"`
 	// TargetScope says which labelled pages recall is measured against:
 	// "crawled-hosts" (labelled pages on the hosts the crawl fetched from)
 	// or "all-labels" (every page of the labels file, e.g. the pages
 	// reachable from the seeds).
-	TargetScope string `json:"target_scope,omitempty"`
-	Every          int           `json:"harvest_every"`
-	Topics         []*TopicStats `json:"topics"`
+	TargetScope string        `json:"target_scope,omitempty"`
+	Every       int           `json:"harvest_every"`
+	Topics      []*TopicStats `json:"topics"`
 
-	labels  Labels
-	hosts   map[string]bool
-	targets map[string]map[urlnorm.URL]bool // topic → labelled pages
-	seen    map[urlnorm.URL]bool
+	labels Labels
+	hosts  map[string]bool
+	seen   map[urlnorm.URL]bool // labelled pages already counted
 }
 
 // TopicStats is one topic's part of a report.
@@ -90,31 +89,41 @@ func New(crawl, strategy string, topics []string, labels Labels, every int) *Rep
 	return r
 }
 
-func (r *Report) label(raw string) (string, bool) {
+func (r *Report) labelOf(raw string) (urlnorm.URL, string, bool) {
 	u, err := urlnorm.Parse(raw)
 	if err != nil {
-		return "", false
+		return u, "", false
 	}
 	l, ok := r.labels[u]
-	return l, ok
+	return u, l, ok
 }
 
-// Add counts the next fetched page.
+// Add counts the next fetch. Failed fetches are counted apart; the
+// harvest curve runs over the pages fetched successfully.
 func (r *Report) Add(p Page) {
-	r.Pages++
 	if p.Failed {
 		r.Failed++
+		return
 	}
+	r.Pages++
 	if u, err := urlnorm.Parse(p.URL); err == nil {
 		r.hosts[u.Host()] = true
-		r.seen[u] = true
 	}
 	if u, err := urlnorm.Parse(p.FinalURL); err == nil {
 		r.hosts[u.Host()] = true
 	}
-	label, ok := r.label(p.URL)
+	// A labelled page reached under several URLs (redirects, index
+	// aliases) counts once.
+	key, label, ok := r.labelOf(p.URL)
 	if !ok && p.FinalURL != p.URL {
-		label, ok = r.label(p.FinalURL)
+		key, label, ok = r.labelOf(p.FinalURL)
+	}
+	if ok {
+		if r.seen[key] {
+			ok = false
+		} else {
+			r.seen[key] = true
+		}
 	}
 	for _, t := range r.Topics {
 		if p.Stack == t.Topic || p.Stack == "" {
@@ -125,7 +134,7 @@ func (r *Report) Add(p Page) {
 		}
 		rel := false
 		if r.labels != nil {
-			rel = ok && label == t.Topic && !p.Failed
+			rel = ok && label == t.Topic
 		} else {
 			rel = p.Relevant[t.Topic]
 		}
@@ -195,7 +204,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Crawl report: %s\n\n", r.Crawl)
-	fmt.Fprintf(&b, "Strategy `%s`, %d pages fetched (%d failed)", r.Strategy, r.Pages, r.Failed)
+	fmt.Fprintf(&b, "Strategy `%s`, %d pages fetched (and %d failed fetches)", r.Strategy, r.Pages, r.Failed)
 	if r.PagesPerSecond > 0 {
 		fmt.Fprintf(&b, ", %.1f pages/s", r.PagesPerSecond)
 	}

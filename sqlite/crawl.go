@@ -85,7 +85,7 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 		st.Requeue = len(leases)
 	}
 	var maxOrd sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT MAX(ord), COUNT(*) FROM pages WHERE crawl_id = ?`, st.ID).Scan(&maxOrd, &st.Fetched); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT MAX(ord), COUNT(*), COUNT(*) FILTER (WHERE failure = '') FROM pages WHERE crawl_id = ?`, st.ID).Scan(&maxOrd, &st.Fetched, &st.Succeeded); err != nil {
 		return crawler.CrawlState{}, err
 	}
 	st.ByTopic = make(map[string]int)

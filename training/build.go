@@ -61,15 +61,22 @@ const (
 	DocWindows Documents = "windows"
 	// DocBoth: pages and windows.
 	DocBoth Documents = "pages+windows"
+	// DocLinks: the link-context segments of the examples whose target is
+	// itself an example, each a document of the target's class (a topic,
+	// or other); the model then learns what a link to a page of the topic
+	// looks like.
+	DocLinks Documents = "links"
+	// DocWindowsLinks: windows and labelled links.
+	DocWindowsLinks Documents = "windows+links"
 )
 
 // ParseDocuments checks a Documents name.
 func ParseDocuments(s string) (Documents, error) {
 	switch d := Documents(s); d {
-	case DocPages, DocWindows, DocBoth:
+	case DocPages, DocWindows, DocBoth, DocLinks, DocWindowsLinks:
 		return d, nil
 	}
-	return "", fmt.Errorf("unknown training documents %q (want pages, windows or pages+windows)", s)
+	return "", fmt.Errorf("unknown training documents %q (want pages, windows, pages+windows, links or windows+links)", s)
 }
 
 // examplesOf turns one page into training documents.
@@ -78,7 +85,7 @@ func examplesOf(class string, p *segment.Page, opts Options) []classify.Example 
 	if opts.Documents == DocPages || opts.Documents == DocBoth {
 		out = append(out, classify.Example{Class: class, Tokens: p.Tokens})
 	}
-	if opts.Documents == DocWindows || opts.Documents == DocBoth {
+	if opts.Documents == DocWindows || opts.Documents == DocBoth || opts.Documents == DocWindowsLinks {
 		w := opts.Segment.Window
 		if w <= 0 {
 			w = 10
@@ -105,6 +112,8 @@ type Report struct {
 	Page     *classify.Evaluation `json:"page_cv,omitempty"`
 	Segment  *classify.Evaluation `json:"segment_cv,omitempty"`
 	Segments int                  `json:"labelled_segments"`
+	// LinkDocuments counts the labelled link segments trained on.
+	LinkDocuments int `json:"link_documents,omitempty"`
 }
 
 // TopicReport is one topic's part of a Report.
@@ -206,6 +215,11 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 		examples = append(examples, examplesOf(d.class, d.page, opts)...)
 		count[d.class]++
 	}
+	if opts.Documents == DocLinks || opts.Documents == DocWindowsLinks {
+		links := linkExamples(docs)
+		rep.LinkDocuments = len(links)
+		examples = append(examples, links...)
+	}
 	for _, t := range seeds.Topics {
 		if count[t] == 0 {
 			return nil, rep, fmt.Errorf("topic %s: none of its %d example pages could be used", t, len(seeds.Train[t]))
@@ -305,6 +319,27 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 	ev2 := tally.evaluation(folds)
 	rep.Segment = &ev2
 	return nil
+}
+
+// linkExamples returns the link segments of docs whose target is one of
+// docs, labelled with the target's class.
+func linkExamples(docs []doc) []classify.Example {
+	classOf := make(map[urlnorm.URL]string)
+	for _, d := range docs {
+		if !d.src.URL.IsZero() {
+			classOf[d.src.URL] = d.class
+			classOf[d.page.URL] = d.class
+		}
+	}
+	var out []classify.Example
+	for _, d := range docs {
+		for _, s := range d.page.Segments {
+			if c, ok := classOf[s.URL]; ok && s.URL != d.page.URL {
+				out = append(out, classify.Example{Class: c, Tokens: s.Tokens(nil)})
+			}
+		}
+	}
+	return out
 }
 
 type evalTally struct {

@@ -26,6 +26,7 @@ type crawlFlags struct {
 	frontier   string
 	workers    int
 	maxPages   int
+	maxFetches int
 	maxTopic   int
 	maxDepth   int
 	maxPerHost int
@@ -48,8 +49,8 @@ runs again.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sum, err := runCrawl(cmd, &cf)
 			if sum != nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: %d pages this run (%d failed), %d in all; %s; %.1f pages/s\n",
-					cf.name, sum.Fetched, sum.Failed, sum.Total, sum.Finish, sum.PagesPerSec)
+				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: %d fetches this run (%d failed); %d pages fetched in all; %s; %.1f fetches/s\n",
+					cf.name, sum.Fetched, sum.Failed, sum.Succeeded, sum.Finish, sum.PagesPerSec)
 			}
 			return err
 		},
@@ -62,7 +63,8 @@ runs again.`,
 	fs.StringVar(&cf.strategy, "strategy", "link", "link, link+backlinks, page or bfs")
 	fs.StringVar(&cf.frontier, "frontier", "stack", "stack (LIFO per topic) or best-first")
 	fs.IntVar(&cf.workers, "workers", 16, "pages fetched at once")
-	fs.IntVar(&cf.maxPages, "max-pages", 1000, "stop after this many fetches in all (0: no limit)")
+	fs.IntVar(&cf.maxPages, "max-pages", 1000, "stop after this many pages fetched successfully (0: no limit)")
+	fs.IntVar(&cf.maxFetches, "max-fetches", 0, "stop after this many fetches, failed ones included (0: no limit)")
 	fs.IntVar(&cf.maxTopic, "max-pages-per-topic", 0, "stop serving a topic after this many fetches (0: no limit)")
 	fs.IntVar(&cf.maxDepth, "max-depth", 0, "deepest link distance from a seed (0: no limit)")
 	fs.IntVar(&cf.maxPerHost, "max-per-host", 0, "most pages from one host (0: no limit)")
@@ -91,7 +93,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	}
 	cfg := crawler.Config{
 		Name: cf.name, Strategy: strategy, Frontier: crawler.Frontier(cf.frontier), Workers: cf.workers,
-		MaxPages: cf.maxPages, MaxPagesPerTopic: cf.maxTopic, MaxDepth: cf.maxDepth, MaxPerHost: cf.maxPerHost,
+		MaxPages: cf.maxPages, MaxFetches: cf.maxFetches, MaxPagesPerTopic: cf.maxTopic, MaxDepth: cf.maxDepth, MaxPerHost: cf.maxPerHost,
 		MaxURLLength: cf.maxURL, Segment: cf.mf.segment(),
 	}
 	if err := cfg.Validate(); err != nil {

@@ -36,6 +36,8 @@ func newRootCmd() *cobra.Command {
 		newExportCmd(),
 		newReportCmd(),
 		newExperimentCmd(),
+		newDiffCmd(),
+		newChangeEvalCmd(),
 	)
 	return root
 }

@@ -1,0 +1,89 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+func TestReadLabels(t *testing.T) {
+	l, err := ReadLabels(strings.NewReader("# comment\nHTTP://A.com/x\tcourse\n\nhttp://a.com/y\tother\textra\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l[urlnorm.MustParse("http://a.com/x")] != "course" || l[urlnorm.MustParse("http://a.com/y")] != "other" {
+		t.Errorf("labels = %v", l)
+	}
+	for _, bad := range []string{"http://a.com/x course\n", "ftp://x\tcourse\n"} {
+		if _, err := ReadLabels(strings.NewReader(bad)); err == nil {
+			t.Errorf("ReadLabels(%q) gave no error", bad)
+		}
+	}
+}
+
+func TestReport_Add(t *testing.T) {
+	labels := Labels{
+		urlnorm.MustParse("http://a.com/c1"): "course",
+		urlnorm.MustParse("http://a.com/c2"): "course",
+		urlnorm.MustParse("http://a.com/c3"): "course",
+		urlnorm.MustParse("http://a.com/o1"): "other",
+		urlnorm.MustParse("http://b.com/c9"): "course", // host never crawled
+	}
+	r := New("x", "link", []string{"course"}, labels, 2)
+	r.Add(Page{URL: "http://a.com/c1", FinalURL: "http://a.com/c1", Stack: "course", Relevant: map[string]bool{"course": true}})
+	r.Add(Page{URL: "http://a.com/o1", FinalURL: "http://a.com/o1", Stack: "course"})
+	r.Add(Page{URL: "http://a.com/c2x", FinalURL: "http://a.com/c2", Stack: "course"}) // redirect to a labelled page
+	r.Add(Page{URL: "http://a.com/c1/", FinalURL: "http://a.com/c1", Stack: "course"}) // the same page again
+	r.Add(Page{URL: "http://a.com/dead", FinalURL: "http://a.com/dead", Stack: "course", Failed: true})
+	r.Finish()
+	c := r.Topic("course")
+	if r.Pages != 4 || r.Failed != 1 {
+		t.Errorf("pages %d failed %d, want 4 and 1 (failed fetches counted apart)", r.Pages, r.Failed)
+	}
+	if c.Relevant != 2 || c.FromStack != 4 || c.ByClassifier != 1 || c.Targets != 3 {
+		t.Fatalf("stats = %+v, want 2 relevant of 4, 1 by classifier, 3 targets on crawled hosts", c)
+	}
+	if c.Precision != 0.5 || c.Recall != 2.0/3 || c.Harvest != 0.5 {
+		t.Errorf("precision %v recall %v harvest %v", c.Precision, c.Recall, c.Harvest)
+	}
+	want := []Point{{2, 1, 0.5, 1.0 / 3}, {4, 2, 0.5, 2.0 / 3}}
+	if len(c.Curve) != len(want) {
+		t.Fatalf("curve = %+v", c.Curve)
+	}
+	for i := range want {
+		if c.Curve[i] != want[i] {
+			t.Errorf("curve[%d] = %+v, want %+v", i, c.Curve[i], want[i])
+		}
+	}
+	r2 := New("x", "link", []string{"course"}, labels, 2)
+	r2.TargetScope = ScopeAllLabels
+	r2.Add(Page{URL: "http://a.com/c1", FinalURL: "http://a.com/c1"})
+	r2.Finish()
+	if got := r2.Topic("course").Targets; got != 4 {
+		t.Errorf("all-labels targets = %d, want 4", got)
+	}
+}
+
+func TestReport_withoutLabelsIsEstimated(t *testing.T) {
+	r := New("x", "link", []string{"course"}, nil, 100)
+	r.Add(Page{URL: "http://a.com/1", Relevant: map[string]bool{"course": true}})
+	r.Add(Page{URL: "http://a.com/2", Relevant: map[string]bool{"course": false}})
+	r.Finish()
+	c := r.Topic("course")
+	if !c.Estimated || c.Relevant != 1 || c.Harvest != 0.5 {
+		t.Errorf("stats = %+v", c)
+	}
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "estimated by the page classifier") {
+		t.Errorf("markdown does not say relevance is estimated:\n%s", md.String())
+	}
+	var js bytes.Buffer
+	if err := r.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"estimated": true`) {
+		t.Errorf("json: %v\n%s", err, js.String())
+	}
+}
