@@ -1,0 +1,1 @@
+-- Near-duplicate detection (min-hash) and the search index.

@@ -1,0 +1,1 @@
+-- Revisits: page versions and the change log.
