@@ -32,7 +32,9 @@ type Report struct {
 	Pages          int     `json:"pages"`  // fetched successfully
 	Failed         int     `json:"failed"` // failed fetches (404, robots, …)
 	PagesPerSecond float64 `json:"pages_per_second,omitempty"`
-	Labelled       bool    `json:"labelled"`
+	// FetchesPerSecond counts failed fetches too.
+	FetchesPerSecond float64 `json:"fetches_per_second,omitempty"`
+	Labelled         bool    `json:"labelled"`
 	// TargetScope says which labelled pages recall is measured against:
 	// "crawled-hosts" (labelled pages on the hosts the crawl fetched from)
 	// or "all-labels" (every page of the labels file, e.g. the pages
@@ -206,7 +208,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "# Crawl report: %s\n\n", r.Crawl)
 	fmt.Fprintf(&b, "Strategy `%s`, %d pages fetched (and %d failed fetches)", r.Strategy, r.Pages, r.Failed)
 	if r.PagesPerSecond > 0 {
-		fmt.Fprintf(&b, ", %.1f pages/s", r.PagesPerSecond)
+		fmt.Fprintf(&b, ", %.1f pages/s (%.1f fetches/s)", r.PagesPerSecond, r.FetchesPerSecond)
 	}
 	b.WriteString(".\n\n")
 	if !r.Labelled {

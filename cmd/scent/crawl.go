@@ -49,8 +49,8 @@ runs again.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sum, err := runCrawl(cmd, &cf)
 			if sum != nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: %d fetches this run (%d failed); %d pages fetched in all; %s; %.1f fetches/s\n",
-					cf.name, sum.Fetched, sum.Failed, sum.Succeeded, sum.Finish, sum.PagesPerSec)
+				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: %d fetches this run (%d failed); %d pages fetched in all; %s; %.1f pages/s, %.1f fetches/s\n",
+					cf.name, sum.Fetched, sum.Failed, sum.Succeeded, sum.Finish, sum.PagesPerSec, sum.FetchesPerSec)
 			}
 			return err
 		},

@@ -52,8 +52,8 @@ command (this command line).`,
 				return err
 			}
 			for _, t := range rep.Topics {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %d pages, %d relevant of %d reachable: recall %.3f, precision %.3f; %.0f pages/s\n",
-					rep.Strategy, t.Topic, rep.Pages, t.Relevant, t.Targets, t.Recall, t.Precision, rep.PagesPerSecond)
+				fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %d pages (+%d failed fetches), %d relevant of %d reachable: recall %.3f, precision %.3f; %.0f pages/s, %.0f fetches/s\n",
+					rep.Strategy, t.Topic, rep.Pages, rep.Failed, t.Relevant, t.Targets, t.Recall, t.Precision, rep.PagesPerSecond, rep.FetchesPerSecond)
 			}
 			return nil
 		},
@@ -179,6 +179,7 @@ func runExperiment(ctx context.Context, o experimentOpts, progress io.Writer) (*
 		return nil, err
 	}
 	rep.PagesPerSecond = sum.PagesPerSec
+	rep.FetchesPerSecond = sum.FetchesPerSec
 	if err := writeFileAtomic(filepath.Join(o.out, "report.json"), func(w *os.File) error { return rep.WriteJSON(w) }); err != nil {
 		return nil, err
 	}

@@ -172,7 +172,9 @@ func buildReport(ctx context.Context, db, name, labelsPath string, every int, to
 	}
 	rep.Finish()
 	if el, n, err := store.Elapsed(ctx, c.ID); err == nil && el > 0 {
-		rep.PagesPerSecond = float64(n-1) / el.Seconds()
+		// Fetch times of all runs of the crawl: pauses between runs count.
+		rep.FetchesPerSecond = float64(n-1) / el.Seconds()
+		rep.PagesPerSecond = rep.FetchesPerSecond * float64(rep.Pages) / float64(n)
 	}
 	return rep, nil
 }

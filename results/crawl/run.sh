@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Reproduces results/crawl: the focused-crawl experiments on the WebKB corpus
+# replayed on loopback. Run from the repository root:
+#
+#     bash results/crawl/run.sh [../shared/corpus/webkb.tgz]
+#
+# Each experiment writes its full output (including pages.jsonl, which holds
+# corpus URLs and is therefore not committed) under out/crawl/NAME; the
+# report and the exact command are copied into results/crawl/NAME.
+set -euo pipefail
+archive=${1:-../shared/corpus/webkb.tgz}
+go build -o out/scent ./cmd/scent
+run() {
+	name=$1; shift
+	out/scent experiment "$archive" --out "out/crawl/$name" --folds 0 "$@"
+	mkdir -p "results/crawl/$name"
+	cp "out/crawl/$name/report.json" "out/crawl/$name/report.md" "out/crawl/$name/command" "results/crawl/$name/"
+}
+for topic in course faculty; do
+	for strategy in bfs page link; do
+		run "$topic-$strategy" --topic "$topic" --strategy "$strategy" --budget 1000
+	done
+done
+run "course+faculty-link" --topic course,faculty --strategy link --budget 2000
+# Speed: the whole reachable set (no budget), through the replay proxy.
+run "speed-bfs" --topic course --strategy bfs --budget 0
+run "speed-link" --topic course --strategy link --budget 0
