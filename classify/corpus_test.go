@@ -11,31 +11,13 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/scent-crawler/scent/internal/sharedtest"
 )
 
-// sharedDir returns the ../shared directory beside the module root, or
-// skips the test when it is absent.
+// sharedDir returns ../shared beside the module root, or skips the test.
 func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("skipping: go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("skipping: shared data directory %s is absent", shared)
-	}
-	return shared
+	return filepath.Dir(sharedtest.Path(t, "corpus"))
 }
 
 var tagRE = regexp.MustCompile(`(?s)<[^>]*>`)

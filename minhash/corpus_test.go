@@ -7,38 +7,19 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
 
+	"github.com/scent-crawler/scent/internal/sharedtest"
+
 	"github.com/scent-crawler/scent/minhash"
 )
 
-// corpusPath returns ../shared/corpus/webkb.tgz relative to the module root,
-// or skips the test when it is absent.
+// corpusPath returns ../shared/corpus/webkb.tgz, or skips the test.
 func corpusPath(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	path := filepath.Join(dir, "..", "shared", "corpus", "webkb.tgz")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("WebKB corpus not available: %v", err)
-	}
-	return path
+	return sharedtest.Path(t, "corpus/webkb.tgz")
 }
 
 // crudeText is a rough stand-in for core-text extraction: it drops the

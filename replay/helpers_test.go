@@ -1,10 +1,10 @@
 package replay
 
 import (
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/scent-crawler/scent/internal/sharedtest"
 
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -21,25 +21,7 @@ func mustParse(t testing.TB, raw string) urlnorm.URL {
 // corpusPath returns ../shared/corpus/webkb.tgz beside the module root, or
 // "" when it is absent.
 func corpusPath() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "corpus", "webkb.tgz")
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
+	return sharedtest.Locate("corpus/webkb.tgz")
 }
 
 var corpus struct {

@@ -15,32 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scent-crawler/scent/internal/sharedtest"
+
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
-// sharedDir returns the shared data directory beside the module root, or
-// skips the test when it is absent.
+// sharedDir returns ../shared beside the module root, or skips the test.
 func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("shared data not available (%v); skipping corpus test", err)
-	}
-	return shared
+	return filepath.Dir(sharedtest.Path(t, "corpus"))
 }
 
 // corpusPage is one file of the WebKB archive.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scent-crawler/scent/internal/sharedtest"
+
 	"github.com/scent-crawler/scent/change"
 )
 
@@ -131,26 +133,7 @@ func TestRealChanges_maxPairs(t *testing.T) {
 
 // sharedDir returns ../shared beside the module root, or skips the test.
 func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("%s is absent: skipping the real change history", shared)
-	}
-	return shared
+	return filepath.Dir(sharedtest.Path(t, "changes"))
 }
 
 // TestRealChanges_history runs Fig. 5 on a spread subset of the real change
