@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/minhash"
 	"github.com/scent-crawler/scent/segment"
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -44,6 +45,7 @@ type Crawler struct {
 	topics  []string
 	stacks  []string
 	order   Order
+	signer  *minhash.Signer
 }
 
 // New checks the configuration and returns a crawler. scorer may be nil
@@ -56,7 +58,11 @@ func New(cfg Config, store Store, fetcher Fetcher, scorer Scorer) (*Crawler, err
 	if store == nil || fetcher == nil {
 		return nil, errors.New("crawler: a store and a fetcher are required")
 	}
-	c := &Crawler{cfg: cfg, store: store, fetcher: fetcher, scorer: scorer, skip: make(map[string]bool)}
+	signer, err := minhash.NewSigner(minhash.DefaultParams())
+	if err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
+	}
+	c := &Crawler{cfg: cfg, store: store, fetcher: fetcher, scorer: scorer, skip: make(map[string]bool), signer: signer}
 	for _, e := range cfg.SkipExtensions {
 		c.skip[strings.ToLower(strings.TrimPrefix(e, "."))] = true
 	}
@@ -82,16 +88,17 @@ func New(cfg Config, store Store, fetcher Fetcher, scorer Scorer) (*Crawler, err
 
 // Summary describes a finished or interrupted run.
 type Summary struct {
-	Crawl       int64
-	Resumed     bool
-	Fetched     int            // fetches committed in this run, failed or not
-	Total       int            // fetches committed in the crawl, all runs
-	Succeeded   int            // of Total, pages fetched without failure
-	Failed      int            // of Fetched, pages recorded with a failure
-	Relevant    map[string]int // of Fetched, pages the classifier found on-topic
-	Elapsed     time.Duration
-	Finish      string // "frontier empty", "budget reached" or "interrupted"
-	PagesPerSec float64
+	Crawl         int64
+	Resumed       bool
+	Fetched       int            // fetches committed in this run, failed or not
+	Total         int            // fetches committed in the crawl, all runs
+	Succeeded     int            // of Total, pages fetched without failure
+	Failed        int            // of Fetched, pages recorded with a failure
+	Relevant      map[string]int // of Fetched, pages the classifier found on-topic
+	Elapsed       time.Duration
+	Finish        string  // "frontier empty", "budget reached" or "interrupted"
+	PagesPerSec   float64 // pages fetched successfully per second in this run
+	FetchesPerSec float64 // fetches, failed ones included, per second in this run
 }
 
 type result struct {
@@ -107,7 +114,8 @@ type result struct {
 // running it again; Run then returns ctx's error with the summary.
 func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (Summary, error) {
 	start := time.Now()
-	spec := CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Stacks: c.stacks, Topics: c.topics, Seeds: seeds, Config: config}
+	params := c.signer.Params()
+	spec := CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Stacks: c.stacks, Topics: c.topics, Seeds: seeds, Config: config, MinHash: &params}
 	st, err := c.store.OpenCrawl(ctx, spec)
 	if err != nil {
 		return Summary{}, err
@@ -187,6 +195,19 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		return (c.cfg.MaxPages == 0 || sum.Succeeded+queued < c.cfg.MaxPages) &&
 			(c.cfg.MaxFetches == 0 || sum.Total+queued < c.cfg.MaxFetches)
 	}
+	// budgetLeftN is how many more fetches the budgets allow now (or a
+	// large number without budget).
+	budgetLeftN := func() int {
+		n := 1 << 20
+		queued := inflight + len(pending)
+		if c.cfg.MaxPages > 0 {
+			n = min(n, c.cfg.MaxPages-sum.Succeeded-queued)
+		}
+		if c.cfg.MaxFetches > 0 {
+			n = min(n, c.cfg.MaxFetches-sum.Total-queued)
+		}
+		return n
+	}
 	topicOpen := func(t string) bool {
 		return c.cfg.MaxPagesPerTopic == 0 || byTopic[t]+inflightTopic[t] < c.cfg.MaxPagesPerTopic
 	}
@@ -201,7 +222,7 @@ loop:
 				if empty[t] || !topicOpen(t) {
 					continue
 				}
-				es, err := c.store.Pop(ctx, st.ID, t, c.order, 1, c.cfg.MaxPerHost)
+				es, err := c.store.Pop(ctx, st.ID, t, c.order, c.popSize(budgetLeftN()), c.cfg.MaxPerHost)
 				if err != nil {
 					if ctx.Err() != nil {
 						break
@@ -290,7 +311,8 @@ loop:
 	}
 	sum.Elapsed = time.Since(start)
 	if s := sum.Elapsed.Seconds(); s > 0 {
-		sum.PagesPerSec = float64(sum.Fetched) / s
+		sum.FetchesPerSec = float64(sum.Fetched) / s
+		sum.PagesPerSec = float64(sum.Fetched-sum.Failed) / s
 	}
 	if c.cfg.Progress != nil {
 		c.progress(context.WithoutCancel(ctx), st.ID, sum, start)
@@ -309,6 +331,16 @@ loop:
 		return sum, err
 	}
 	return sum, nil
+}
+
+// popSize is how many entries to take from a stack at once: one for the
+// per-topic stacks and best-first, whose order changes with every commit,
+// and up to the number of workers for the bfs queue, whose order does not.
+func (c *Crawler) popSize(left int) int {
+	if c.order != FIFO {
+		return 1
+	}
+	return max(1, min(c.cfg.Workers, 32, left))
 }
 
 func (c *Crawler) commit(f func([]result) error, rs []result) error {
@@ -391,6 +423,7 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 	}
 	p.Title = pg.Title
 	p.Text = pg.Text
+	p.Signature = c.signer.Sign(p.Text)
 	var pageRel []bool
 	if c.scorer != nil {
 		p.Scores = c.scorer.Score(pg.Tokens, nil)

@@ -16,6 +16,11 @@
 // The crawler declares the interfaces it needs (Store, Scorer, Fetcher);
 // the command wires the implementations.
 //
+// Each worker also signs the page's extracted text with min-hash
+// (minhash.DefaultParams, recorded in CrawlSpec.MinHash) so that the store
+// can decide at commit time whether the page is a near-duplicate of a page
+// stored before.
+//
 // Strategies: "link" (the default) scores every link's context and pushes
 // targets whose score reaches the topic's threshold; "page" classifies the
 // whole page and pushes all of its links when it is on-topic; "bfs" uses

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/scent-crawler/scent/minhash"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -36,6 +37,10 @@ type CrawlSpec struct {
 	Topics   []string // the scorer's topics, the order of Page.Scores; may be empty
 	Seeds    []urlnorm.URL
 	Config   string // the crawl's settings as JSON, kept for reports
+	// MinHash are the parameters Page.Signature is made with. A store
+	// keeping a near-duplicate index must refuse parameters other than
+	// those of its index. Nil means pages carry no signatures.
+	MinHash *minhash.Params
 }
 
 // CrawlState is what OpenCrawl found.
@@ -83,10 +88,14 @@ type Page struct {
 	ContentHash string // hex SHA-256 of the body
 	Title       string
 	Text        string
-	Scores      []float64 // page relevance per topic (CrawlSpec.Topics order); nil without classifier
-	Relevant    []bool
-	Failure     string // "reason: detail" when the fetch or parse failed
-	Links       []Link
+	// Signature is the min-hash signature of Text (CrawlSpec.MinHash),
+	// with which the store decides whether the page is a near-duplicate of
+	// a page stored before; the zero value for failed pages.
+	Signature minhash.Signature
+	Scores    []float64 // page relevance per topic (CrawlSpec.Topics order); nil without classifier
+	Relevant  []bool
+	Failure   string // "reason: detail" when the fetch or parse failed
+	Links     []Link
 }
 
 // Link is one hyperlink of a fetched page with its context and scores.

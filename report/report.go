@@ -22,15 +22,21 @@ type Page struct {
 	FinalURL string
 	Stack    string // the stack it was popped from ("" for bfs)
 	Failed   bool
-	Relevant map[string]bool // the classifier's verdict per topic
+	// Duplicate is true when the store found the page to be a
+	// near-duplicate of a page stored before it.
+	Duplicate bool
+	Relevant  map[string]bool // the classifier's verdict per topic
 }
 
 // Report is the measure of one crawl.
 type Report struct {
-	Crawl          string  `json:"crawl"`
-	Strategy       string  `json:"strategy"`
-	Pages          int     `json:"pages"`  // fetched successfully
-	Failed         int     `json:"failed"` // failed fetches (404, robots, …)
+	Crawl    string `json:"crawl"`
+	Strategy string `json:"strategy"`
+	Pages    int    `json:"pages"`  // fetched successfully
+	Failed   int    `json:"failed"` // failed fetches (404, robots, …)
+	// Duplicates counts the pages fetched successfully that are
+	// near-duplicates of pages stored before them; Pages includes them.
+	Duplicates     int     `json:"duplicates"`
 	PagesPerSecond float64 `json:"pages_per_second,omitempty"`
 	// FetchesPerSecond counts failed fetches too.
 	FetchesPerSecond float64 `json:"fetches_per_second,omitempty"`
@@ -53,6 +59,10 @@ type TopicStats struct {
 	Topic string `json:"topic"`
 	// FromStack is the number of pages fetched from this topic's stack.
 	FromStack int `json:"from_stack"`
+	// Unique and Duplicates split FromStack into pages that are not
+	// near-duplicates of a page stored before them and pages that are.
+	Unique     int `json:"unique"`
+	Duplicates int `json:"duplicates"`
 	// Relevant counts fetched pages labelled with the topic (or judged
 	// relevant by the classifier when the report has no labels).
 	Relevant int `json:"relevant"`
@@ -108,6 +118,9 @@ func (r *Report) Add(p Page) {
 		return
 	}
 	r.Pages++
+	if p.Duplicate {
+		r.Duplicates++
+	}
 	if u, err := urlnorm.Parse(p.URL); err == nil {
 		r.hosts[u.Host()] = true
 	}
@@ -130,6 +143,11 @@ func (r *Report) Add(p Page) {
 	for _, t := range r.Topics {
 		if p.Stack == t.Topic || p.Stack == "" {
 			t.FromStack++
+			if p.Duplicate {
+				t.Duplicates++
+			} else {
+				t.Unique++
+			}
 		}
 		if p.Relevant[t.Topic] {
 			t.ByClassifier++
@@ -206,7 +224,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Crawl report: %s\n\n", r.Crawl)
-	fmt.Fprintf(&b, "Strategy `%s`, %d pages fetched (and %d failed fetches)", r.Strategy, r.Pages, r.Failed)
+	fmt.Fprintf(&b, "Strategy `%s`, %d pages fetched (%d of them near-duplicates of pages stored before, and %d failed fetches)",
+		r.Strategy, r.Pages, r.Duplicates, r.Failed)
 	if r.PagesPerSecond > 0 {
 		fmt.Fprintf(&b, ", %.1f pages/s (%.1f fetches/s)", r.PagesPerSecond, r.FetchesPerSecond)
 	}
@@ -214,14 +233,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if !r.Labelled {
 		b.WriteString("**Relevance is estimated by the page classifier: no labels were given.**\n\n")
 	}
-	b.WriteString("| topic | from its stack | relevant | by classifier | targets | precision | recall | harvest rate |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| topic | from its stack | unique | duplicates | relevant | by classifier | targets | precision | recall | harvest rate |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, t := range r.Topics {
 		recall := "–"
 		if t.Targets > 0 {
 			recall = fmt.Sprintf("%.3f", t.Recall)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.3f | %s | %.3f |\n", t.Topic, t.FromStack, t.Relevant, t.ByClassifier, t.Targets, t.Precision, recall, t.Harvest)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %.3f | %s | %.3f |\n", t.Topic, t.FromStack, t.Unique, t.Duplicates, t.Relevant, t.ByClassifier, t.Targets, t.Precision, recall, t.Harvest)
 	}
 	for _, t := range r.Topics {
 		fmt.Fprintf(&b, "\n## Harvest curve: %s\n\n| pages | relevant | harvest rate | recall |\n|---:|---:|---:|---:|\n", t.Topic)

@@ -87,3 +87,34 @@ func TestReport_withoutLabelsIsEstimated(t *testing.T) {
 		t.Errorf("json: %v\n%s", err, js.String())
 	}
 }
+
+func TestReport_Add_duplicates(t *testing.T) {
+	r := New("x", "link", []string{"course", "faculty"}, nil, 100)
+	r.Add(Page{URL: "http://a.com/1", Stack: "course"})
+	r.Add(Page{URL: "http://a.com/2", Stack: "course", Duplicate: true})
+	r.Add(Page{URL: "http://a.com/3", Stack: "faculty", Duplicate: true})
+	r.Add(Page{URL: "http://a.com/4", Stack: "faculty", Failed: true})
+	r.Finish()
+	tests := []struct {
+		topic             string
+		unique, duplicate int
+	}{{"course", 1, 1}, {"faculty", 0, 1}}
+	for _, tt := range tests {
+		if c := r.Topic(tt.topic); c.Unique != tt.unique || c.Duplicates != tt.duplicate {
+			t.Errorf("%s: unique %d duplicates %d, want %d and %d", tt.topic, c.Unique, c.Duplicates, tt.unique, tt.duplicate)
+		}
+	}
+	if r.Duplicates != 2 || r.Pages != 3 {
+		t.Errorf("report: %d duplicates of %d pages, want 2 of 3", r.Duplicates, r.Pages)
+	}
+	var md, js bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| course | 2 | 1 | 1 |") || !strings.Contains(md.String(), "2 of them near-duplicates") {
+		t.Errorf("markdown lacks the duplicate counts:\n%s", md.String())
+	}
+	if err := r.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"unique": 0,`) || !strings.Contains(js.String(), `"duplicates": 2,`) {
+		t.Errorf("json: %v\n%s", err, js.String())
+	}
+}

@@ -84,6 +84,9 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 		}
 		st.Requeue = len(leases)
 	}
+	if _, err := ensureParams(ctx, tx, spec.MinHash); err != nil {
+		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
+	}
 	var maxOrd sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT MAX(ord), COUNT(*), COUNT(*) FILTER (WHERE failure = '') FROM pages WHERE crawl_id = ?`, st.ID).Scan(&maxOrd, &st.Fetched, &st.Succeeded); err != nil {
 		return crawler.CrawlState{}, err
@@ -272,6 +275,15 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 }
 
 // Commit stores pages and pushes entries in one transaction.
+//
+// Every successful page with non-empty text is checked against the
+// database's near-duplicate index (see MinhashIndex), in the order of
+// pages: the first stored page of a group of near-duplicates is the
+// original and enters the index and the search index; a later one is
+// stored with duplicate_of pointing at it and enters neither. The index
+// is shared by all crawls of the database, so a page of a later crawl can
+// be a duplicate of a page of an earlier one. Pages without a signature
+// are signed here with the database's parameters.
 func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, entries []crawler.Entry) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -284,7 +296,12 @@ func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, 
 		if err != nil {
 			return err
 		}
-		if err := insertPages(ctx, tx, crawl, &ord, topics, pages); err != nil {
+		d, err := newDedupBatch(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer d.close()
+		if err := insertPages(ctx, tx, crawl, &ord, topics, pages, d); err != nil {
 			return err
 		}
 	}
@@ -310,7 +327,7 @@ func crawlTopics(ctx context.Context, tx *sql.Tx, crawl int64) ([]string, error)
 	return topics, nil
 }
 
-func insertPages(ctx context.Context, tx *sql.Tx, crawl int64, ord *int, topics []string, pages []*crawler.Page) error {
+func insertPages(ctx context.Context, tx *sql.Tx, crawl int64, ord *int, topics []string, pages []*crawler.Page, d *dedupBatch) error {
 	getURL, err := tx.PrepareContext(ctx, `INSERT INTO urls(crawl_id, url, host, state) VALUES (?, ?, ?, 2)
 		ON CONFLICT(crawl_id, url) DO UPDATE SET state = 2 RETURNING id`)
 	if err != nil {
@@ -324,8 +341,8 @@ func insertPages(ctx context.Context, tx *sql.Tx, crawl int64, ord *int, topics 
 	}
 	defer markFinal.Close()
 	insPage, err := tx.PrepareContext(ctx, `INSERT INTO pages(crawl_id, ord, url_id, url, final_url, topic, depth, status,
-		fetched_at, duration_ms, size, content_type, etag, modified, content_hash, title, text, failure)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		fetched_at, duration_ms, size, content_type, etag, modified, content_hash, title, text, failure, signature)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -355,16 +372,23 @@ func insertPages(ctx context.Context, tx *sql.Tx, crawl int64, ord *int, topics 
 				return fmt.Errorf("store page %s: %w", p.URL, err)
 			}
 		}
+		sig, blob, err := d.signature(p)
+		if err != nil {
+			return fmt.Errorf("store page %s: %w", p.URL, err)
+		}
 		*ord++
 		res, err := insPage.ExecContext(ctx, crawl, *ord, urlID, p.URL.String(), final.String(), p.Topic, p.Depth, p.Status,
 			p.FetchedAt.UTC().Format(timeFormat), float64(p.Duration)/float64(time.Millisecond), p.Size, p.ContentType,
-			p.ETag, p.Modified, p.ContentHash, p.Title, p.Text, p.Failure)
+			p.ETag, p.Modified, p.ContentHash, p.Title, p.Text, p.Failure, blob)
 		if err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}
 		pageID, err := res.LastInsertId()
 		if err != nil {
 			return err
+		}
+		if err := d.add(ctx, pageID, p, sig); err != nil {
+			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}
 		if len(p.Scores) > 0 && len(p.Scores) != len(topics) {
 			return fmt.Errorf("store page %s: %d scores for %d topics", p.URL, len(p.Scores), len(topics))

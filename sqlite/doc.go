@@ -10,4 +10,18 @@
 // Store implements crawler.Store. All writes of one crawl come from its
 // scheduler goroutine and are batched into transactions by the crawler;
 // readers (export, report) may run at the same time thanks to WAL.
+//
+// Near-duplicates are decided at store time. Commit gives every successful
+// page its min-hash signature (pages.signature, made by the crawler or, if
+// missing, here) and checks pages with text against MinhashIndex, the
+// database's index of feature pairs (tables dedup_pages and dedup_keys,
+// with the min-hash parameters in dedup_params). The index is per
+// database: a later crawl on the same file is checked against the pages of
+// every earlier crawl. The earliest stored page of a group is the
+// original; a later one keeps its row with pages.duplicate_of pointing at
+// the original. Only originals enter the FTS4 table search (title and
+// text), which Search ranks with BM25:
+//
+//	Commit ─► pages row ─► MinhashIndex check-and-insert ─┬─ original ─► search (FTS4)
+//	                                                      └─ duplicate ─► pages.duplicate_of
 package sqlite

@@ -76,6 +76,10 @@ type PageRow struct {
 	ContentType string
 	Title       string
 	Failure     string
+	// DuplicateOf is the URL of the page this one is a near-duplicate of
+	// (the earliest stored page of its group, maybe of another crawl), or
+	// empty when it is not a duplicate.
+	DuplicateOf string
 	Scores      map[string]float64
 	Relevant    map[string]bool
 }
@@ -85,7 +89,8 @@ type PageRow struct {
 func (s *Store) EachPage(ctx context.Context, crawl int64, fn func(*PageRow) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT p.ord, p.url, p.final_url, p.topic, p.depth, p.status, p.fetched_at,
 		p.duration_ms, p.size, p.content_type, p.title, p.failure,
-		COALESCE((SELECT group_concat(topic || ' ' || score || ' ' || relevant, '|') FROM page_scores WHERE page_id = p.id), '')
+		COALESCE((SELECT group_concat(topic || ' ' || score || ' ' || relevant, '|') FROM page_scores WHERE page_id = p.id), ''),
+		COALESCE((SELECT o.url FROM pages o WHERE o.id = p.duplicate_of), '')
 		FROM pages p WHERE p.crawl_id = ? ORDER BY p.ord`, crawl)
 	if err != nil {
 		return fmt.Errorf("read pages: %w", err)
@@ -95,7 +100,7 @@ func (s *Store) EachPage(ctx context.Context, crawl int64, fn func(*PageRow) err
 		var r PageRow
 		var fetched, scores string
 		if err := rows.Scan(&r.Order, &r.URL, &r.FinalURL, &r.Topic, &r.Depth, &r.Status, &fetched, &r.DurationMS,
-			&r.Size, &r.ContentType, &r.Title, &r.Failure, &scores); err != nil {
+			&r.Size, &r.ContentType, &r.Title, &r.Failure, &scores, &r.DuplicateOf); err != nil {
 			return fmt.Errorf("read pages: %w", err)
 		}
 		r.FetchedAt, _ = time.Parse(timeFormat, fetched)

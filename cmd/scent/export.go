@@ -28,6 +28,7 @@ type exportPage struct {
 	ContentType string             `json:"content_type,omitempty"`
 	Title       string             `json:"title,omitempty"`
 	Failure     string             `json:"failure,omitempty"`
+	DuplicateOf string             `json:"duplicate_of,omitempty"` // URL of the original of a near-duplicate
 	Score       map[string]float64 `json:"score"`
 	Relevant    map[string]bool    `json:"relevant"`
 }
@@ -70,7 +71,7 @@ func exportJSONL(ctx context.Context, db, name string, w io.Writer) error {
 	err = store.EachPage(ctx, c.ID, func(p *sqlite.PageRow) error {
 		e := exportPage{Order: p.Order, URL: p.URL, FinalURL: p.FinalURL, Status: p.Status, FetchedAt: p.FetchedAt,
 			Stack: p.Topic, Depth: p.Depth, Size: p.Size, ContentType: p.ContentType, Title: p.Title, Failure: p.Failure,
-			Score: p.Scores, Relevant: p.Relevant}
+			DuplicateOf: p.DuplicateOf, Score: p.Scores, Relevant: p.Relevant}
 		if e.Score == nil {
 			e.Score = map[string]float64{}
 			e.Relevant = map[string]bool{}
@@ -164,7 +165,7 @@ func buildReport(ctx context.Context, db, name, labelsPath string, every int, to
 	rep := report.New(c.Name, c.Strategy, topics, labels, every)
 	rep.TargetScope = scope
 	err = store.EachPage(ctx, c.ID, func(p *sqlite.PageRow) error {
-		rep.Add(report.Page{URL: p.URL, FinalURL: p.FinalURL, Stack: p.Topic, Failed: p.Failure != "", Relevant: p.Relevant})
+		rep.Add(report.Page{URL: p.URL, FinalURL: p.FinalURL, Stack: p.Topic, Failed: p.Failure != "", Duplicate: p.DuplicateOf != "", Relevant: p.Relevant})
 		return nil
 	})
 	if err != nil {
