@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,17 +17,37 @@ import (
 // config file (key max-pages, in the command's section or at top level);
 // the order of precedence is flag, environment, file, default.
 func newRootCmd() *cobra.Command {
-	var configPath string
+	var configPath, cpuProfile string
+	var profile *os.File
 	root := &cobra.Command{
 		Use:           "scent",
 		Short:         "A focused web crawler that follows the information scent of links",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return err
+				}
+				if err := pprof.StartCPUProfile(f); err != nil {
+					f.Close()
+					return err
+				}
+				profile = f
+			}
 			return applyConfig(cmd, configPath)
+		},
+		PersistentPostRunE: func(cmd *cobra.Command, args []string) error {
+			if profile != nil {
+				pprof.StopCPUProfile()
+				return profile.Close()
+			}
+			return nil
 		},
 	}
 	root.PersistentFlags().StringVar(&configPath, "config", "", "config file (YAML, TOML or JSON); default ./scent.yaml when present")
+	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
 	root.AddCommand(
 		newReplayCmd(),
 		newLabelsCmd(),
@@ -35,8 +56,11 @@ func newRootCmd() *cobra.Command {
 		newCrawlCmd(),
 		newExportCmd(),
 		newReportCmd(),
+		newSearchCmd(),
+		newDedupCmd(),
 		newExperimentCmd(),
 		newDiffCmd(),
+		newRevisitCmd(),
 		newChangeEvalCmd(),
 	)
 	return root
@@ -62,7 +86,7 @@ func applyConfig(cmd *cobra.Command, path string) error {
 	}
 	var errs []error
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Changed || f.Name == "config" || f.Name == "help" {
+		if f.Changed || f.Name == "config" || f.Name == "help" || f.Name == "cpuprofile" {
 			return
 		}
 		var val any

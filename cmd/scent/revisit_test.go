@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestRevisitCmd(t *testing.T) {
+	var mu sync.Mutex
+	text := "the course meets on monday"
+	var conditional int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("ETag", `"root"`)
+			if r.Header.Get("If-None-Match") == `"root"` {
+				conditional++
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><body>home <a href="/x">x</a></body></html>`)
+		case "/x":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, "<html><body>%s</body></html>", text)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "scent.db")
+	seeds := filepath.Join(dir, "seeds.txt")
+	if err := os.WriteFile(seeds, []byte("seed "+srv.URL+"/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, error) {
+		root := newRootCmd()
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&out)
+		root.SetArgs(args)
+		err := root.ExecuteContext(context.Background())
+		return out.String(), err
+	}
+	if out, err := run("crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--delay", "0", "--quiet"); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+
+	mu.Lock()
+	text = "the course meets on tuesday at noon"
+	mu.Unlock()
+	out, err := run("revisit", "--db", db, "--delay", "0", "--quiet", "--s", "0.5")
+	if err != nil {
+		t.Fatalf("revisit: %v\n%s", err, out)
+	}
+	if want := `revisit "default": 2 pages checked: 1 changed, 0 unchanged, 1 not modified (304), 0 failed; 0 not due`; !strings.Contains(out, want) {
+		t.Errorf("revisit printed %q, want %q", out, want)
+	}
+	if conditional != 1 {
+		t.Errorf("%d conditional requests answered 304, want 1", conditional)
+	}
+	d, err := sql.Open("sqlite3", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var versions, replaces, adds int
+	var delta, costS float64
+	err = d.QueryRow(`SELECT COUNT(*), MAX(replaces), MAX(adds), MAX(delta), MAX(cost_s) FROM page_versions v JOIN pages p ON p.id = v.page_id WHERE p.url = ?`,
+		srv.URL+"/x").Scan(&versions, &replaces, &adds, &delta, &costS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// monday → tuesday replaced, "at noon" added.
+	if versions != 2 || replaces != 1 || adds != 2 || delta != 3 || costS != 0.5 {
+		t.Errorf("/x: %d versions, %d replaces, %d adds, δ_E %v, s %v; want 2, 1, 2, 3, 0.5", versions, replaces, adds, delta, costS)
+	}
+
+	out, err = run("revisit", "--db", db, "--delay", "0", "--quiet", "--older-than", "1h")
+	if err != nil || !strings.Contains(out, "0 pages checked") || !strings.Contains(out, "2 not due") {
+		t.Errorf("revisit --older-than 1h right after a revisit: %v\n%s", err, out)
+	}
+	var rows, changed int
+	if err := d.QueryRow(`SELECT COUNT(*), SUM(changed) FROM change_log`).Scan(&rows, &changed); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 2 || changed != 1 {
+		t.Errorf("change log has %d rows, %d changed; want 2, 1", rows, changed)
+	}
+
+	if _, err := run("revisit", "--db", filepath.Join(dir, "missing.db")); err == nil {
+		t.Error("revisit of a missing database gave no error")
+	}
+	if _, err := run("revisit", "--db", db, "--crawl", "nope"); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("revisit of an unknown crawl: %v", err)
+	}
+	if _, err := run("revisit", "--db", db, "--t", "2"); err == nil {
+		t.Error("revisit with t = 2 gave no error")
+	}
+}
