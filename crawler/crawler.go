@@ -188,10 +188,19 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		}
 		return nil
 	}
+	var (
+		unflushed  []result         // results not yet committed
+		flushTimer <-chan time.Time // when they must be
+	)
+	flush := func() error {
+		err := c.commit(commit, unflushed)
+		unflushed, flushTimer = nil, nil
+		return err
+	}
 	// In-flight fetches may fail and give their place back, so the page
 	// budget is checked again as their results arrive.
 	budgetLeft := func() bool {
-		queued := inflight + len(pending)
+		queued := inflight + len(pending) + len(unflushed)
 		return (c.cfg.MaxPages == 0 || sum.Succeeded+queued < c.cfg.MaxPages) &&
 			(c.cfg.MaxFetches == 0 || sum.Total+queued < c.cfg.MaxFetches)
 	}
@@ -199,7 +208,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	// large number without budget).
 	budgetLeftN := func() int {
 		n := 1 << 20
-		queued := inflight + len(pending)
+		queued := inflight + len(pending) + len(unflushed)
 		if c.cfg.MaxPages > 0 {
 			n = min(n, c.cfg.MaxPages-sum.Succeeded-queued)
 		}
@@ -214,7 +223,13 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 
 loop:
 	for {
-		// Refill: one entry at a time, round-robin over the stacks.
+		if len(pending) == 0 && len(unflushed) > 0 {
+			if err := flush(); err != nil {
+				runErr = err
+				break loop
+			}
+		}
+		// Refill, round-robin over the stacks (see popSize).
 		for len(pending) == 0 && budgetLeft() && ctx.Err() == nil {
 			found := false
 			for k := 0; k < len(c.stacks); k++ {
@@ -270,21 +285,32 @@ loop:
 			inflight++
 			inflightTopic[head.Topic]++
 		case r := <-results:
-			batch := []result{r}
+			unflushed = append(unflushed, r)
+			inflight--
+			inflightTopic[r.entry.Topic]--
 		drain:
-			for len(batch) < 256 {
+			for len(unflushed) < 256 {
 				select {
 				case r := <-results:
-					batch = append(batch, r)
+					unflushed = append(unflushed, r)
+					inflight--
+					inflightTopic[r.entry.Topic]--
 				default:
 					break drain
 				}
 			}
-			inflight -= len(batch)
-			for _, b := range batch {
-				inflightTopic[b.entry.Topic]--
+			// Stacks must see every push before the next pop; the bfs
+			// queue's order does not change, so its commits are batched.
+			if c.order != FIFO || len(pending) == 0 || len(unflushed) >= 128 {
+				if err := flush(); err != nil {
+					runErr = err
+					break loop
+				}
+			} else if flushTimer == nil {
+				flushTimer = time.After(20 * time.Millisecond)
 			}
-			if err := c.commit(commit, batch); err != nil {
+		case <-flushTimer:
+			if err := flush(); err != nil {
 				runErr = err
 				break loop
 			}
@@ -302,7 +328,7 @@ loop:
 		cancelWork()
 	}
 	go func() { wg.Wait(); close(results) }()
-	var rest []result
+	rest := unflushed
 	for r := range results {
 		rest = append(rest, r)
 	}

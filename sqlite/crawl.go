@@ -24,7 +24,7 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 	if spec.Name == "" {
 		return crawler.CrawlState{}, errors.New("open crawl: empty name")
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
 	}
@@ -84,7 +84,7 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 		}
 		st.Requeue = len(leases)
 	}
-	if _, err := ensureParams(ctx, tx, spec.MinHash); err != nil {
+	if _, err := ensureParams(ctx, tx.Tx, spec.MinHash); err != nil {
 		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
 	}
 	var maxOrd sql.NullInt64
@@ -121,7 +121,7 @@ func jsonList(v []string) string {
 	return string(b)
 }
 
-func (s *Store) createCrawl(ctx context.Context, tx *sql.Tx, spec crawler.CrawlSpec) (crawler.CrawlState, error) {
+func (s *Store) createCrawl(ctx context.Context, tx cachedTx, spec crawler.CrawlSpec) (crawler.CrawlState, error) {
 	cfg := spec.Config
 	if cfg == "" {
 		cfg = "{}"
@@ -151,7 +151,7 @@ func (s *Store) createCrawl(ctx context.Context, tx *sql.Tx, spec crawler.CrawlS
 
 // push adds entries to their stacks; URLs already fetched or leased are
 // left out, and a URL pushed again on a stack moves to its top.
-func push(ctx context.Context, tx *sql.Tx, crawl int64, entries []crawler.Entry) error {
+func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
@@ -198,7 +198,7 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 	default:
 		return nil, fmt.Errorf("pop: unknown order %d", order)
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("pop %q: %w", topic, err)
 	}
@@ -237,7 +237,7 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 			if len(out) >= n {
 				break
 			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM frontier WHERE seq = ?`, c.seq); err != nil {
+			if _, err := tx.exec(ctx, `DELETE FROM frontier WHERE seq = ?`, c.seq); err != nil {
 				return nil, err
 			}
 			if c.state != 0 {
@@ -245,19 +245,19 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 			}
 			if maxPerHost > 0 {
 				var count int
-				err := tx.QueryRowContext(ctx, `SELECT pages FROM hosts WHERE crawl_id = ? AND host = ?`, crawl, c.host).Scan(&count)
+				err := tx.queryRow(ctx, `SELECT pages FROM hosts WHERE crawl_id = ? AND host = ?`, crawl, c.host).Scan(&count)
 				if err != nil && !errors.Is(err, sql.ErrNoRows) {
 					return nil, err
 				}
 				if count >= maxPerHost {
 					continue
 				}
-				if _, err := tx.ExecContext(ctx, `INSERT INTO hosts(crawl_id, host, pages) VALUES (?, ?, 1)
+				if _, err := tx.exec(ctx, `INSERT INTO hosts(crawl_id, host, pages) VALUES (?, ?, 1)
 					ON CONFLICT(crawl_id, host) DO UPDATE SET pages = pages + 1`, crawl, c.host); err != nil {
 					return nil, err
 				}
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE urls SET state = 1, topic = ?, depth = ?, score = ? WHERE id = ?`,
+			if _, err := tx.exec(ctx, `UPDATE urls SET state = 1, topic = ?, depth = ?, score = ? WHERE id = ?`,
 				topic, c.depth, c.score, c.urlID); err != nil {
 				return nil, err
 			}
@@ -285,14 +285,14 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 // be a duplicate of a page of an earlier one. Pages without a signature
 // are signed here with the database's parameters.
 func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, entries []crawler.Entry) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	defer tx.Rollback()
 	ord := s.ords[crawl]
 	if len(pages) > 0 {
-		topics, err := crawlTopics(ctx, tx, crawl)
+		topics, err := crawlTopics(ctx, tx.Tx, crawl)
 		if err != nil {
 			return err
 		}
@@ -327,7 +327,7 @@ func crawlTopics(ctx context.Context, tx *sql.Tx, crawl int64) ([]string, error)
 	return topics, nil
 }
 
-func insertPages(ctx context.Context, tx *sql.Tx, crawl int64, ord *int, topics []string, pages []*crawler.Page, d *dedupBatch) error {
+func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics []string, pages []*crawler.Page, d *dedupBatch) error {
 	getURL, err := tx.PrepareContext(ctx, `INSERT INTO urls(crawl_id, url, host, state) VALUES (?, ?, ?, 2)
 		ON CONFLICT(crawl_id, url) DO UPDATE SET state = 2 RETURNING id`)
 	if err != nil {

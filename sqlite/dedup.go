@@ -340,12 +340,12 @@ type dedupBatch struct {
 	index  *sql.Stmt
 }
 
-func newDedupBatch(ctx context.Context, tx *sql.Tx) (*dedupBatch, error) {
-	p, err := ensureParams(ctx, tx, nil)
+func newDedupBatch(ctx context.Context, tx cachedTx) (*dedupBatch, error) {
+	p, err := ensureParams(ctx, tx.Tx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
 	}
-	d := &dedupBatch{tx: tx, params: p}
+	d := &dedupBatch{tx: tx.Tx, params: p}
 	if d.stmts, err = prepareIndex(ctx, tx); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
 	}

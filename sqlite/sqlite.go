@@ -20,9 +20,10 @@ var migrationFS embed.FS
 
 // Store is a scent database.
 type Store struct {
-	db   *sql.DB
-	path string
-	ords map[int64]int // next fetch order per open crawl
+	db    *sql.DB
+	path  string
+	ords  map[int64]int // next fetch order per open crawl
+	stmts stmtCache
 }
 
 // Open opens (creating if needed) the database at path and brings its
@@ -58,7 +59,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stmts.close()
+	return s.db.Close()
+}
 
 // DB returns the underlying database for read-only queries of other
 // packages' tests and tools.

@@ -1,0 +1,108 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+)
+
+// stmtCache holds statements prepared once on the database; transactions
+// use them through cachedTx, so the hot paths (Pop, Commit) do not parse
+// their SQL again for every call.
+//
+// The store has a single connection, held by a transaction while it runs,
+// so a statement cannot be prepared on the database from inside one: a
+// query first seen in a transaction is prepared on the transaction, noted,
+// and prepared on the database when the next transaction begins.
+type stmtCache struct {
+	mu     sync.Mutex
+	m      map[string]*sql.Stmt
+	wanted map[string]bool
+}
+
+// lookup returns the cached statement for query, noting it when absent.
+func (c *stmtCache) lookup(query string) (*sql.Stmt, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.m[query]; ok {
+		return st, true
+	}
+	if c.wanted == nil {
+		c.wanted = make(map[string]bool)
+	}
+	c.wanted[query] = true
+	return nil, false
+}
+
+// prepareWanted prepares the noted queries; no transaction may be open.
+func (c *stmtCache) prepareWanted(ctx context.Context, db *sql.DB) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for q := range c.wanted {
+		st, err := db.PrepareContext(ctx, q)
+		if err != nil {
+			return err
+		}
+		if c.m == nil {
+			c.m = make(map[string]*sql.Stmt)
+		}
+		c.m[q] = st
+		delete(c.wanted, q)
+	}
+	return nil
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.m {
+		st.Close()
+	}
+	c.m = nil
+}
+
+// cachedTx is a transaction whose PrepareContext returns the store's
+// cached statement bound to the transaction.
+type cachedTx struct {
+	*sql.Tx
+	s *Store
+}
+
+func (s *Store) begin(ctx context.Context) (cachedTx, error) {
+	if err := s.stmts.prepareWanted(ctx, s.db); err != nil {
+		return cachedTx{}, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return cachedTx{}, err
+	}
+	return cachedTx{Tx: tx, s: s}, nil
+}
+
+// PrepareContext returns the cached statement for query within the
+// transaction. Closing it does not close the cached statement.
+func (t cachedTx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := t.s.stmts.lookup(query); ok {
+		return t.Tx.StmtContext(ctx, st), nil
+	}
+	return t.Tx.PrepareContext(ctx, query)
+}
+
+// exec runs a cached statement.
+func (t cachedTx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := t.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return st.ExecContext(ctx, args...)
+}
+
+// queryRow runs a cached single-row query.
+func (t cachedTx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := t.PrepareContext(ctx, query)
+	if err != nil {
+		return t.Tx.QueryRowContext(ctx, query, args...) // reports the same error
+	}
+	return st.QueryRowContext(ctx, args...)
+}
