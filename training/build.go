@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -78,6 +79,9 @@ func ParseDocuments(s string) (Documents, error) {
 	}
 	return "", fmt.Errorf("unknown training documents %q (want pages, windows, pages+windows, links or windows+links)", s)
 }
+
+// withLinks reports whether d includes the labelled link segments.
+func (d Documents) withLinks() bool { return d == DocLinks || d == DocWindowsLinks }
 
 // examplesOf turns one page into training documents.
 func examplesOf(class string, p *segment.Page, opts Options) []classify.Example {
@@ -202,20 +206,24 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 	if opts.Progress != nil {
 		fmt.Fprintln(opts.Progress)
 	}
-	sort.Slice(rep.Failed, func(i, j int) bool { return rep.Failed[i].Source < rep.Failed[j].Source })
 	var docs []doc
 	for _, d := range jobs {
-		if d.page != nil && len(d.page.Tokens) > 0 {
+		switch {
+		case d.page == nil:
+		case len(d.page.Tokens) == 0:
+			rep.Failed = append(rep.Failed, Failure{Source: d.src.String(), Reason: "no text: the page has no words"})
+		default:
 			docs = append(docs, d)
 		}
 	}
+	sort.Slice(rep.Failed, func(i, j int) bool { return rep.Failed[i].Source < rep.Failed[j].Source })
 	var examples []classify.Example
 	count := make(map[string]int)
 	for _, d := range docs {
 		examples = append(examples, examplesOf(d.class, d.page, opts)...)
 		count[d.class]++
 	}
-	if opts.Documents == DocLinks || opts.Documents == DocWindowsLinks {
+	if opts.Documents.withLinks() {
 		links := linkExamples(docs)
 		rep.LinkDocuments = len(links)
 		examples = append(examples, links...)
@@ -231,6 +239,13 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 	model, err := classify.Train(examples, opts.Classify)
 	if err != nil {
 		return nil, rep, fmt.Errorf("train: %w", err)
+	}
+	// With link documents only, a class no example links to has no
+	// training document and would be silently missing from the model.
+	for _, c := range append(slices.Clone(seeds.Topics), classify.Other) {
+		if model.Index(c) < 0 {
+			return nil, rep, fmt.Errorf("class %s: no training documents with documents %q (no example links to one of its examples)", c, opts.Documents)
+		}
 	}
 	rep.Terms = model.NumTerms()
 	rep.Other = count[classify.Other]
@@ -273,13 +288,7 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 	rep.Page = &ev
 
 	// Segment level: label each link whose target is an example.
-	classOf := make(map[urlnorm.URL]string)
-	for _, d := range docs {
-		if !d.src.URL.IsZero() {
-			classOf[d.src.URL] = d.class
-			classOf[d.page.URL] = d.class
-		}
-	}
+	classOf := classesOf(docs)
 	r := rand.New(rand.NewPCG(uint64(opts.Seed), 7))
 	fold := r.Perm(len(docs))
 	var segDocs []classify.Example
@@ -304,6 +313,9 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 		for i, d := range docs {
 			if fold[i]%folds != k {
 				train = append(train, examplesOf(d.class, d.page, opts)...)
+				if opts.Documents.withLinks() {
+					train = appendLinks(train, d, classOf)
+				}
 			}
 		}
 		m, err := classify.Train(train, opts.Classify)
@@ -324,6 +336,17 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 // linkExamples returns the link segments of docs whose target is one of
 // docs, labelled with the target's class.
 func linkExamples(docs []doc) []classify.Example {
+	classOf := classesOf(docs)
+	var out []classify.Example
+	for _, d := range docs {
+		out = appendLinks(out, d, classOf)
+	}
+	return out
+}
+
+// classesOf maps the requested and final URL of every web example to its
+// class. Local files have no URL a link could point to.
+func classesOf(docs []doc) map[urlnorm.URL]string {
 	classOf := make(map[urlnorm.URL]string)
 	for _, d := range docs {
 		if !d.src.URL.IsZero() {
@@ -331,12 +354,15 @@ func linkExamples(docs []doc) []classify.Example {
 			classOf[d.page.URL] = d.class
 		}
 	}
-	var out []classify.Example
-	for _, d := range docs {
-		for _, s := range d.page.Segments {
-			if c, ok := classOf[s.URL]; ok && s.URL != d.page.URL {
-				out = append(out, classify.Example{Class: c, Tokens: s.Tokens(nil)})
-			}
+	return classOf
+}
+
+// appendLinks appends the segments of d's links to other examples,
+// labelled with the target's class.
+func appendLinks(out []classify.Example, d doc, classOf map[urlnorm.URL]string) []classify.Example {
+	for _, s := range d.page.Segments {
+		if c, ok := classOf[s.URL]; ok && s.URL != d.page.URL {
+			out = append(out, classify.Example{Class: c, Tokens: s.Tokens(nil)})
 		}
 	}
 	return out
@@ -417,7 +443,9 @@ func load(ctx context.Context, f Fetcher, s Source, opts Options) (*segment.Page
 		}
 		abs, _ := filepath.Abs(s.Path)
 		base, _ := urlnorm.Parse("http://localhost/" + strings.TrimPrefix(filepath.ToSlash(abs), "/"))
-		ct := mime.TypeByExtension(filepath.Ext(s.Path))
+		// Only the media type comes from the extension: the table's
+		// "charset=utf-8" would override the file's own <meta charset>.
+		ct, _, _ := mime.ParseMediaType(mime.TypeByExtension(filepath.Ext(s.Path)))
 		if ct == "" {
 			ct = "text/html"
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -38,16 +39,22 @@ func (s Source) String() string {
 
 var topicName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
 
-// ParseSeeds reads a seed file. Each non-blank line that does not start
-// with '#' holds two fields separated by white space:
+// ParseSeeds reads a seed file. A '#' at the start of a line or after
+// white space begins a comment that runs to the end of the line; every
+// line that is not blank once comments are removed holds two fields
+// separated by white space, a role and a source:
 //
-//	seed    http://www.cs.cornell.edu/           a crawl starts here
-//	course  http://www.cs.cmu.edu/~cs101/        an example page of topic "course"
-//	course  pages/cs101.html                     a local example (relative to the seed file)
-//	other   http://www.example.com/news.html     a negative example
+//	seed    http://www.cs.cornell.edu/         # a crawl starts here
+//	course  http://www.cs.cmu.edu/~cs101/      # an example page of topic "course"
+//	course  pages/cs101.html                   # a local example (relative to the seed file)
+//	course  file:///home/me/pages/cs102.html   # a local example named by a file URL
+//	other   http://www.example.com/news.html   # a negative example
 //
 // Topic names are lower-case letters, digits, '_', '.' and '-'; "seed" and
-// "other" are reserved. dir resolves relative file paths.
+// "other" are reserved. A source with "://" is a URL (only http and https
+// are accepted, whatever their case), one starting with "file:" is a local
+// file, and anything else is a file path; dir resolves relative file paths.
+// Duplicate crawl seeds are kept once. Errors name the line they are on.
 func ParseSeeds(r io.Reader, dir string) (*Seeds, error) {
 	s := &Seeds{Train: make(map[string][]Source)}
 	sc := bufio.NewScanner(r)
@@ -61,6 +68,12 @@ func ParseSeeds(r io.Reader, dir string) (*Seeds, error) {
 			continue
 		}
 		fields := strings.Fields(line)
+		for i, f := range fields {
+			if strings.HasPrefix(f, "#") {
+				fields = fields[:i]
+				break
+			}
+		}
 		if len(fields) != 2 {
 			return nil, fmt.Errorf("line %d: want \"ROLE SOURCE\", got %d fields", n, len(fields))
 		}
@@ -80,18 +93,20 @@ func ParseSeeds(r io.Reader, dir string) (*Seeds, error) {
 			return nil, fmt.Errorf("line %d: %q is not a valid topic name (lower-case letters, digits, _ . -)", n, role)
 		}
 		source := Source{Line: n}
-		if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
+		if lower := strings.ToLower(src); strings.HasPrefix(lower, "file:") {
+			p, err := filePath(src[len("file:"):], dir)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %q: %w", n, src, err)
+			}
+			source.Path = p
+		} else if strings.Contains(src, "://") {
 			u, err := urlnorm.Parse(src)
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", n, err)
 			}
 			source.URL = u
 		} else {
-			p := strings.TrimPrefix(src, "file:")
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(dir, p)
-			}
-			source.Path = p
+			source.Path = resolvePath(src, dir)
 		}
 		if role == classify.Other {
 			s.Other = append(s.Other, source)
@@ -106,6 +121,35 @@ func ParseSeeds(r io.Reader, dir string) (*Seeds, error) {
 		return nil, fmt.Errorf("line %d: %w", n+1, err)
 	}
 	return s, nil
+}
+
+// filePath returns the local path named by what follows "file:": a path
+// ("file:pages/a.html", "file:/tmp/a.html") or the rest of a file URL
+// ("file:///tmp/a.html", "file://localhost/tmp/a%20b.html").
+func filePath(rest, dir string) (string, error) {
+	if after, ok := strings.CutPrefix(rest, "//"); ok {
+		host, p, _ := strings.Cut(after, "/")
+		if host != "" && !strings.EqualFold(host, "localhost") {
+			return "", fmt.Errorf("file URL names host %q, not this machine", host)
+		}
+		p, err := url.PathUnescape("/" + p)
+		if err != nil {
+			return "", fmt.Errorf("file URL: %w", err)
+		}
+		rest = p
+	}
+	if rest == "" {
+		return "", errors.New("empty file path")
+	}
+	return resolvePath(rest, dir), nil
+}
+
+// resolvePath resolves a relative path against dir and cleans it.
+func resolvePath(p, dir string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
 }
 
 // LoadSeeds reads the seed file at path.
@@ -124,7 +168,7 @@ func LoadSeeds(path string) (*Seeds, error) {
 
 // Validate checks that the seeds can train a model.
 func (s *Seeds) Validate() error {
-	if len(s.Topics) == 0 {
+	if s == nil || len(s.Topics) == 0 {
 		return errors.New("no topic has example pages (lines \"TOPIC URL\")")
 	}
 	if len(s.Other) == 0 {

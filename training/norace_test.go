@@ -1,0 +1,5 @@
+//go:build !race
+
+package training
+
+const raceEnabled = false

@@ -1,0 +1,149 @@
+package training
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/scent-crawler/scent/classify"
+)
+
+// trainModel trains a model of two topics, named out of sorted order, and
+// the background class from the words of the test site.
+func trainModel(t testing.TB) *classify.Model {
+	t.Helper()
+	r := rand.New(rand.NewPCG(3, 4))
+	var ex []classify.Example
+	for _, c := range []string{"faculty", "other", "course"} {
+		for range 20 {
+			var toks []string
+			for range 15 {
+				if r.IntN(10) < 7 {
+					toks = append(toks, classWords[c][r.IntN(6)])
+				} else {
+					toks = append(toks, fillerWords[r.IntN(6)])
+				}
+			}
+			ex = append(ex, classify.Example{Class: c, Tokens: toks})
+		}
+	}
+	m, err := classify.Train(ex, classify.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestNewScorer(t *testing.T) {
+	m := trainModel(t)
+	if err := m.SetThreshold("faculty", 0.5); err != nil {
+		t.Fatal(err)
+	}
+	s := NewScorer(m)
+	if got := s.Topics(); !slices.Equal(got, []string{"course", "faculty"}) {
+		t.Fatalf("Topics = %v, want [course faculty] (no %q)", got, classify.Other)
+	}
+	if got := s.Threshold(0); got != classify.DefaultThreshold {
+		t.Errorf("Threshold(0) = %v, want %v", got, classify.DefaultThreshold)
+	}
+	if got := s.Threshold(1); got != 0.5 {
+		t.Errorf("Threshold(1) = %v, want 0.5", got)
+	}
+}
+
+func TestScorer_Score(t *testing.T) {
+	m := trainModel(t)
+	s := NewScorer(m)
+	tests := []struct {
+		text string
+		best string // topic with the highest posterior; "" when other wins
+	}{
+		{"syllabus homework exam", "course"},
+		{"professor research phd", "faculty"},
+		{"weather football recipe", ""},
+		{"", ""},
+		{"unknown words only", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			toks := strings.Fields(tt.text)
+			got := s.Score(toks, nil)
+			post := m.Posterior(toks, nil)
+			if len(got) != len(s.Topics()) {
+				t.Fatalf("Score = %v, want %d values", got, len(s.Topics()))
+			}
+			for i, topic := range s.Topics() {
+				if want := post[m.Index(topic)]; got[i] != want {
+					t.Errorf("Score[%d] (%s) = %v, Posterior gives %v", i, topic, got[i], want)
+				}
+			}
+			if tt.best != "" {
+				i := slices.Index(s.Topics(), tt.best)
+				if got[i] < 0.9 {
+					t.Errorf("P(%s) = %v, want ≥ 0.9", tt.best, got[i])
+				}
+			} else if tt.text != "" && tt.text != "unknown words only" && got[0]+got[1] > 0.1 {
+				t.Errorf("topic posteriors %v of an off-topic text", got)
+			}
+		})
+	}
+
+	// dst is reused when its capacity suffices.
+	dst := make([]float64, 0, 4)
+	got := s.Score([]string{"lecture"}, dst)
+	if &got[0] != &dst[:1][0] {
+		t.Error("Score did not write into dst")
+	}
+	if allocs := testing.AllocsPerRun(100, func() { s.Score([]string{"lecture", "phd"}, dst) }); allocs != 0 && !raceEnabled {
+		t.Errorf("Score with a destination allocates %v times", allocs)
+	}
+}
+
+// TestScorer_concurrent scores from many goroutines at once; run with
+// -race. Every result must equal the one computed alone.
+func TestScorer_concurrent(t *testing.T) {
+	m := trainModel(t)
+	s := NewScorer(m)
+	vocab := slices.Concat(classWords["course"], classWords["faculty"], classWords["other"], fillerWords)
+	r := rand.New(rand.NewPCG(5, 6))
+	docs := make([][]string, 64)
+	want := make([][]float64, len(docs))
+	for i := range docs {
+		for range 1 + r.IntN(30) {
+			docs[i] = append(docs[i], vocab[r.IntN(len(vocab))])
+		}
+		want[i] = s.Score(docs[i], nil)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			var dst []float64
+			for k := range 200 {
+				i := (g*31 + k) % len(docs)
+				dst = s.Score(docs[i], dst)
+				if !slices.Equal(dst, want[i]) {
+					errs <- "concurrent Score differs"
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+func BenchmarkScorer_Score(b *testing.B) {
+	s := NewScorer(trainModel(b))
+	toks := strings.Fields("the course syllabus lists homework for each lecture and the final exam of the instructor")
+	dst := make([]float64, 0, 2)
+	b.ReportAllocs()
+	for b.Loop() {
+		dst = s.Score(toks, dst)
+	}
+}

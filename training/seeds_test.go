@@ -1,0 +1,311 @@
+package training
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+func u(s string) urlnorm.URL { return urlnorm.MustParse(s) }
+
+func TestParseSeeds(t *testing.T) {
+	const dir = "/data/seeds"
+	tests := []struct {
+		name string
+		in   string
+		want *Seeds
+	}{
+		{
+			name: "roles",
+			in: "seed http://www.cs.cornell.edu/\n" +
+				"course http://www.cs.cmu.edu/~cs101/\n" +
+				"faculty http://www.cs.cmu.edu/~prof/\n" +
+				"course https://www.cs.wisc.edu/cs302/\n" +
+				"other http://www.example.com/news.html\n",
+			want: &Seeds{
+				Topics: []string{"course", "faculty"},
+				Train: map[string][]Source{
+					"course": {
+						{URL: u("http://www.cs.cmu.edu/~cs101/"), Line: 2},
+						{URL: u("https://www.cs.wisc.edu/cs302/"), Line: 4},
+					},
+					"faculty": {{URL: u("http://www.cs.cmu.edu/~prof/"), Line: 3}},
+				},
+				Other: []Source{{URL: u("http://www.example.com/news.html"), Line: 5}},
+				Crawl: []urlnorm.URL{u("http://www.cs.cornell.edu/")},
+			},
+		},
+		{
+			name: "comments and blank lines",
+			in: "# a seed file\n\n   \n\t# indented comment\n" +
+				"seed   http://a.example/   # a crawl starts here\n" +
+				"course http://a.example/c.html#frag # fragment is part of the URL, not a comment\n" +
+				"other\thttp://a.example/o.html\t#\tnegative\n",
+			want: &Seeds{
+				Topics: []string{"course"},
+				Train:  map[string][]Source{"course": {{URL: u("http://a.example/c.html"), Line: 6}}},
+				Other:  []Source{{URL: u("http://a.example/o.html"), Line: 7}},
+				Crawl:  []urlnorm.URL{u("http://a.example/")},
+			},
+		},
+		{
+			name: "local files",
+			in: "course pages/cs101.html\n" +
+				"course ./pages/../pages/cs102.html\n" +
+				"course /abs/cs103.html\n" +
+				"course file:pages/cs104.html\n" +
+				"course file:/abs/cs105.html\n" +
+				"course file:///abs/cs106.html\n" +
+				"course file://localhost/abs/a%20b.html\n" +
+				"other ../neg/o.html\n",
+			want: &Seeds{
+				Topics: []string{"course"},
+				Train: map[string][]Source{"course": {
+					{Path: "/data/seeds/pages/cs101.html", Line: 1},
+					{Path: "/data/seeds/pages/cs102.html", Line: 2},
+					{Path: "/abs/cs103.html", Line: 3},
+					{Path: "/data/seeds/pages/cs104.html", Line: 4},
+					{Path: "/abs/cs105.html", Line: 5},
+					{Path: "/abs/cs106.html", Line: 6},
+					{Path: "/abs/a b.html", Line: 7},
+				}},
+				Other: []Source{{Path: "/data/neg/o.html", Line: 8}},
+			},
+		},
+		{
+			name: "duplicate seeds kept once, normalized",
+			in: "seed http://A.example:80/x/../\n" +
+				"seed http://a.example/\n" +
+				"seed http://b.example/#top\n" +
+				"seed http://a.example/\n",
+			want: &Seeds{
+				Train: map[string][]Source{},
+				Crawl: []urlnorm.URL{u("http://a.example/"), u("http://b.example/")},
+			},
+		},
+		{
+			name: "CRLF lines",
+			in:   "# comment\r\nseed http://a.example/\r\n\r\ncourse http://a.example/c\r\nother x.html\r\n",
+			want: &Seeds{
+				Topics: []string{"course"},
+				Train:  map[string][]Source{"course": {{URL: u("http://a.example/c"), Line: 4}}},
+				Other:  []Source{{Path: "/data/seeds/x.html", Line: 5}},
+				Crawl:  []urlnorm.URL{u("http://a.example/")},
+			},
+		},
+		{
+			name: "role and scheme case folded",
+			in:   "SEED HTTP://A.EXAMPLE/\nCourse HTTPS://a.example/C\nOther Http://b.example/\n",
+			want: &Seeds{
+				Topics: []string{"course"},
+				Train:  map[string][]Source{"course": {{URL: u("https://a.example/C"), Line: 2}}},
+				Other:  []Source{{URL: u("http://b.example/"), Line: 3}},
+				Crawl:  []urlnorm.URL{u("http://a.example/")},
+			},
+		},
+		{
+			name: "topic name characters",
+			in:   "web_crawling.v2-x http://a.example/\n0 http://b.example/\n",
+			want: &Seeds{
+				Topics: []string{"web_crawling.v2-x", "0"},
+				Train: map[string][]Source{
+					"web_crawling.v2-x": {{URL: u("http://a.example/"), Line: 1}},
+					"0":                 {{URL: u("http://b.example/"), Line: 2}},
+				},
+			},
+		},
+		{
+			name: "empty",
+			in:   "",
+			want: &Seeds{Train: map[string][]Source{}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseSeeds(strings.NewReader(tt.in), dir)
+			if err != nil {
+				t.Fatalf("ParseSeeds: %v", err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ParseSeeds =\n%+v\nwant\n%+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseSeeds_errors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string // substrings of the error
+		is   error
+	}{
+		{"one field", "# c\n\ncourse\n", []string{"line 3", "got 1 fields"}, nil},
+		{"three fields", "seed http://a.example/\ncourse http://a.example/ extra\n", []string{"line 2", "got 3 fields"}, nil},
+		{"three fields before comment", "course a b # c d\n", []string{"line 1", "got 3 fields"}, nil},
+		{"space in topic", "Cou rse x\n", []string{"line 1", "got 3 fields"}, nil},
+		{"invalid topic character", "other x\ncourse! http://a.example/\n", []string{"line 2", `"course!"`, "not a valid topic name"}, nil},
+		{"invalid topic start", "_course http://a.example/\n", []string{"line 1", "not a valid topic name"}, nil},
+		{"topic too long", strings.Repeat("a", 65) + " http://a.example/\n", []string{"line 1", "not a valid topic name"}, nil},
+		{"non-ASCII topic", "cours\u00e9 http://a.example/\n", []string{"line 1", "not a valid topic name"}, nil},
+		{"seed not a URL", "seed pages/a.html\n", []string{"line 1", "seed"}, urlnorm.ErrSyntax},
+		{"seed bad host", "\n\nseed http://\n", []string{"line 3", "seed"}, urlnorm.ErrHost},
+		{"seed ftp", "seed ftp://a.example/\n", []string{"line 1"}, urlnorm.ErrScheme},
+		{"example ftp", "course ftp://a.example/x\n", []string{"line 1"}, urlnorm.ErrScheme},
+		{"example bad host", "course http://\n", []string{"line 1"}, urlnorm.ErrHost},
+		{"example bad syntax", "x http://a.example/\ncourse https://exa%zzmple/\n", []string{"line 2"}, nil},
+		{"empty file path", "course file:\n", []string{"line 1", "empty file path"}, nil},
+		{"file URL on another host", "course file://server/x.html\n", []string{"line 1", "server"}, nil},
+		{"long line", "course " + strings.Repeat("x", 2<<20) + "\n", []string{"line 1"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := ParseSeeds(strings.NewReader(tt.in), "/d")
+			if err == nil {
+				t.Fatalf("ParseSeeds = %+v, want an error", s)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("error %q is not %v", err, tt.is)
+			}
+		})
+	}
+}
+
+func TestLoadSeeds(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "topic.txt")
+	if err := os.WriteFile(path, []byte("course pages/a.html\nother http://b.example/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadSeeds(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "pages", "a.html"); len(s.Train["course"]) != 1 || s.Train["course"][0].Path != want {
+		t.Errorf("course examples = %+v, want the file %s", s.Train["course"], want)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+
+	if _, err := LoadSeeds(filepath.Join(dir, "missing.txt")); err == nil || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("LoadSeeds(missing) error = %v, want one wrapping os.ErrNotExist", err)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(bad, []byte("\ncourse\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadSeeds(bad)
+	if err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("LoadSeeds(bad) error = %v, want the path and line 2", err)
+	}
+}
+
+func TestSeeds_Validate(t *testing.T) {
+	src := []Source{{URL: u("http://a.example/")}}
+	tests := []struct {
+		name  string
+		seeds *Seeds
+		want  string // substring of the error; "" means valid
+	}{
+		{"nil", nil, "no topic"},
+		{"empty", &Seeds{}, "no topic"},
+		{"only crawl seeds", &Seeds{Crawl: []urlnorm.URL{u("http://a.example/")}}, "no topic"},
+		{"only other", &Seeds{Other: src}, "no topic"},
+		{"no other", &Seeds{Topics: []string{"course"}, Train: map[string][]Source{"course": src}}, "no negative examples"},
+		{"valid", &Seeds{Topics: []string{"course"}, Train: map[string][]Source{"course": src}, Other: src}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.seeds.Validate()
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("Validate = %v, want nil", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("Validate = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSource_String(t *testing.T) {
+	if got := (Source{Path: "/a/b.html", Line: 3}).String(); got != "/a/b.html" {
+		t.Errorf("file source String = %q", got)
+	}
+	if got := (Source{URL: u("HTTP://A.example/x")}).String(); got != "http://a.example/x" {
+		t.Errorf("URL source String = %q", got)
+	}
+}
+
+func FuzzParseSeeds(f *testing.F) {
+	for _, s := range []string{
+		"seed http://www.cs.cornell.edu/\ncourse http://www.cs.cmu.edu/~cs101/\nother http://e.example/n.html\n",
+		"# comment\r\n\r\ncourse pages/a.html # note\r\nother file:///x/y.html\n",
+		"seed HTTP://A.example:80/a/../b?q#f\nseed http://a.example/b?q\n",
+		"course file://localhost/a%20b\ncourse file:\n",
+		"Course ftp://x\n",
+		"a b c\n",
+		"seed http://[::1]:8080/\n",
+		"x http://\u00e9xample.com/\u00e9\n",
+		"\x00 \xff\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := ParseSeeds(strings.NewReader(in), "/base")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "line ") {
+				t.Errorf("error %q does not start with its line", err)
+			}
+			return
+		}
+		seen := make(map[urlnorm.URL]bool)
+		for _, c := range s.Crawl {
+			if c.IsZero() {
+				t.Fatalf("zero crawl URL in %+v", s.Crawl)
+			}
+			again, err := urlnorm.Parse(c.String())
+			if err != nil || again != c {
+				t.Errorf("crawl URL %q is not normalized: reparsed %q, %v", c, again, err)
+			}
+			if seen[c] {
+				t.Errorf("crawl URL %q listed twice", c)
+			}
+			seen[c] = true
+		}
+		if len(s.Topics) != len(s.Train) {
+			t.Errorf("%d topics but %d example lists", len(s.Topics), len(s.Train))
+		}
+		var all []Source
+		for _, tp := range s.Topics {
+			if len(s.Train[tp]) == 0 {
+				t.Errorf("topic %q has no examples", tp)
+			}
+			if !topicName.MatchString(tp) || tp == "other" || tp == "seed" {
+				t.Errorf("bad topic name %q", tp)
+			}
+			all = append(all, s.Train[tp]...)
+		}
+		for _, src := range append(all, s.Other...) {
+			if src.URL.IsZero() == (src.Path == "") {
+				t.Errorf("source %+v should have exactly one of URL and Path", src)
+			}
+			if src.Path != "" && !filepath.IsAbs(src.Path) {
+				t.Errorf("path %q is not absolute", src.Path)
+			}
+			if src.Line < 1 {
+				t.Errorf("source %+v has no line", src)
+			}
+		}
+	})
+}
