@@ -70,6 +70,12 @@ type Config struct {
 	MaxDepth int
 	// MaxPerHost caps the pages fetched from one host; 0 means no limit.
 	MaxPerHost int
+	// Tunnel keeps the links a topic's classifier finds off-topic on the
+	// topic's reserve, and when the topic's stack runs empty the crawl
+	// goes on from the best of them (highest score), tunnelling through
+	// off-topic pages instead of stopping. Off by default (the paper's
+	// crawler follows on-topic links only); ignored by bfs and page.
+	Tunnel bool
 	// MaxURLLength drops longer URLs (spider traps). Default 2048.
 	MaxURLLength int
 	// SkipExtensions lists path extensions (lower-case, without the dot)

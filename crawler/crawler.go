@@ -115,7 +115,14 @@ type result struct {
 func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (Summary, error) {
 	start := time.Now()
 	params := c.signer.Params()
-	spec := CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Stacks: c.stacks, Topics: c.topics, Seeds: seeds, Config: config, MinHash: &params}
+	stacks := c.stacks
+	if c.cfg.Tunnel && c.order != FIFO {
+		stacks = nil
+		for _, t := range c.stacks {
+			stacks = append(stacks, t, reserveOf(t))
+		}
+	}
+	spec := CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Stacks: stacks, Topics: c.topics, Seeds: seeds, Config: config, MinHash: &params}
 	st, err := c.store.OpenCrawl(ctx, spec)
 	if err != nil {
 		return Summary{}, err
@@ -234,10 +241,10 @@ loop:
 			found := false
 			for k := 0; k < len(c.stacks); k++ {
 				t := c.stacks[(next+k)%len(c.stacks)]
-				if empty[t] || !topicOpen(t) {
+				if !topicOpen(t) {
 					continue
 				}
-				es, err := c.store.Pop(ctx, st.ID, t, c.order, c.popSize(budgetLeftN()), c.cfg.MaxPerHost)
+				es, err := c.popTopic(ctx, st.ID, t, empty, budgetLeftN())
 				if err != nil {
 					if ctx.Err() != nil {
 						break
@@ -246,7 +253,6 @@ loop:
 					break loop
 				}
 				if len(es) == 0 {
-					empty[t] = true
 					continue
 				}
 				next = (next + k + 1) % len(c.stacks)
@@ -357,6 +363,41 @@ loop:
 		return sum, err
 	}
 	return sum, nil
+}
+
+// reserveOf names the reserve of a topic's stack: the links its
+// classifier found off-topic, kept when Config.Tunnel is set.
+func reserveOf(topic string) string { return topic + "~reserve" }
+
+// popTopic takes entries for topic: from its stack, or, when the stack is
+// empty and tunnelling is on, the best entry of its reserve. Sources found
+// empty are marked in empty until a push reaches them.
+func (c *Crawler) popTopic(ctx context.Context, crawl int64, topic string, empty map[string]bool, left int) ([]Entry, error) {
+	if !empty[topic] {
+		es, err := c.store.Pop(ctx, crawl, topic, c.order, c.popSize(left), c.cfg.MaxPerHost)
+		if err != nil || len(es) > 0 {
+			return es, err
+		}
+		empty[topic] = true
+	}
+	if !c.cfg.Tunnel || c.order == FIFO {
+		return nil, nil
+	}
+	res := reserveOf(topic)
+	if empty[res] {
+		return nil, nil
+	}
+	es, err := c.store.Pop(ctx, crawl, res, BestFirst, 1, c.cfg.MaxPerHost)
+	if err != nil {
+		return nil, err
+	}
+	if len(es) == 0 {
+		empty[res] = true
+	}
+	for i := range es {
+		es[i].Topic = topic // fetched for the topic; counted with it
+	}
+	return es, nil
 }
 
 // popSize is how many entries to take from a stack at once: one for the
@@ -513,6 +554,8 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 			for i, v := range bests[u].scores {
 				if v >= c.scorer.Threshold(i) {
 					r.push = append(r.push, Entry{Topic: c.topics[i], URL: u, Depth: depth, Score: v, Parent: p.FinalURL})
+				} else if c.cfg.Tunnel {
+					r.push = append(r.push, Entry{Topic: reserveOf(c.topics[i]), URL: u, Depth: depth, Score: v, Parent: p.FinalURL})
 				}
 			}
 		}

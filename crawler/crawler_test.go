@@ -443,3 +443,36 @@ func TestConfig_Validate(t *testing.T) {
 		t.Errorf("zero config: %v", err)
 	}
 }
+
+func TestCrawler_Run_tunnel(t *testing.T) {
+	// The only course page sits behind an off-topic hub: the strict crawl
+	// stops at the seed; with tunnelling it goes through the hub.
+	const fill = " one two three four five six seven eight nine ten eleven twelve "
+	site := map[string]string{
+		"/":    `<html><body>Welcome.` + fill + `<a href="/hub">weather news</a></body></html>`,
+		"/hub": `<html><body>Hub.` + fill + `<a href="/c1">course syllabus homework</a></body></html>`,
+		"/c1":  `<html><body>course</body></html>`,
+	}
+	scorer := newKeywordScorer(map[string][]string{"course": {"course", "syllabus", "homework"}}, "course")
+	for _, tunnel := range []bool{false, true} {
+		s := newSite(t, site, nil)
+		st := openStore(t)
+		c, err := crawler.New(crawler.Config{Workers: 2, Tunnel: tunnel}, st, newFetcher(t, fetch.Config{}), scorer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		reached := s.hitsOf("/c1") == 1
+		if reached != tunnel {
+			t.Errorf("tunnel %v: course page reached = %v (summary %+v)", tunnel, reached, sum)
+		}
+		for _, p := range pages(t, st) {
+			if p.stack != "course" {
+				t.Errorf("tunnel %v: page %s counted on stack %q, want course", tunnel, p.url, p.stack)
+			}
+		}
+	}
+}

@@ -32,6 +32,7 @@ type crawlFlags struct {
 	maxPerHost int
 	maxURL     int
 	quiet      bool
+	tunnel     bool
 }
 
 func newCrawlCmd() *cobra.Command {
@@ -70,6 +71,7 @@ runs again.`,
 	fs.IntVar(&cf.maxPerHost, "max-per-host", 0, "most pages from one host (0: no limit)")
 	fs.IntVar(&cf.maxURL, "max-url-length", 2048, "longest URL followed")
 	fs.BoolVar(&cf.quiet, "quiet", false, "no progress line")
+	fs.BoolVar(&cf.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its best off-topic link")
 	cf.ff.register(fs)
 	cf.mf.register(fs)
 	return cmd
@@ -94,7 +96,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	cfg := crawler.Config{
 		Name: cf.name, Strategy: strategy, Frontier: crawler.Frontier(cf.frontier), Workers: cf.workers,
 		MaxPages: cf.maxPages, MaxFetches: cf.maxFetches, MaxPagesPerTopic: cf.maxTopic, MaxDepth: cf.maxDepth, MaxPerHost: cf.maxPerHost,
-		MaxURLLength: cf.maxURL, Segment: cf.mf.segment(),
+		MaxURLLength: cf.maxURL, Segment: cf.mf.segment(), Tunnel: cf.tunnel,
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -28,6 +28,7 @@ type experimentOpts struct {
 	frontier string
 	budget   int
 	workers  int
+	tunnel   bool
 	mf       modelFlags
 }
 
@@ -65,6 +66,7 @@ command (this command line).`,
 	fs.StringVar(&o.frontier, "frontier", "stack", "stack or best-first")
 	fs.IntVar(&o.budget, "budget", 1000, "pages to fetch")
 	fs.IntVar(&o.workers, "workers", 16, "pages fetched at once")
+	fs.BoolVar(&o.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its best off-topic link")
 	fs.StringVar(&o.out, "out", "", "output directory")
 	o.mf.register(fs)
 	return cmd
@@ -157,7 +159,7 @@ func runExperiment(ctx context.Context, o experimentOpts, progress io.Writer) (*
 	}
 	defer f.Close()
 	cfg := crawler.Config{Name: "experiment", Strategy: strategy, Frontier: crawler.Frontier(o.frontier),
-		Workers: o.workers, MaxPages: o.budget, Segment: o.mf.segment()}
+		Workers: o.workers, MaxPages: o.budget, Segment: o.mf.segment(), Tunnel: o.tunnel}
 	if isTerminal(os.Stderr) {
 		cfg.Progress = progress
 	}
