@@ -22,6 +22,11 @@ for topic in course faculty; do
 	done
 done
 run "course+faculty-link" --topic course,faculty --strategy link --budget 2000
+# Tunnelling through off-topic links when a stack runs empty (--tunnel).
+for topic in course faculty; do
+	run "$topic-link-tunnel" --topic "$topic" --strategy link --budget 1000 --tunnel
+done
+run "course+faculty-link-tunnel" --topic course,faculty --strategy link --budget 2000 --tunnel
 # Speed: the whole reachable set (no budget), through the replay proxy.
 run "speed-bfs" --topic course --strategy bfs --budget 0
 run "speed-link" --topic course --strategy link --budget 0
