@@ -130,23 +130,27 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
 		return
 	}
 	req.Header.Set("User-Agent", c.f.cfg.UserAgent)
-	client := &http.Client{Transport: c.f.tr, Timeout: c.f.cfg.Timeout}
-	resp, err := client.Do(req)
-	if err != nil && ctx.Err() != nil {
-		e.abandoned = true
-		c.forget(e)
-		return
-	}
-	if err != nil {
+	// fail: an interrupted load is forgotten, so that the next caller
+	// loads again; a server error disallows everything for a while.
+	fail := func() {
+		if ctx.Err() != nil {
+			e.abandoned = true
+			c.forget(e)
+			return
+		}
 		e.none = true
 		e.expires = time.Now().Add(c.ttl / 10)
+	}
+	client := &http.Client{Transport: c.f.tr, Timeout: c.f.cfg.Timeout}
+	resp, err := client.Do(req)
+	if err != nil {
+		fail()
 		return
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode >= 500:
-		e.none = true
-		e.expires = time.Now().Add(c.ttl / 10)
+		fail()
 		return
 	case resp.StatusCode >= 400:
 		e.all = true
@@ -156,14 +160,8 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 500<<10)) // RFC 9309: at least 500 KiB
-	if err != nil && ctx.Err() != nil {
-		e.abandoned = true
-		c.forget(e)
-		return
-	}
 	if err != nil {
-		e.none = true
-		e.expires = time.Now().Add(c.ttl / 10)
+		fail()
 		return
 	}
 	data, err := robotstxt.FromBytes(body)
