@@ -365,12 +365,12 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 		if cl != nil {
 			ctx = cl.ctx
 		}
-		ok, err := f.robots.allowed(ctx, target)
+		ok, why, err := f.robots.allowed(ctx, target)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("redirect target %s: %w", target, errRobotsRedirect)
+			return fmt.Errorf("%w: %s: %s", errRobotsRedirect, target, why)
 		}
 	}
 	return nil
@@ -379,7 +379,7 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 var (
 	errTooManyRedirects = errors.New("too many redirects")
 	errBadRedirect      = errors.New("unusable redirect target")
-	errRobotsRedirect   = errors.New("disallowed by robots.txt")
+	errRobotsRedirect   = errors.New("redirect refused by robots.txt")
 )
 
 // Fetch downloads u with GET, adding hdr (e.g. If-None-Match) to the
@@ -391,12 +391,12 @@ func (f *Fetcher) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*R
 	}
 	start := time.Now()
 	if !f.cfg.IgnoreRobots {
-		ok, err := f.robots.allowed(ctx, u)
+		ok, why, err := f.robots.allowed(ctx, u)
 		if err != nil {
 			return nil, &Error{URL: u, Reason: ReasonCanceled, Err: err}
 		}
 		if !ok {
-			return nil, &Error{URL: u, Reason: ReasonRobots, Err: errors.New("disallowed by robots.txt")}
+			return nil, &Error{URL: u, Reason: ReasonRobots, Err: errors.New(why)}
 		}
 	}
 	var lastErr error

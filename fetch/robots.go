@@ -3,6 +3,7 @@ package fetch
 import (
 	"container/list"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -28,8 +29,9 @@ type robotsEntry struct {
 	origin string
 	ready  chan struct{} // closed when group and expires are set
 	group  *robotstxt.Group
-	all    bool // allow everything (no robots.txt, 4xx)
-	none   bool // disallow everything (5xx, unreachable)
+	all    bool   // allow everything (no robots.txt, 4xx)
+	none   bool   // disallow everything (5xx, unreachable)
+	why    string // why none is set
 	// abandoned means the load stopped because its caller's context
 	// ended: the entry says nothing about the origin and is not cached.
 	abandoned bool
@@ -40,23 +42,27 @@ func newRobotsCache(f *Fetcher, ttl time.Duration, max int) *robotsCache {
 	return &robotsCache{f: f, ttl: ttl, max: max, byKey: make(map[string]*list.Element), lru: list.New()}
 }
 
-// allowed reports whether robots.txt of u's origin allows fetching u. The
-// error is non-nil only when ctx ended while waiting.
-func (c *robotsCache) allowed(ctx context.Context, u urlnorm.URL) (bool, error) {
+// allowed reports whether robots.txt of u's origin allows fetching u, and
+// why not when it does not. The error is non-nil only when ctx ended while
+// waiting.
+func (c *robotsCache) allowed(ctx context.Context, u urlnorm.URL) (bool, string, error) {
 	for {
 		e, err := c.entry(ctx, u.Origin())
 		if err != nil {
-			return false, err
+			return false, "", err
 		}
 		switch {
 		case e.abandoned:
 			continue // its loader gave up; load it again with our context
 		case e.all:
-			return true, nil
+			return true, "", nil
 		case e.none:
-			return false, nil
+			return false, e.why, nil
 		}
-		return e.group.Test(u.RequestURI()), nil
+		if !e.group.Test(u.RequestURI()) {
+			return false, "disallowed by robots.txt", nil
+		}
+		return true, "", nil
 	}
 }
 
@@ -127,30 +133,32 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.origin+"/robots.txt", nil)
 	if err != nil {
 		e.none = true
+		e.why = fmt.Sprintf("robots.txt request: %v", err)
 		return
 	}
 	req.Header.Set("User-Agent", c.f.cfg.UserAgent)
 	// fail: an interrupted load is forgotten, so that the next caller
 	// loads again; a server error disallows everything for a while.
-	fail := func() {
+	fail := func(why string) {
 		if ctx.Err() != nil {
 			e.abandoned = true
 			c.forget(e)
 			return
 		}
 		e.none = true
+		e.why = why + "; the site is treated as disallowed for now"
 		e.expires = time.Now().Add(c.ttl / 10)
 	}
 	client := &http.Client{Transport: c.f.tr, Timeout: c.f.cfg.Timeout}
 	resp, err := client.Do(req)
 	if err != nil {
-		fail()
+		fail(fmt.Sprintf("robots.txt unreachable (%v)", err))
 		return
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode >= 500:
-		fail()
+		fail(fmt.Sprintf("robots.txt answered HTTP %d", resp.StatusCode))
 		return
 	case resp.StatusCode >= 400:
 		e.all = true
@@ -161,7 +169,7 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 500<<10)) // RFC 9309: at least 500 KiB
 	if err != nil {
-		fail()
+		fail(fmt.Sprintf("robots.txt unreadable (%v)", err))
 		return
 	}
 	data, err := robotstxt.FromBytes(body)

@@ -2,7 +2,6 @@ package training
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -133,6 +132,21 @@ type Failure struct {
 	Reason string `json:"reason"`
 }
 
+// firstFailure describes the first recorded failure among sources, for an
+// error message.
+func firstFailure(rep *Report, sources []Source) string {
+	want := make(map[string]bool, len(sources))
+	for _, s := range sources {
+		want[s.String()] = true
+	}
+	for _, f := range rep.Failed {
+		if want[f.Source] {
+			return fmt.Sprintf(" (%s: %s)", f.Source, f.Reason)
+		}
+	}
+	return ""
+}
+
 type doc struct {
 	class string
 	src   Source
@@ -230,11 +244,11 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 	}
 	for _, t := range seeds.Topics {
 		if count[t] == 0 {
-			return nil, rep, fmt.Errorf("topic %s: none of its %d example pages could be used", t, len(seeds.Train[t]))
+			return nil, rep, fmt.Errorf("topic %s: none of its %d example pages could be used%s", t, len(seeds.Train[t]), firstFailure(rep, seeds.Train[t]))
 		}
 	}
 	if count[classify.Other] == 0 {
-		return nil, rep, errors.New("none of the negative examples could be used")
+		return nil, rep, fmt.Errorf("none of the negative examples could be used%s", firstFailure(rep, seeds.Other))
 	}
 	model, err := classify.Train(examples, opts.Classify)
 	if err != nil {
