@@ -45,6 +45,16 @@ type Options struct {
 	Progress io.Writer
 	// Documents is what a training document is; default DocWindows.
 	Documents Documents
+	// Backlinks are links to the examples (e.g. from a backlinks file);
+	// the segment of each becomes a training document of the example's
+	// class (the paper's backlink features).
+	Backlinks []Backlink
+	// BacklinkSource, when set, is asked for more backlinks of the
+	// examples, e.g. the link table of earlier crawls.
+	BacklinkSource BacklinkSource
+	// MaxBacklinks bounds the backlinks taken from BacklinkSource; 0
+	// means 10,000.
+	MaxBacklinks int
 }
 
 // Documents says how example pages become training documents.
@@ -115,14 +125,18 @@ type Report struct {
 	Page     *classify.Evaluation `json:"page_cv,omitempty"`
 	Segment  *classify.Evaluation `json:"segment_cv,omitempty"`
 	Segments int                  `json:"labelled_segments"`
+	// OtherBacklinks counts backlink segments of negative examples.
+	OtherBacklinks int `json:"other_backlink_segments,omitempty"`
 	// LinkDocuments counts the labelled link segments trained on.
 	LinkDocuments int `json:"link_documents,omitempty"`
 }
 
 // TopicReport is one topic's part of a Report.
 type TopicReport struct {
-	Name      string             `json:"name"`
-	Documents int                `json:"documents"`
+	Name      string `json:"name"`
+	Documents int    `json:"documents"`
+	// Backlinks counts the backlink segments trained on.
+	Backlinks int                `json:"backlink_segments"`
 	Features  []classify.Feature `json:"features"`
 }
 
@@ -172,6 +186,9 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 	}
 	if opts.Documents == "" {
 		opts.Documents = DocWindows
+	}
+	if opts.MaxBacklinks <= 0 {
+		opts.MaxBacklinks = 10000
 	}
 	if _, err := ParseDocuments(string(opts.Documents)); err != nil {
 		return nil, nil, err
@@ -242,6 +259,16 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 		rep.LinkDocuments = len(links)
 		examples = append(examples, links...)
 	}
+	backCount := make(map[string]int)
+	if len(opts.Backlinks) > 0 || opts.BacklinkSource != nil {
+		back, n, err := backlinkExamples(ctx, docs, f, opts)
+		if err != nil {
+			return nil, rep, err
+		}
+		examples = append(examples, back...)
+		backCount = n
+		rep.OtherBacklinks = n[classify.Other]
+	}
 	for _, t := range seeds.Topics {
 		if count[t] == 0 {
 			return nil, rep, fmt.Errorf("topic %s: none of its %d example pages could be used%s", t, len(seeds.Train[t]), firstFailure(rep, seeds.Train[t]))
@@ -264,7 +291,7 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 	rep.Terms = model.NumTerms()
 	rep.Other = count[classify.Other]
 	for _, t := range seeds.Topics {
-		rep.Topics = append(rep.Topics, TopicReport{Name: t, Documents: count[t], Features: model.Top(t, 30)})
+		rep.Topics = append(rep.Topics, TopicReport{Name: t, Documents: count[t], Backlinks: backCount[t], Features: model.Top(t, 30)})
 	}
 	if opts.Folds > 1 {
 		rep.Folds = opts.Folds
@@ -469,5 +496,10 @@ func load(ctx context.Context, f Fetcher, s Source, opts Options) (*segment.Page
 	if err != nil {
 		return nil, err
 	}
+	return splitResult(res, opts)
+}
+
+// splitResult cuts a fetched page into tokens and segments.
+func splitResult(res *fetch.Result, opts Options) (*segment.Page, error) {
 	return segment.Split(res.Body, res.ContentType, res.FinalURL, opts.Segment)
 }

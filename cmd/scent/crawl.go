@@ -119,7 +119,19 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, fmt.Errorf("model %s: %w", cf.model, err)
 	} else if len(seeds.Topics) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "training a model from %s …\n", cf.seeds)
-		m, rep, err := trainModel(ctx, seeds, &cf.ff, &cf.mf, cmd.ErrOrStderr())
+		var src training.BacklinkSource
+		if strategy == crawler.StrategyLinkBacklinks && cf.mf.backDB == "" {
+			// Earlier crawls in the same database know links to the examples.
+			if _, err := os.Stat(cf.db); err == nil {
+				store, err := sqlite.Open(ctx, cf.db)
+				if err != nil {
+					return nil, err
+				}
+				defer store.Close()
+				src = store
+			}
+		}
+		m, rep, err := trainModel(ctx, seeds, &cf.ff, &cf.mf, cmd.ErrOrStderr(), src)
 		if err != nil {
 			return nil, err
 		}

@@ -20,16 +20,17 @@ import (
 )
 
 type experimentOpts struct {
-	archive  string
-	out      string
-	topics   []string
-	group    string
-	strategy string
-	frontier string
-	budget   int
-	workers  int
-	tunnel   bool
-	mf       modelFlags
+	archive   string
+	out       string
+	topics    []string
+	group     string
+	strategy  string
+	frontier  string
+	budget    int
+	workers   int
+	tunnel    bool
+	discovery int
+	mf        modelFlags
 }
 
 func newExperimentCmd() *cobra.Command {
@@ -67,6 +68,7 @@ command (this command line).`,
 	fs.IntVar(&o.budget, "budget", 1000, "pages to fetch")
 	fs.IntVar(&o.workers, "workers", 16, "pages fetched at once")
 	fs.BoolVar(&o.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its best off-topic link")
+	fs.IntVar(&o.discovery, "discovery", 1000, "pages of the breadth-first discovery crawl that finds backlinks (strategy link+backlinks)")
 	fs.StringVar(&o.out, "out", "", "output directory")
 	o.mf.register(fs)
 	return cmd
@@ -129,19 +131,6 @@ func runExperiment(ctx context.Context, o experimentOpts, progress io.Writer) (*
 	}
 	ff := fetchFlags{proxy: "http://" + srv.Addr(), userAgent: fetch.DefaultUserAgent, timeout: 20 * time.Second,
 		maxBody: 10 << 20, retries: 2, types: []string{"text/html", "application/xhtml+xml"}}
-	start := time.Now()
-	model, trep, err := trainModel(ctx, seeds, &ff, &o.mf, progress)
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(progress, "trained in %s\n", time.Since(start).Round(time.Millisecond))
-	if err := saveModel(filepath.Join(o.out, "model.json"), model); err != nil {
-		return nil, err
-	}
-	if err := writeJSONFile(filepath.Join(o.out, "train.json"), trep); err != nil {
-		return nil, err
-	}
-
 	dbPath := filepath.Join(o.out, "scent.db")
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		if err := os.Remove(dbPath + suffix); err != nil && !os.IsNotExist(err) {
@@ -158,6 +147,37 @@ func runExperiment(ctx context.Context, o experimentOpts, progress io.Writer) (*
 		return nil, err
 	}
 	defer f.Close()
+
+	// link+backlinks: a short breadth-first discovery crawl from the seeds
+	// stores links; those pointing at the examples become training
+	// documents of their class.
+	var src training.BacklinkSource
+	if strategy == crawler.StrategyLinkBacklinks {
+		dc, err := crawler.New(crawler.Config{Name: "discovery", Strategy: crawler.StrategyBFS, Workers: o.workers,
+			MaxPages: o.discovery, Segment: o.mf.segment()}, store, f, nil)
+		if err != nil {
+			return nil, err
+		}
+		dsum, err := dc.Run(ctx, seeds.Crawl, fmt.Sprintf(`{"discovery":%d}`, o.discovery))
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(progress, "discovery crawl: %d pages\n", dsum.Succeeded)
+		src = store
+	}
+	start := time.Now()
+	model, trep, err := trainModel(ctx, seeds, &ff, &o.mf, progress, src)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(progress, "trained in %s\n", time.Since(start).Round(time.Millisecond))
+	if err := saveModel(filepath.Join(o.out, "model.json"), model); err != nil {
+		return nil, err
+	}
+	if err := writeJSONFile(filepath.Join(o.out, "train.json"), trep); err != nil {
+		return nil, err
+	}
+
 	cfg := crawler.Config{Name: "experiment", Strategy: strategy, Frontier: crawler.Frontier(o.frontier),
 		Workers: o.workers, MaxPages: o.budget, Segment: o.mf.segment(), Tunnel: o.tunnel}
 	if isTerminal(os.Stderr) {

@@ -63,6 +63,8 @@ type modelFlags struct {
 	urlTokens bool
 	folds     int
 	documents string
+	backlinks string // CSV file of parent_url,target_url
+	backDB    string // scent database whose links are backlinks
 }
 
 func (f *modelFlags) register(fs *pflag.FlagSet) {
@@ -73,7 +75,9 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.window, "window", 10, "tokens of context on each side of a link")
 	fs.BoolVar(&f.urlTokens, "url-tokens", false, "add the words of a link's URL path to its features")
 	fs.IntVar(&f.folds, "folds", 5, "cross-validation folds of the training report (0: none)")
-	fs.StringVar(&f.documents, "documents", "windows", "training documents: pages, windows (segment-sized pieces of pages) or pages+windows")
+	fs.StringVar(&f.documents, "documents", "windows", "training documents: pages, windows (segment-sized pieces of pages), pages+windows, links or windows+links")
+	fs.StringVar(&f.backlinks, "backlinks", "", "CSV file of parent_url,target_url: the segments of links to the examples become training documents")
+	fs.StringVar(&f.backDB, "backlinks-db", "", "scent database whose stored links to the examples become training documents")
 }
 
 func (f *modelFlags) classify() (classify.Options, error) {

@@ -39,7 +39,7 @@ classification.`,
 			if err != nil {
 				return err
 			}
-			m, rep, err := trainModel(cmd.Context(), s, &ff, &mf, cmd.ErrOrStderr())
+			m, rep, err := trainModel(cmd.Context(), s, &ff, &mf, cmd.ErrOrStderr(), nil)
 			if err != nil {
 				return err
 			}
@@ -67,7 +67,9 @@ classification.`,
 	return cmd
 }
 
-func trainModel(ctx context.Context, s *training.Seeds, ff *fetchFlags, mf *modelFlags, progress io.Writer) (*classify.Model, *training.Report, error) {
+// trainModel builds a model from the seeds. src, when not nil, adds the
+// backlinks it knows (e.g. the crawl's own store) to those of the flags.
+func trainModel(ctx context.Context, s *training.Seeds, ff *fetchFlags, mf *modelFlags, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
 	co, err := mf.classify()
 	if err != nil {
 		return nil, nil, err
@@ -85,7 +87,20 @@ func trainModel(ctx context.Context, s *training.Seeds, ff *fetchFlags, mf *mode
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := training.Options{Classify: co, Segment: mf.segment(), Folds: folds, Documents: docs}
+	opts := training.Options{Classify: co, Segment: mf.segment(), Folds: folds, Documents: docs, BacklinkSource: src}
+	if mf.backlinks != "" {
+		if opts.Backlinks, err = training.LoadBacklinks(mf.backlinks); err != nil {
+			return nil, nil, err
+		}
+	}
+	if mf.backDB != "" && src == nil {
+		store, err := openExisting(ctx, mf.backDB)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer store.Close()
+		opts.BacklinkSource = store
+	}
 	if isTerminal(os.Stderr) {
 		opts.Progress = progress
 	}
@@ -125,7 +140,7 @@ func printTrainReport(w io.Writer, rep *training.Report) {
 		}
 	}
 	for _, t := range rep.Topics {
-		fmt.Fprintf(w, "\ntopic %s: %d documents\n  top features (χ²):", t.Name, t.Documents)
+		fmt.Fprintf(w, "\ntopic %s: %d documents, %d backlink segments\n  top features (χ²):", t.Name, t.Documents, t.Backlinks)
 		for i, f := range t.Features {
 			if i%5 == 0 {
 				fmt.Fprint(w, "\n   ")

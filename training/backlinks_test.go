@@ -1,0 +1,76 @@
+package training
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+func TestReadBacklinks(t *testing.T) {
+	got, err := ReadBacklinks(strings.NewReader("parent_url,target_url\n# comment\nhttp://A.com/p, http://b.com/t\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Parent.String() != "http://a.com/p" || got[0].Target.String() != "http://b.com/t" {
+		t.Errorf("backlinks = %+v", got)
+	}
+	for _, bad := range []string{"http://a.com/p\n", "ftp://x,http://b.com/\n", "http://a.com/,mailto:x@y\n", "a,b,c\n"} {
+		if _, err := ReadBacklinks(strings.NewReader(bad)); err == nil {
+			t.Errorf("ReadBacklinks(%q) gave no error", bad)
+		}
+	}
+}
+
+// fixedSource is a BacklinkSource answering with fixed links.
+type fixedSource []Backlink
+
+func (f fixedSource) Backlinks(_ context.Context, targets []urlnorm.URL, limit int) ([]Backlink, error) {
+	want := make(map[urlnorm.URL]bool)
+	for _, t := range targets {
+		want[t] = true
+	}
+	var out []Backlink
+	for _, b := range f {
+		if want[b.Target] {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+func TestBuild_backlinks(t *testing.T) {
+	st := newSite()
+	srv := st.serve(t)
+	seeds := parseSeeds(t, st.seedFile(srv.URL))
+	course0 := urlnorm.MustParse(srv.URL + st.paths["course"][0])
+	course1 := urlnorm.MustParse(srv.URL + st.paths["course"][1])
+	other0 := urlnorm.MustParse(srv.URL + st.paths["other"][0])
+	// Parents fetched and cut (course pages link to the next course page),
+	// and links with stored contexts from a source.
+	opts := Options{Folds: -1,
+		Backlinks: []Backlink{
+			{Parent: course0, Target: course1},                                      // fetched: one segment
+			{Parent: urlnorm.MustParse(srv.URL + "/missing.html"), Target: course1}, // unreachable: none
+			{Parent: course0, Target: urlnorm.MustParse("http://elsewhere.test/x")}, // not an example
+		},
+		BacklinkSource: fixedSource{
+			{Parent: urlnorm.MustParse("http://hub.test/"), Target: course0, Context: []string{"fall", "courses", "cs", "101"}},
+			{Parent: urlnorm.MustParse("http://hub.test/"), Target: other0, Context: []string{"campus", "news"}},
+		},
+	}
+	_, rep, err := Build(context.Background(), seeds, newFetcher(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var course TopicReport
+	for _, tr := range rep.Topics {
+		if tr.Name == "course" {
+			course = tr
+		}
+	}
+	if course.Backlinks != 2 || rep.OtherBacklinks != 1 {
+		t.Errorf("backlink segments: course %d other %d, want 2 and 1", course.Backlinks, rep.OtherBacklinks)
+	}
+}
