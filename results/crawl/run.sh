@@ -27,6 +27,10 @@ for topic in course faculty; do
 	run "$topic-link-tunnel" --topic "$topic" --strategy link --budget 1000 --tunnel
 done
 run "course+faculty-link-tunnel" --topic course,faculty --strategy link --budget 2000 --tunnel
+# Backlink features from a 1,000-page breadth-first discovery crawl.
+for topic in course faculty; do
+	run "$topic-link+backlinks" --topic "$topic" --strategy link+backlinks --budget 1000
+done
 # Speed: the whole reachable set (no budget), through the replay proxy.
 run "speed-bfs" --topic course --strategy bfs --budget 0
 run "speed-link" --topic course --strategy link --budget 0
