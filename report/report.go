@@ -77,6 +77,12 @@ type TopicStats struct {
 	// Estimated is true when relevance comes from the classifier.
 	Estimated bool    `json:"estimated"`
 	Curve     []Point `json:"harvest_curve"`
+	// Threshold is the link score at or above which a link is predicted
+	// relevant to the topic (DefaultThreshold when zero).
+	Threshold float64 `json:"-"`
+	// Links is the link classifier's precision and recall on labelled
+	// links (see AddLink), or nil when no scored link was counted.
+	Links *LinkStats `json:"link_classifier,omitempty"`
 }
 
 // Point is one point of a harvest curve.
@@ -193,6 +199,9 @@ func (r *Report) Finish() {
 		if t.Targets > 0 {
 			t.Recall = float64(t.Relevant) / float64(t.Targets)
 		}
+		if t.Links != nil {
+			t.Links.finish()
+		}
 		for i := range t.Curve {
 			p := &t.Curve[i]
 			p.Rate = float64(p.Relevant) / float64(p.Pages)
@@ -242,6 +251,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %.3f | %s | %.3f |\n", t.Topic, t.FromStack, t.Unique, t.Duplicates, t.Relevant, t.ByClassifier, t.Targets, t.Precision, recall, t.Harvest)
 	}
+	writeLinkTable(&b, r)
 	for _, t := range r.Topics {
 		fmt.Fprintf(&b, "\n## Harvest curve: %s\n\n| pages | relevant | harvest rate | recall |\n|---:|---:|---:|---:|\n", t.Topic)
 		for _, p := range t.Curve {
