@@ -306,8 +306,10 @@ loop:
 				}
 			}
 			// Stacks must see every push before the next pop; the bfs
-			// queue's order does not change, so its commits are batched.
-			if c.order != FIFO || len(pending) == 0 || len(unflushed) >= 128 {
+			// queue's order does not change, so its commits are batched
+			// (at most Workers results or 20 ms): a crash loses at most
+			// the fetches in progress and those of the open batch.
+			if c.order != FIFO || len(pending) == 0 || len(unflushed) >= c.cfg.Workers {
 				if err := flush(); err != nil {
 					runErr = err
 					break loop

@@ -194,8 +194,11 @@ func TestCrawl_killAndResume(t *testing.T) {
 		}
 	}
 	t.Logf("killed after %d of %d pages; %d URLs fetched twice", before, len(want), twice)
-	if twice > workers {
-		t.Errorf("%d URLs fetched twice; only the %d in flight at the kill may be", twice, workers)
+	// In flight at the kill: the fetches in progress (workers) and, for
+	// the batched bfs queue, the fetched results not yet committed (at
+	// most workers more).
+	if twice > 2*workers {
+		t.Errorf("%d URLs fetched twice; only the %d in flight at the kill may be", twice, 2*workers)
 	}
 }
 
