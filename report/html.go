@@ -76,7 +76,9 @@ func chartSVG(kind chartKind, topic string, reports []*Report) (string, error) {
 	if kind.name != ChartRecall {
 		p.Y.Tick.Marker = plainTicks{}
 	}
-	p.Legend.Top, p.Legend.Left = true, true
+	// Curves rise from the bottom left; the bottom right stays clear.
+	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.YOffs = vg.Points(28)
 	p.Add(plotter.NewGrid())
 	lines := 0
 	for i, r := range reports {

@@ -34,3 +34,14 @@ done
 # Speed: the whole reachable set (no budget), through the replay proxy.
 run "speed-bfs" --topic course --strategy bfs --budget 0
 run "speed-link" --topic course --strategy link --budget 0
+# Side-by-side charts of the strategies, per topic.
+for topic in course faculty; do
+	dbs=""
+	for s in bfs page link link-tunnel link+backlinks; do
+		dbs="$dbs --db out/crawl/$topic-$s/scent.db --crawl experiment"
+	done
+	out/scent report $dbs --labels "out/crawl/$topic-bfs/labels.tsv" --targets all-labels \
+		--topics "$topic" --format html -o "results/crawl/$topic.html"
+	out/scent report $dbs --labels "out/crawl/$topic-bfs/labels.tsv" --targets all-labels \
+		--topics "$topic" --format csv -o "results/crawl/$topic.csv"
+done
