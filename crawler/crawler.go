@@ -448,7 +448,6 @@ func (c *Crawler) progress(ctx context.Context, crawl int64, sum Summary, start 
 type worker struct {
 	c      *Crawler
 	tokens []string
-	scores []float64
 }
 
 func newWorker(c *Crawler) *worker { return &worker{c: c} }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/scent-crawler/scent/urlnorm"
@@ -260,14 +259,4 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// SortedTopics returns topic names in report order.
-func (r *Report) SortedTopics() []string {
-	names := make([]string, len(r.Topics))
-	for i, t := range r.Topics {
-		names[i] = t.Topic
-	}
-	sort.Strings(names)
-	return names
 }

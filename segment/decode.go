@@ -84,9 +84,7 @@ func Decode(body []byte, contentType string) ([]byte, string, error) {
 	case "replacement":
 		return nil, "", fmt.Errorf("decode: charset declared as the replacement encoding: %w", ErrCharset)
 	case "utf-8":
-		if bytes.HasPrefix(body, utf8BOM) {
-			body = body[len(utf8BOM):]
-		}
+		body = bytes.TrimPrefix(body, utf8BOM)
 		if utf8.Valid(body) {
 			return body, name, nil
 		}

@@ -22,9 +22,6 @@ type version struct {
 	TextOmitted *int      `json:"text_omitted"`
 }
 
-// usable reports whether the version carries the page's text.
-func (v *version) usable() bool { return !v.Deleted && v.TextOmitted == nil }
-
 // RealResult is the paper's Fig. 5 on a real change history: the mean
 // change degree of consecutive versions, per metric.
 type RealResult struct {

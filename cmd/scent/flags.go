@@ -2,11 +2,9 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -120,10 +118,6 @@ func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
-
-func joinTopics(ts []string) string { return strings.Join(ts, ", ") }
-
-func errf(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
 func jsonIndent(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
