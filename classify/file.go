@@ -40,6 +40,9 @@ type fileModel struct {
 	Classes      []fileClass `json:"classes"`
 	Terms        []fileTerm  `json:"terms"`
 	TrainingHash string      `json:"training_hash"`
+	// Meta holds what the training program wants to remember with the
+	// model (e.g. how its training documents were made); optional.
+	Meta map[string]string `json:"meta,omitempty"`
 }
 
 type fileParams struct {
@@ -78,6 +81,7 @@ func (m *Model) Save(w io.Writer) error {
 		Classes:      make([]fileClass, len(m.classes)),
 		Terms:        make([]fileTerm, len(m.terms)),
 		TrainingHash: m.hash,
+		Meta:         m.meta,
 	}
 	for i, c := range m.classes {
 		f.Classes[i] = fileClass{Name: c, Prior: m.priors[i], Documents: m.docs[i], Threshold: m.Threshold(c)}
@@ -160,6 +164,7 @@ func decode(b []byte) (*Model, error) {
 		thresh:  newThresholds(nc, 0),
 		terms:   make([]term, len(f.Terms)),
 		hash:    f.TrainingHash,
+		meta:    f.Meta,
 	}
 	for i, c := range f.Classes {
 		m.classes[i] = c.Name

@@ -206,3 +206,22 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+func TestModel_Meta_roundTrip(t *testing.T) {
+	m, err := Train([]Example{{Class: "a", Tokens: []string{"x"}}, {Class: Other, Tokens: []string{"y"}}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetMeta("documents", "windows")
+	var b bytes.Buffer
+	if err := m.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Meta("documents") != "windows" || got.Meta("absent") != "" {
+		t.Errorf("meta after load: %q %q", got.Meta("documents"), got.Meta("absent"))
+	}
+}

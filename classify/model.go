@@ -20,6 +20,7 @@ type Model struct {
 	thresh  []atomicFloat // math.Float64bits of each class's threshold
 	terms   []term        // selected terms in χ²max order
 	hash    string        // hex SHA-256 of the training set
+	meta    map[string]string
 
 	// Derived by prepare from the fields above.
 	ids   map[string]int32 // term → index into terms
@@ -119,6 +120,18 @@ func (m *Model) NumTerms() int { return len(m.terms) }
 
 // TrainingHash returns the hex SHA-256 of the training set (see Train).
 func (m *Model) TrainingHash() string { return m.hash }
+
+// SetMeta records a key and value saved with the model; call it before
+// the model is shared.
+func (m *Model) SetMeta(key, value string) {
+	if m.meta == nil {
+		m.meta = make(map[string]string)
+	}
+	m.meta[key] = value
+}
+
+// Meta returns a value recorded with SetMeta, or "".
+func (m *Model) Meta(key string) string { return m.meta[key] }
 
 // Prior returns the prior probability of class, or 0 if it is absent.
 func (m *Model) Prior(class string) float64 {

@@ -23,8 +23,10 @@ type Scorer interface {
 	// Topics lists the topics in the order of Score's values.
 	Topics() []string
 	// Score writes P(topic | tokens) for every topic into dst, which it
-	// returns (grown if needed).
+	// returns (grown if needed); tokens are a link's context segment.
 	Score(tokens []string, dst []float64) []float64
+	// ScorePage is Score for the tokens of a whole page.
+	ScorePage(tokens []string, dst []float64) []float64
 	// Threshold is the score at which a link or page is on-topic for the
 	// topic at index i.
 	Threshold(i int) float64
@@ -494,7 +496,7 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 	p.Signature = c.signer.Sign(p.Text)
 	var pageRel []bool
 	if c.scorer != nil {
-		p.Scores = c.scorer.Score(pg.Tokens, nil)
+		p.Scores = c.scorer.ScorePage(pg.Tokens, nil)
 		p.Relevant = make([]bool, len(p.Scores))
 		for i, s := range p.Scores {
 			p.Relevant[i] = s >= c.scorer.Threshold(i)

@@ -41,6 +41,9 @@ func newKeywordScorer(topics map[string][]string, order ...string) *keywordScore
 
 func (s *keywordScorer) Topics() []string      { return s.topics }
 func (s *keywordScorer) Threshold(int) float64 { return 0.5 }
+func (s *keywordScorer) ScorePage(tokens []string, dst []float64) []float64 {
+	return s.Score(tokens, dst)
+}
 func (s *keywordScorer) Score(tokens []string, dst []float64) []float64 {
 	dst = dst[:0]
 	for _, m := range s.words {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,6 +93,24 @@ func ParseDocuments(s string) (Documents, error) {
 // withLinks reports whether d includes the labelled link segments.
 func (d Documents) withLinks() bool { return d == DocLinks || d == DocWindowsLinks }
 
+// Keys of what Build records in the model (classify.Model.Meta).
+const (
+	MetaDocuments = "documents" // how training documents were made
+	MetaWindow    = "window"    // the link-context window n
+)
+
+// windowOf is the segment window n of opts.
+func windowOf(opts Options) int {
+	if opts.Segment.Window > 0 {
+		return opts.Segment.Window
+	}
+	return segment.DefaultWindow
+}
+
+// windowSize is the length of a training window: a segment's anchor and n
+// tokens on each side.
+func windowSize(n int) int { return 2*n + 3 }
+
 // examplesOf turns one page into training documents.
 func examplesOf(class string, p *segment.Page, opts Options) []classify.Example {
 	var out []classify.Example
@@ -99,11 +118,7 @@ func examplesOf(class string, p *segment.Page, opts Options) []classify.Example 
 		out = append(out, classify.Example{Class: class, Tokens: p.Tokens})
 	}
 	if opts.Documents == DocWindows || opts.Documents == DocBoth || opts.Documents == DocWindowsLinks {
-		w := opts.Segment.Window
-		if w <= 0 {
-			w = 10
-		}
-		size := 2*w + 3
+		size := windowSize(windowOf(opts))
 		for i := 0; i < len(p.Tokens); i += size {
 			j := min(i+size, len(p.Tokens))
 			if j-i < size/2 && i > 0 {
@@ -281,6 +296,8 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 	if err != nil {
 		return nil, rep, fmt.Errorf("train: %w", err)
 	}
+	model.SetMeta(MetaDocuments, string(opts.Documents))
+	model.SetMeta(MetaWindow, strconv.Itoa(windowOf(opts)))
 	// With link documents only, a class no example links to has no
 	// training document and would be silently missing from the model.
 	for _, c := range append(slices.Clone(seeds.Topics), classify.Other) {
@@ -306,10 +323,8 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 // and segment classification on labelled links: links of held-out pages
 // whose target is itself an example, labelled with the target's class.
 func crossValidate(docs []doc, opts Options, rep *Report) error {
-	examples := make([]classify.Example, len(docs))
 	minClass := make(map[string]int)
-	for i, d := range docs {
-		examples[i] = classify.Example{Class: d.class, Tokens: d.page.Tokens}
+	for _, d := range docs {
 		minClass[d.class]++
 	}
 	folds := opts.Folds
@@ -322,37 +337,18 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 		return nil
 	}
 	rep.Folds = folds
-	ev, err := classify.CrossValidate(examples, folds, opts.Classify, opts.Seed)
-	if err != nil {
-		return fmt.Errorf("cross-validate pages: %w", err)
-	}
-	rep.Page = &ev
-
-	// Segment level: label each link whose target is an example.
+	// Each fold trains the model exactly as Build does and scores the
+	// held-out pages as the crawler does (ScorePage), and the labelled
+	// links among them (links whose target is an example) as segments.
 	classOf := classesOf(docs)
 	r := rand.New(rand.NewPCG(uint64(opts.Seed), 7))
-	fold := r.Perm(len(docs))
-	var segDocs []classify.Example
-	var segFold []int
-	for i, d := range docs {
-		for _, s := range d.page.Segments {
-			c, ok := classOf[s.URL]
-			if !ok || s.URL == d.page.URL {
-				continue
-			}
-			segDocs = append(segDocs, classify.Example{Class: c, Tokens: s.Tokens(nil)})
-			segFold = append(segFold, fold[i]%folds)
-		}
-	}
-	rep.Segments = len(segDocs)
-	if len(segDocs) == 0 {
-		return nil
-	}
-	var tally evalTally
+	perm := r.Perm(len(docs))
+	fold := func(i int) int { return perm[i] % folds }
+	var pages, segs evalTally
 	for k := 0; k < folds; k++ {
 		var train []classify.Example
 		for i, d := range docs {
-			if fold[i]%folds != k {
+			if fold(i) != k {
 				train = append(train, examplesOf(d.class, d.page, opts)...)
 				if opts.Documents.withLinks() {
 					train = appendLinks(train, d, classOf)
@@ -363,14 +359,38 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 		if err != nil {
 			continue // a fold without some class cannot be scored
 		}
-		for i, sd := range segDocs {
-			if segFold[i] == k {
-				tally.add(m, sd)
+		m.SetMeta(MetaDocuments, string(opts.Documents))
+		m.SetMeta(MetaWindow, strconv.Itoa(windowOf(opts)))
+		sc := NewScorer(m)
+		if len(sc.Topics()) == 0 {
+			continue
+		}
+		var buf []float64
+		var toks []string
+		for i, d := range docs {
+			if fold(i) != k {
+				continue
+			}
+			buf = sc.ScorePage(d.page.Tokens, buf)
+			pages.add(sc, d.class, buf)
+			for _, s := range d.page.Segments {
+				c, ok := classOf[s.URL]
+				if !ok || s.URL == d.page.URL {
+					continue
+				}
+				toks = s.Tokens(toks[:0])
+				buf = sc.Score(toks, buf)
+				segs.add(sc, c, buf)
 			}
 		}
 	}
-	ev2 := tally.evaluation(folds)
-	rep.Segment = &ev2
+	ev := pages.evaluation(folds)
+	rep.Page = &ev
+	rep.Segments = segs.n
+	if segs.n > 0 {
+		ev2 := segs.evaluation(folds)
+		rep.Segment = &ev2
+	}
 	return nil
 }
 
@@ -410,43 +430,52 @@ func appendLinks(out []classify.Example, d doc, classOf map[urlnorm.URL]string) 
 }
 
 type evalTally struct {
-	counts map[string]*classify.TopicScore
-	n      int
+	counts  map[string]*classify.TopicScore
+	n       int
+	correct int // documents whose every topic decision is right
 }
 
-func (t *evalTally) add(m *classify.Model, ex classify.Example) {
+// add counts one held-out document: truth is its class, scores the
+// scorer's per-topic scores of it.
+func (t *evalTally) add(sc *Scorer, truth string, scores []float64) {
 	if t.counts == nil {
 		t.counts = make(map[string]*classify.TopicScore)
 	}
 	t.n++
-	post := m.Posterior(ex.Tokens, nil)
-	rel := m.Relevant(post, nil)
-	for i, c := range m.Classes() {
-		if c == classify.Other {
-			continue
-		}
+	right := true
+	for i, c := range sc.Topics() {
 		ts := t.counts[c]
 		if ts == nil {
 			ts = &classify.TopicScore{Class: c}
 			t.counts[c] = ts
 		}
-		truth := ex.Class == c
-		if truth {
+		rel := scores[i] >= sc.Threshold(i)
+		isC := truth == c
+		if isC {
 			ts.Support++
 		}
+		if rel != isC {
+			right = false
+		}
 		switch {
-		case rel[i] && truth:
+		case rel && isC:
 			ts.TruePositives++
-		case rel[i] && !truth:
+		case rel && !isC:
 			ts.FalsePositives++
-		case !rel[i] && truth:
+		case !rel && isC:
 			ts.FalseNegatives++
 		}
+	}
+	if right {
+		t.correct++
 	}
 }
 
 func (t *evalTally) evaluation(folds int) classify.Evaluation {
 	ev := classify.Evaluation{Folds: folds, Documents: t.n}
+	if t.n > 0 {
+		ev.Accuracy = float64(t.correct) / float64(t.n)
+	}
 	names := make([]string, 0, len(t.counts))
 	for c := range t.counts {
 		names = append(names, c)

@@ -1,6 +1,8 @@
 package training
 
 import (
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/scent-crawler/scent/classify"
@@ -14,11 +16,17 @@ type Scorer struct {
 	topics []string
 	idx    []int
 	pool   sync.Pool
+	window int // > 0: the model learnt from windows of this many tokens
 }
 
 // NewScorer wraps m.
 func NewScorer(m *classify.Model) *Scorer {
 	s := &Scorer{m: m, topics: m.Topics()}
+	if strings.Contains(m.Meta(MetaDocuments), string(DocWindows)) {
+		if n, err := strconv.Atoi(m.Meta(MetaWindow)); err == nil && n > 0 {
+			s.window = windowSize(n)
+		}
+	}
 	for _, t := range s.topics {
 		s.idx = append(s.idx, m.Index(t))
 	}
@@ -40,6 +48,39 @@ func (s *Scorer) Score(tokens []string, dst []float64) []float64 {
 	}
 	*buf = post
 	s.pool.Put(buf)
+	return dst
+}
+
+// ScorePage writes the relevance of a whole page per topic into dst. A
+// model that learnt from segment-sized windows scores each window of the
+// page as it scored its training windows, and the page gets the mean; a
+// model that learnt from pages scores the page at once.
+func (s *Scorer) ScorePage(tokens []string, dst []float64) []float64 {
+	if s.window == 0 || len(tokens) <= s.window {
+		return s.Score(tokens, dst)
+	}
+	dst = dst[:0]
+	for range s.idx {
+		dst = append(dst, 0)
+	}
+	buf := s.pool.Get().(*[]float64)
+	n := 0
+	for i := 0; i < len(tokens); i += s.window {
+		j := min(i+s.window, len(tokens))
+		if j-i < s.window/2 {
+			break // the short tail, as in training
+		}
+		post := s.m.Posterior(tokens[i:j], *buf)
+		for k, c := range s.idx {
+			dst[k] += post[c]
+		}
+		*buf = post
+		n++
+	}
+	s.pool.Put(buf)
+	for k := range dst {
+		dst[k] /= float64(n)
+	}
 	return dst
 }
 

@@ -147,3 +147,45 @@ func BenchmarkScorer_Score(b *testing.B) {
 		dst = s.Score(toks, dst)
 	}
 }
+
+func TestScorer_ScorePage(t *testing.T) {
+	m := trainModel(t)
+	page := func(n int) []string {
+		var toks []string
+		for i := range n {
+			toks = append(toks, classWords["course"][i%6])
+		}
+		return toks
+	}
+	// A model without windows metadata scores the page at once.
+	s := NewScorer(m)
+	long := page(100)
+	if got, want := s.ScorePage(long, nil), s.Score(long, nil); !slices.Equal(got, want) {
+		t.Errorf("pages model: ScorePage = %v, want Score %v", got, want)
+	}
+	// A windows model averages its windows: 2·n+3 = 5 tokens for n = 1,
+	// the 100-token page has 20 windows.
+	m.SetMeta(MetaDocuments, string(DocWindows))
+	m.SetMeta(MetaWindow, "1")
+	s = NewScorer(m)
+	got := s.ScorePage(long, nil)
+	want := make([]float64, len(s.Topics()))
+	for i := 0; i < 100; i += 5 {
+		for k, v := range s.Score(long[i:i+5], nil) {
+			want[k] += v / 20
+		}
+	}
+	for k := range want {
+		if d := got[k] - want[k]; d > 1e-12 || d < -1e-12 {
+			t.Errorf("windows model, topic %s: ScorePage = %v, want the mean of the windows %v", s.Topics()[k], got[k], want[k])
+		}
+	}
+	if c := s.m.Index("course"); got[slices.Index(s.Topics(), "course")] < 0.9 {
+		t.Errorf("a page of course words scores %v for course (class %d)", got, c)
+	}
+	// A page no longer than a window is one window.
+	short := page(4)
+	if got, want := s.ScorePage(short, nil), s.Score(short, nil); !slices.Equal(got, want) {
+		t.Errorf("short page: %v, want %v", got, want)
+	}
+}
