@@ -252,13 +252,14 @@ func TestFetcher_Fetch_robotsExpiry(t *testing.T) {
 		}
 		page("<p>x</p>")(w, r)
 	}))
-	f := newFetcher(t, Config{RobotsTTL: 2 * time.Second})
+	// A long TTL keeps the good verdict cached however slow the machine.
+	f := newFetcher(t, Config{RobotsTTL: 20 * time.Second})
 	_, err := f.Fetch(context.Background(), s.url(t, "/yes"), nil)
 	wantReason(t, err, ReasonRobots)
 	mu.Lock()
 	status = http.StatusOK
 	mu.Unlock()
-	time.Sleep(250 * time.Millisecond) // > TTL/10
+	time.Sleep(2100 * time.Millisecond) // > TTL/10
 	if _, err := f.Fetch(context.Background(), s.url(t, "/yes"), nil); err != nil {
 		t.Fatalf("after the 5xx verdict expired: %v", err)
 	}
