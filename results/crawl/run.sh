@@ -31,6 +31,18 @@ run "course+faculty-link-tunnel" --topic course,faculty --strategy link --budget
 for topic in course faculty; do
 	run "$topic-link+backlinks" --topic "$topic" --strategy link+backlinks --budget 1000
 done
+# The model's options, one at a time, with tunnelling.
+for topic in course faculty; do
+	run "$topic-tunnel-k300" --topic "$topic" --strategy link --budget 1000 --tunnel --k 300
+	run "$topic-tunnel-k3000" --topic "$topic" --strategy link --budget 1000 --tunnel --k 3000
+	run "$topic-tunnel-window5" --topic "$topic" --strategy link --budget 1000 --tunnel --window 5
+	run "$topic-tunnel-window20" --topic "$topic" --strategy link --budget 1000 --tunnel --window 20
+	run "$topic-tunnel-threshold0.5" --topic "$topic" --strategy link --budget 1000 --tunnel --threshold 0.5
+	run "$topic-tunnel-threshold0.9" --topic "$topic" --strategy link --budget 1000 --tunnel --threshold 0.9
+	run "$topic-tunnel-windows+links" --topic "$topic" --strategy link --budget 1000 --tunnel --documents windows+links
+	run "$topic-tunnel-url-tokens" --topic "$topic" --strategy link --budget 1000 --tunnel --url-tokens
+	run "$topic-link-pages" --topic "$topic" --strategy link --budget 1000 --documents pages
+done
 # Speed: the whole reachable set (no budget), through the replay proxy.
 run "speed-bfs" --topic course --strategy bfs --budget 0
 run "speed-link" --topic course --strategy link --budget 0
