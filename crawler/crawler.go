@@ -161,6 +161,8 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	if byTopic == nil {
 		byTopic = make(map[string]int)
 	}
+	// commit stores finished results (canceled fetches stay leased) and
+	// counts them.
 	commit := func(rs []result) error {
 		pages := make([]*Page, 0, len(rs))
 		var push []Entry
@@ -202,7 +204,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		flushTimer <-chan time.Time // when they must be
 	)
 	flush := func() error {
-		err := c.commit(commit, unflushed)
+		err := commit(unflushed)
 		unflushed, flushTimer = nil, nil
 		return err
 	}
@@ -342,7 +344,7 @@ loop:
 	for r := range results {
 		rest = append(rest, r)
 	}
-	if err := c.commit(commit, rest); err != nil && runErr == nil {
+	if err := commit(rest); err != nil && runErr == nil {
 		runErr = err
 	}
 	sum.Elapsed = time.Since(start)
@@ -412,13 +414,6 @@ func (c *Crawler) popSize(left int) int {
 		return 1
 	}
 	return max(1, min(c.cfg.Workers, 32, left))
-}
-
-func (c *Crawler) commit(f func([]result) error, rs []result) error {
-	if len(rs) == 0 {
-		return nil
-	}
-	return f(rs)
 }
 
 func (c *Crawler) progress(ctx context.Context, crawl int64, sum Summary, start time.Time) {

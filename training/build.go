@@ -99,6 +99,18 @@ const (
 	MetaWindow    = "window"    // the link-context window n
 )
 
+// trainWithMeta trains a model on examples and records how its documents were
+// made, so that NewScorer scores pages the same way.
+func trainWithMeta(examples []classify.Example, opts Options) (*classify.Model, error) {
+	m, err := classify.Train(examples, opts.Classify)
+	if err != nil {
+		return nil, err
+	}
+	m.SetMeta(MetaDocuments, string(opts.Documents))
+	m.SetMeta(MetaWindow, strconv.Itoa(windowOf(opts)))
+	return m, nil
+}
+
 // windowOf is the segment window n of opts.
 func windowOf(opts Options) int {
 	if opts.Segment.Window > 0 {
@@ -292,12 +304,10 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 	if count[classify.Other] == 0 {
 		return nil, rep, fmt.Errorf("none of the negative examples could be used%s", firstFailure(rep, seeds.Other))
 	}
-	model, err := classify.Train(examples, opts.Classify)
+	model, err := trainWithMeta(examples, opts)
 	if err != nil {
 		return nil, rep, fmt.Errorf("train: %w", err)
 	}
-	model.SetMeta(MetaDocuments, string(opts.Documents))
-	model.SetMeta(MetaWindow, strconv.Itoa(windowOf(opts)))
 	// With link documents only, a class no example links to has no
 	// training document and would be silently missing from the model.
 	for _, c := range append(slices.Clone(seeds.Topics), classify.Other) {
@@ -355,12 +365,10 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 				}
 			}
 		}
-		m, err := classify.Train(train, opts.Classify)
+		m, err := trainWithMeta(train, opts)
 		if err != nil {
 			continue // a fold without some class cannot be scored
 		}
-		m.SetMeta(MetaDocuments, string(opts.Documents))
-		m.SetMeta(MetaWindow, strconv.Itoa(windowOf(opts)))
 		sc := NewScorer(m)
 		if len(sc.Topics()) == 0 {
 			continue
