@@ -32,6 +32,14 @@ type Scorer interface {
 	Threshold(i int) float64
 }
 
+// LinkScorer is an optional interface of a Scorer that also looks at a
+// link's target URL, such as a scorer built from labels to measure what a
+// perfect link classifier would reach. When the Scorer implements it, the
+// crawler scores links with ScoreLink instead of Score.
+type LinkScorer interface {
+	ScoreLink(target urlnorm.URL, tokens []string, dst []float64) []float64
+}
+
 // Fetcher downloads one page; *fetch.Fetcher implements it.
 type Fetcher interface {
 	Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fetch.Result, error)
@@ -499,6 +507,7 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 		pageRel = p.Relevant
 	}
 	scoreLinks := c.scorer != nil && (c.cfg.Strategy == StrategyLink || c.cfg.Strategy == StrategyLinkBacklinks)
+	linkScorer, _ := c.scorer.(LinkScorer)
 	depth := e.Depth + 1
 	followable := c.cfg.MaxDepth == 0 || depth <= c.cfg.MaxDepth
 	type best struct {
@@ -514,7 +523,10 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 		l := Link{Target: s.URL, Anchor: strings.Join(s.Anchor, " ")}
 		w.tokens = s.Tokens(w.tokens[:0])
 		l.Context = strings.Join(w.tokens, " ")
-		if scoreLinks {
+		switch {
+		case scoreLinks && linkScorer != nil:
+			l.Scores = linkScorer.ScoreLink(s.URL, w.tokens, nil)
+		case scoreLinks:
 			l.Scores = c.scorer.Score(w.tokens, nil)
 		}
 		p.Links = append(p.Links, l)

@@ -479,3 +479,43 @@ func TestCrawler_Run_tunnel(t *testing.T) {
 		}
 	}
 }
+
+// pathScorer scores a link by its target's path alone (a LinkScorer):
+// on-topic exactly when the path starts with "/on".
+type pathScorer struct{ *keywordScorer }
+
+func (s pathScorer) ScoreLink(target urlnorm.URL, _ []string, dst []float64) []float64 {
+	v := 0.1
+	if strings.HasPrefix(target.Path(), "/on") {
+		v = 0.9
+	}
+	return append(dst[:0], v)
+}
+
+func TestCrawler_Run_linkScorerDecidesByTarget(t *testing.T) {
+	// Every anchor is on-topic by its words, but a LinkScorer judges the
+	// target: only /on… pages may be fetched.
+	s := newSite(t, map[string]string{
+		"/":     `<html><body><a href="/on1">course</a> <a href="/off1">course</a></body></html>`,
+		"/on1":  `<html><body><a href="/on2">course</a> <a href="/off2">course</a></body></html>`,
+		"/on2":  `<html><body>course</body></html>`,
+		"/off1": `<html><body>course</body></html>`,
+		"/off2": `<html><body>course</body></html>`,
+	}, nil)
+	scorer := pathScorer{newKeywordScorer(map[string][]string{"course": {"course"}}, "course")}
+	st := openStore(t)
+	c, err := crawler.New(crawler.Config{Workers: 1}, st, newFetcher(t, fetch.Config{}), scorer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range pages(t, st) {
+		got = append(got, strings.TrimPrefix(p.url, s.srv.URL))
+	}
+	if strings.Join(got, " ") != "/ /on1 /on2" {
+		t.Errorf("fetched %v, want / /on1 /on2", got)
+	}
+}

@@ -176,3 +176,38 @@ func (s *Seeds) Validate() error {
 	}
 	return nil
 }
+
+// DiscoverySeeds returns where a short discovery crawl looking for
+// backlinks of the examples starts: the root page of every site that holds
+// a web example, then the web examples themselves (positive and negative,
+// each once, in seed-file order). Parents of the examples are most often on
+// their own sites, reached from the root or linked from the other examples.
+func (s *Seeds) DiscoverySeeds() []urlnorm.URL {
+	var ex []Source
+	for _, t := range s.Topics {
+		ex = append(ex, s.Train[t]...)
+	}
+	ex = append(ex, s.Other...)
+	seen := make(map[urlnorm.URL]bool)
+	var out []urlnorm.URL
+	add := func(u urlnorm.URL) {
+		if !seen[u] {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	for _, e := range ex {
+		if e.URL.IsZero() {
+			continue
+		}
+		if root, err := e.URL.Resolve("/"); err == nil {
+			add(root)
+		}
+	}
+	for _, e := range ex {
+		if !e.URL.IsZero() {
+			add(e.URL)
+		}
+	}
+	return out
+}

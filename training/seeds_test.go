@@ -309,3 +309,27 @@ func FuzzParseSeeds(f *testing.F) {
 		}
 	})
 }
+
+func TestSeeds_DiscoverySeeds(t *testing.T) {
+	s, err := ParseSeeds(strings.NewReader(
+		"seed http://www.cs.cornell.edu/\n"+
+			"course http://www.cs.cmu.edu/~cs101/\n"+
+			"course page.html\n"+
+			"faculty http://www.cs.cmu.edu/~prof/\n"+
+			"other http://www.example.com/news.html\n"+
+			"other http://www.cs.cmu.edu/~cs101/\n"), "/data/seeds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range s.DiscoverySeeds() {
+		got = append(got, x.String())
+	}
+	want := []string{
+		"http://www.cs.cmu.edu/", "http://www.example.com/",
+		"http://www.cs.cmu.edu/~cs101/", "http://www.cs.cmu.edu/~prof/", "http://www.example.com/news.html",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("DiscoverySeeds() = %q, want %q", got, want)
+	}
+}
