@@ -254,7 +254,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	for _, t := range r.Topics {
 		fmt.Fprintf(&b, "\n## Harvest curve: %s\n\n| pages | relevant | harvest rate | recall |\n|---:|---:|---:|---:|\n", t.Topic)
 		for _, p := range t.Curve {
-			fmt.Fprintf(&b, "| %d | %d | %.3f | %.3f |\n", p.Pages, p.Relevant, p.Rate, p.Recall)
+			recall := "–"
+			if t.Targets > 0 {
+				recall = fmt.Sprintf("%.3f", p.Recall)
+			}
+			fmt.Fprintf(&b, "| %d | %d | %.3f | %s |\n", p.Pages, p.Relevant, p.Rate, recall)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -67,7 +67,7 @@ func TestReport_Add(t *testing.T) {
 }
 
 func TestReport_withoutLabelsIsEstimated(t *testing.T) {
-	r := New("x", "link", []string{"course"}, nil, 100)
+	r := New("x", "link", []string{"course"}, nil, 2)
 	r.Add(Page{URL: "http://a.com/1", Relevant: map[string]bool{"course": true}})
 	r.Add(Page{URL: "http://a.com/2", Relevant: map[string]bool{"course": false}})
 	r.Finish()
@@ -81,6 +81,9 @@ func TestReport_withoutLabelsIsEstimated(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "estimated by the page classifier") {
 		t.Errorf("markdown does not say relevance is estimated:\n%s", md.String())
+	}
+	if !strings.Contains(md.String(), "| 2 | 1 | 0.500 | – |") {
+		t.Errorf("markdown curve should show no recall without labels:\n%s", md.String())
 	}
 	var js bytes.Buffer
 	if err := r.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"estimated": true`) {
