@@ -16,4 +16,12 @@
 // several, side by side, as a self-contained HTML page with harvest and
 // recall-against-budget charts drawn as inline SVG (WriteHTML) or as the
 // CSV of their curve points (WriteCSV).
+//
+// A Grid gathers the reports of many crawls of one collection — topic
+// sets × strategies × frontiers × K × window × threshold — with the
+// cross-validated quality of each crawl's classifier, and writes them as
+// one table (Markdown, CSV, JSON) and one HTML page whose charts hold all
+// parameters but one at their defaults: harvest curves per strategy,
+// crawl recall and classifier precision/recall against K, and crawl
+// recall against the window.
 package report

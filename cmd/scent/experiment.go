@@ -6,11 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/replay"
@@ -20,24 +22,29 @@ import (
 )
 
 type experimentOpts struct {
-	archive   string
-	out       string
-	topics    []string
-	group     string
-	strategy  string
-	frontier  string
-	budget    int
-	workers   int
-	tunnel    bool
-	discovery int
-	mf        modelFlags
+	archive    string
+	out        string
+	topics     []string // one topic set per value, its topics separated by commas
+	group      string
+	strategies []string
+	frontiers  []string
+	ks         []string
+	windows    []string
+	thresholds []string
+	budget     int
+	workers    int
+	tunnel     bool
+	discovery  int
+	keep       bool
+	oracle     bool
+	mf         modelFlags
 }
 
 func newExperimentCmd() *cobra.Command {
 	var o experimentOpts
 	cmd := &cobra.Command{
 		Use:   "experiment ARCHIVE --topic T --strategy S --budget N --out DIR",
-		Short: "Replay a labelled collection and run train → crawl → export → report in one go",
+		Short: "Replay a labelled collection and run train → crawl → export → report in one go, or a grid of such runs",
 		Long: `experiment serves ARCHIVE on loopback, writes a seed file (examples: pages of
 --group labelled with the topics; negatives: "other" pages of --group; crawl
 seeds: the four department home pages), trains the model through the replay,
@@ -45,11 +52,30 @@ crawls with politeness off up to --budget fetches and writes into DIR:
 seeds.txt, labels.tsv (labels of the pages reachable from the seeds: the
 recall targets), model.json, train.json, scent.db, pages.jsonl (the export),
 report.json and report.md (the report, with the crawl's pages_per_second) and
-command (this command line).`,
+command (this command line).
+
+Given lists, it runs a grid: every repeated --topic is one crawl's topic set
+(a value with commas is one crawl of several topics), and --strategy,
+--frontier, --k, --window and --threshold take comma-separated lists; a
+crawl runs for every combination (bfs once per topic set: it has no
+classifier). A model is trained once per topic set, K and window and shared
+by the strategies, frontiers and thresholds. DIR then holds command,
+cells/<cell>/report.json per crawl, and the combined report.json, report.md,
+report.csv and report.html with harvest curves and recall and classifier
+quality against K and the window; the crawls' databases go to a temporary
+folder, removed at the end unless --keep.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.archive = args[0]
-			rep, err := runExperiment(cmd.Context(), o, cmd.ErrOrStderr())
+			cells, err := o.cells()
+			if err != nil {
+				return err
+			}
+			if len(cells) > 1 {
+				_, err := runGrid(cmd.Context(), o, cells, cmd.OutOrStdout(), cmd.ErrOrStderr())
+				return err
+			}
+			rep, err := runExperiment(cmd.Context(), o.single(cells[0]), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -61,20 +87,52 @@ command (this command line).`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringSliceVar(&o.topics, "topic", nil, "topic(s) to learn and crawl for, e.g. course or course,faculty")
+	fs.StringArrayVar(&o.topics, "topic", nil, "topics to learn and crawl for: course, or course,faculty for one crawl of both; repeat for a crawl per value")
 	fs.StringVar(&o.group, "group", "misc", "group whose labelled pages train the model")
-	fs.StringVar(&o.strategy, "strategy", "link", "link, link+backlinks, page or bfs")
-	fs.StringVar(&o.frontier, "frontier", "stack", "stack or best-first")
+	fs.StringSliceVar(&o.strategies, "strategy", []string{"link"}, "link, link+backlinks, page or bfs (a comma-separated list runs each)")
+	fs.StringSliceVar(&o.frontiers, "frontier", []string{"stack"}, "stack or best-first (a list runs each)")
+	fs.StringSliceVar(&o.ks, "k", []string{strconv.Itoa(classify.DefaultK)}, "number of features kept by χ² (a list runs each)")
+	fs.StringSliceVar(&o.windows, "window", []string{"10"}, "tokens of context on each side of a link (a list runs each)")
+	fs.StringSliceVar(&o.thresholds, "threshold", []string{strconv.FormatFloat(classify.DefaultThreshold, 'g', -1, 64)}, "on-topic threshold of P(topic|link) (a list runs each)")
 	fs.IntVar(&o.budget, "budget", 1000, "pages to fetch")
 	fs.IntVar(&o.workers, "workers", 16, "pages fetched at once")
 	fs.BoolVar(&o.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its best off-topic link")
-	fs.IntVar(&o.discovery, "discovery", 1000, "pages of the breadth-first discovery crawl that finds backlinks (strategy link+backlinks)")
+	fs.IntVar(&o.discovery, "discovery", 1000, "pages of the breadth-first discovery crawl from the examples' sites that finds backlinks (strategy link+backlinks)")
+	fs.BoolVar(&o.oracle, "oracle", false, "score links by their target's label instead of the model (1 on-topic, 0 off): what a perfect link classifier reaches")
 	fs.StringVar(&o.out, "out", "", "output directory")
-	o.mf.register(fs)
+	fs.BoolVar(&o.keep, "keep", false, "grid: keep the crawls' databases, exports and models (their folder is printed)")
+	o.mf.registerFixed(fs)
 	return cmd
 }
 
-func runExperiment(ctx context.Context, o experimentOpts, progress io.Writer) (*report.Report, error) {
+// singleExperiment is one train → crawl → report run.
+type singleExperiment struct {
+	archive   string
+	out       string
+	topics    []string
+	group     string
+	strategy  string
+	frontier  string
+	budget    int
+	workers   int
+	tunnel    bool
+	discovery int
+	oracle    bool
+	mf        modelFlags
+}
+
+// single returns the run of cell c.
+func (o experimentOpts) single(c gridCell) singleExperiment {
+	s := singleExperiment{archive: o.archive, out: o.out, topics: c.topics, group: o.group, strategy: string(c.strategy),
+		frontier: string(c.frontier), budget: o.budget, workers: o.workers, tunnel: o.tunnel, discovery: o.discovery, oracle: o.oracle, mf: o.mf}
+	if s.frontier == "" {
+		s.frontier = string(crawler.FrontierStack)
+	}
+	s.mf.k, s.mf.window, s.mf.threshold = c.k, c.window, c.threshold
+	return s
+}
+
+func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) (*report.Report, error) {
 	if o.out == "" || len(o.topics) == 0 {
 		return nil, fmt.Errorf("--out and --topic are required")
 	}
@@ -148,9 +206,9 @@ func runExperiment(ctx context.Context, o experimentOpts, progress io.Writer) (*
 	}
 	defer f.Close()
 
-	// link+backlinks: a short breadth-first discovery crawl from the seeds
-	// stores links; those pointing at the examples become training
-	// documents of their class.
+	// link+backlinks: a short breadth-first discovery crawl from the
+	// examples' sites stores links; those pointing at the examples become
+	// training documents of their class.
 	var src training.BacklinkSource
 	if strategy == crawler.StrategyLinkBacklinks {
 		dc, err := crawler.New(crawler.Config{Name: "discovery", Strategy: crawler.StrategyBFS, Workers: o.workers,
@@ -158,7 +216,7 @@ func runExperiment(ctx context.Context, o experimentOpts, progress io.Writer) (*
 		if err != nil {
 			return nil, err
 		}
-		dsum, err := dc.Run(ctx, seeds.Crawl, fmt.Sprintf(`{"discovery":%d}`, o.discovery))
+		dsum, err := dc.Run(ctx, seeds.DiscoverySeeds(), fmt.Sprintf(`{"discovery":%d}`, o.discovery))
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +241,11 @@ func runExperiment(ctx context.Context, o experimentOpts, progress io.Writer) (*
 	if isTerminal(os.Stderr) {
 		cfg.Progress = progress
 	}
-	c, err := crawler.New(cfg, store, f, training.NewScorer(model))
+	var scorer crawler.Scorer = training.NewScorer(model)
+	if o.oracle {
+		scorer = newOracleScorer(scorer, a)
+	}
+	c, err := crawler.New(cfg, store, f, scorer)
 	if err != nil {
 		return nil, err
 	}

@@ -67,10 +67,16 @@ type modelFlags struct {
 
 func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.k, "k", classify.DefaultK, "number of features kept by χ²")
-	fs.Float64Var(&f.m, "m", classify.DefaultM, "m-estimate equivalent sample size")
-	fs.StringVar(&f.event, "event", "binary", "Naive Bayes event model: binary or multinomial")
 	fs.Float64Var(&f.threshold, "threshold", classify.DefaultThreshold, "on-topic threshold of P(topic|link)")
 	fs.IntVar(&f.window, "window", 10, "tokens of context on each side of a link")
+	f.registerFixed(fs)
+}
+
+// registerFixed registers the model flags other than --k, --threshold and
+// --window, which "scent experiment" takes as lists.
+func (f *modelFlags) registerFixed(fs *pflag.FlagSet) {
+	fs.Float64Var(&f.m, "m", classify.DefaultM, "m-estimate equivalent sample size")
+	fs.StringVar(&f.event, "event", "binary", "Naive Bayes event model: binary or multinomial")
 	fs.BoolVar(&f.urlTokens, "url-tokens", false, "add the words of a link's URL path to its features")
 	fs.IntVar(&f.folds, "folds", 5, "cross-validation folds of the training report (0: none)")
 	fs.StringVar(&f.documents, "documents", "windows", "training documents: pages, windows (segment-sized pieces of pages), pages+windows, links or windows+links")

@@ -70,15 +70,20 @@ classification.`,
 // trainModel builds a model from the seeds. src, when not nil, adds the
 // backlinks it knows (e.g. the crawl's own store) to those of the flags.
 func trainModel(ctx context.Context, s *training.Seeds, ff *fetchFlags, mf *modelFlags, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
-	co, err := mf.classify()
-	if err != nil {
-		return nil, nil, err
-	}
 	f, err := fetch.New(ff.config())
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
+	return buildModel(ctx, s, f, mf, progress, src)
+}
+
+// buildModel is trainModel with the fetcher of the examples given.
+func buildModel(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *modelFlags, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
+	co, err := mf.classify()
+	if err != nil {
+		return nil, nil, err
+	}
 	folds := mf.folds
 	if folds == 0 {
 		folds = -1

@@ -1,0 +1,687 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/report"
+	"github.com/scent-crawler/scent/segment"
+	"github.com/scent-crawler/scent/sqlite"
+	"github.com/scent-crawler/scent/training"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// gridCell is one crawl of an experiment grid. A bfs cell has no
+// classifier: its k, window and threshold are the grid's defaults, used
+// only when it is the grid's one cell (the single experiment trains a
+// model whatever the strategy).
+type gridCell struct {
+	topics    []string
+	strategy  crawler.Strategy
+	frontier  crawler.Frontier // "" for bfs
+	k, window int
+	threshold float64
+}
+
+// classified reports whether the cell crawls with a classifier.
+func (c gridCell) classified() bool { return c.strategy != crawler.StrategyBFS }
+
+// name is the cell's folder name, e.g. course-link-stack-k1000-n10-t0.76
+// or course+faculty-bfs.
+func (c gridCell) name() string {
+	set := report.TopicSet(c.topics)
+	if !c.classified() {
+		return set + "-" + string(c.strategy)
+	}
+	return fmt.Sprintf("%s-%s-%s-k%d-n%d-t%s", set, c.strategy, c.frontier, c.k, c.window, strconv.FormatFloat(c.threshold, 'g', -1, 64))
+}
+
+// modelKey names the model a cell crawls with: one per topic set, K and
+// window, and apart for backlink features.
+type modelKey struct {
+	topics    string
+	k, window int
+	backlinks bool
+}
+
+func (c gridCell) model() modelKey {
+	return modelKey{topics: report.TopicSet(c.topics), k: c.k, window: c.window, backlinks: c.strategy == crawler.StrategyLinkBacklinks}
+}
+
+// splitList splits comma-separated values, trimming spaces and dropping
+// empty items and repeats (the first is kept).
+func splitList(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for _, item := range strings.Split(v, ",") {
+			item = strings.TrimSpace(item)
+			if item != "" && !slices.Contains(out, item) {
+				out = append(out, item)
+			}
+		}
+	}
+	return out
+}
+
+// parseInts reads a list flag of positive integers.
+func parseInts(flag string, values []string) ([]int, error) {
+	var out []int
+	for _, s := range splitList(values) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("--%s %q: want positive integers separated by commas", flag, s)
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--%s: no value", flag)
+	}
+	return out, nil
+}
+
+// parseThresholdList reads --threshold: numbers in (0, 1].
+func parseThresholdList(values []string) ([]float64, error) {
+	var out []float64
+	for _, s := range splitList(values) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v > 0 && v <= 1) {
+			return nil, fmt.Errorf("--threshold %q: want numbers in (0, 1] separated by commas", s)
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--threshold: no value")
+	}
+	return out, nil
+}
+
+// nearest returns the value of vs nearest want (the first on a tie).
+func nearest[T int | float64](vs []T, want T) T {
+	best := vs[0]
+	for _, v := range vs[1:] {
+		if math.Abs(float64(v-want)) < math.Abs(float64(best-want))-1e-9 {
+			best = v
+		}
+	}
+	return best
+}
+
+// cells expands the flags into the grid's cells: for every topic set, bfs
+// once (when listed) and every combination of the other strategies with
+// the frontiers, K, windows and thresholds.
+func (o experimentOpts) cells() ([]gridCell, error) {
+	if o.out == "" || len(o.topics) == 0 {
+		return nil, errors.New("--out and --topic are required")
+	}
+	var sets [][]string
+	seen := make(map[string]bool)
+	for _, v := range o.topics {
+		set := splitList([]string{v})
+		if len(set) == 0 {
+			return nil, fmt.Errorf("--topic %q: no topic", v)
+		}
+		if key := report.TopicSet(set); !seen[key] {
+			seen[key] = true
+			sets = append(sets, set)
+		}
+	}
+	var strategies []crawler.Strategy
+	for _, s := range splitList(o.strategies) {
+		st, err := crawler.ParseStrategy(s)
+		if err != nil {
+			return nil, err
+		}
+		strategies = append(strategies, st)
+	}
+	var frontiers []crawler.Frontier
+	for _, s := range splitList(o.frontiers) {
+		fr := crawler.Frontier(s)
+		if err := (crawler.Config{Frontier: fr}).Validate(); err != nil {
+			return nil, err
+		}
+		frontiers = append(frontiers, fr)
+	}
+	if len(strategies) == 0 || len(frontiers) == 0 {
+		return nil, errors.New("--strategy and --frontier need at least one value")
+	}
+	ks, err := parseInts("k", o.ks)
+	if err != nil {
+		return nil, err
+	}
+	windows, err := parseInts("window", o.windows)
+	if err != nil {
+		return nil, err
+	}
+	ths, err := parseThresholdList(o.thresholds)
+	if err != nil {
+		return nil, err
+	}
+	defK, defN, defT := nearest(ks, report.GridDefaultK), nearest(windows, report.GridDefaultWindow), nearest(ths, report.GridDefaultThreshold)
+	var cells []gridCell
+	for _, set := range sets {
+		for _, st := range strategies {
+			if st == crawler.StrategyBFS {
+				cells = append(cells, gridCell{topics: set, strategy: st, k: defK, window: defN, threshold: defT})
+				continue
+			}
+			for _, fr := range frontiers {
+				for _, k := range ks {
+					for _, n := range windows {
+						for _, th := range ths {
+							cells = append(cells, gridCell{topics: set, strategy: st, frontier: fr, k: k, window: n, threshold: th})
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(cells) == 1 && len(frontiers) == 1 {
+		cells[0].frontier = frontiers[0]
+	}
+	return cells, nil
+}
+
+// thresholdScorer is a scorer whose every topic's threshold is th, so
+// that one trained model serves the cells of several thresholds.
+type thresholdScorer struct {
+	*training.Scorer
+	th float64
+}
+
+// Threshold implements crawler.Scorer.
+func (s thresholdScorer) Threshold(int) float64 { return s.th }
+
+// cachingFetcher keeps the results of the fetches of training examples
+// (and their backlink parents) in memory, so that the models of a grid
+// fetch each page once.
+type cachingFetcher struct {
+	f  training.Fetcher
+	mu sync.Mutex
+	m  map[urlnorm.URL]cachedFetch
+}
+
+type cachedFetch struct {
+	res *fetch.Result
+	err error
+}
+
+func newCachingFetcher(f training.Fetcher) *cachingFetcher {
+	return &cachingFetcher{f: f, m: make(map[urlnorm.URL]cachedFetch)}
+}
+
+// Fetch implements training.Fetcher. Results are shared: callers must not
+// change them. Cancelled fetches are not kept.
+func (c *cachingFetcher) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fetch.Result, error) {
+	c.mu.Lock()
+	r, ok := c.m[u]
+	c.mu.Unlock()
+	if ok {
+		return r.res, r.err
+	}
+	res, err := c.f.Fetch(ctx, u, hdr)
+	if ctx.Err() != nil {
+		return res, err
+	}
+	c.mu.Lock()
+	c.m[u] = cachedFetch{res, err}
+	c.mu.Unlock()
+	return res, err
+}
+
+// trained is a model of the grid with its training report.
+type trained struct {
+	scorer *training.Scorer
+	rep    *training.Report
+}
+
+// gridRun holds what the cells of a grid share.
+type gridRun struct {
+	o         experimentOpts
+	work      string // temporary folder of the crawls
+	labelPath string
+	fetcher   *fetch.Fetcher
+	examples  *cachingFetcher
+	seeds     map[string]*training.Seeds // by topic set
+	discovery map[string]*sqlite.Store   // backlinks of link+backlinks per topic set and window, opened on first use
+	models    map[modelKey]*trained
+	trainTh   float64 // the threshold the models are trained with
+	bfs       map[string]bfsCrawl
+	progress  io.Writer
+	archive   *replay.Archive
+}
+
+// bfsCrawl is a breadth-first crawl shared by the topic sets of a grid:
+// it does not depend on them.
+type bfsCrawl struct {
+	db      string
+	name    string
+	sum     crawler.Summary
+	seconds float64
+}
+
+// runGrid runs every cell with one replay server and one fetcher and
+// writes the cells' reports and the combined report into o.out.
+func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, progress io.Writer) (*report.Grid, error) {
+	start := time.Now()
+	if err := os.MkdirAll(filepath.Join(o.out, "cells"), 0o755); err != nil {
+		return nil, fmt.Errorf("grid: %w", err)
+	}
+	command := shellJoin(os.Args)
+	if err := writeFileAtomic(filepath.Join(o.out, "command"), func(f *os.File) error {
+		_, err := fmt.Fprintln(f, command)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("grid: write command: %w", err)
+	}
+	work, err := os.MkdirTemp("", "scent-grid-")
+	if err != nil {
+		return nil, fmt.Errorf("grid: %w", err)
+	}
+	if o.keep {
+		fmt.Fprintf(progress, "crawls, exports and models are kept in %s\n", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	a, err := replay.Open(o.archive)
+	if err != nil {
+		return nil, err
+	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	srv, err := replay.Serve(sctx, a, "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	g := &gridRun{o: o, work: work, labelPath: filepath.Join(work, "labels.tsv"), seeds: make(map[string]*training.Seeds),
+		models: make(map[modelKey]*trained), bfs: make(map[string]bfsCrawl), progress: progress, archive: a}
+	if err := writeReachableLabels(g.labelPath, a); err != nil {
+		return nil, err
+	}
+	ff := fetchFlags{proxy: "http://" + srv.Addr(), userAgent: fetch.DefaultUserAgent, timeout: 20 * time.Second,
+		maxBody: 10 << 20, retries: 2, types: []string{"text/html", "application/xhtml+xml"}}
+	if g.fetcher, err = fetch.New(ff.config()); err != nil {
+		return nil, err
+	}
+	defer g.fetcher.Close()
+	g.examples = newCachingFetcher(g.fetcher)
+	g.discovery = make(map[string]*sqlite.Store)
+	defer func() {
+		for _, st := range g.discovery {
+			st.Close()
+		}
+	}()
+	for _, c := range cells {
+		set := report.TopicSet(c.topics)
+		if g.seeds[set] != nil {
+			continue
+		}
+		path := filepath.Join(work, "seeds-"+set+".txt")
+		if err := writeFileAtomic(path, func(f *os.File) error { return writeSeeds(f, a, c.topics, o.group) }); err != nil {
+			return nil, fmt.Errorf("grid: seeds of %s: %w", set, err)
+		}
+		if g.seeds[set], err = training.LoadSeeds(path); err != nil {
+			return nil, err
+		}
+	}
+	var ths []float64
+	for _, c := range cells {
+		if c.classified() {
+			ths = append(ths, c.threshold)
+		}
+	}
+	if len(ths) > 0 {
+		g.trainTh = nearest(ths, report.GridDefaultThreshold)
+	}
+
+	out := &report.Grid{Command: command, Budget: o.budget}
+	bar := newGridProgress(progress, isTerminal(os.Stderr), len(cells))
+	for i, c := range cells {
+		bar.begin(i, c.name())
+		gc, err := g.runCell(ctx, c)
+		if err != nil {
+			bar.end()
+			return nil, fmt.Errorf("grid cell %s: %w", c.name(), err)
+		}
+		out.Cells = append(out.Cells, gc)
+		if err := os.MkdirAll(filepath.Join(o.out, "cells", gc.Name), 0o755); err != nil {
+			bar.end()
+			return nil, fmt.Errorf("grid cell %s: %w", gc.Name, err)
+		}
+		if err := writeFileAtomic(filepath.Join(o.out, "cells", gc.Name, "report.json"), func(f *os.File) error { return gc.Report.WriteJSON(f) }); err != nil {
+			bar.end()
+			return nil, fmt.Errorf("grid cell %s: write report: %w", gc.Name, err)
+		}
+		bar.done(i, gc.Name, cellSummary(gc))
+	}
+	bar.end()
+	out.Seconds = time.Since(start).Seconds()
+	writers := []struct {
+		name  string
+		write func(io.Writer) error
+	}{{"report.json", out.WriteJSON}, {"report.md", out.WriteMarkdown}, {"report.csv", out.WriteCSV}, {"report.html", out.WriteHTML}}
+	for _, w := range writers {
+		if err := writeFileAtomic(filepath.Join(o.out, w.name), func(f *os.File) error { return w.write(f) }); err != nil {
+			return nil, fmt.Errorf("grid: write %s: %w", w.name, err)
+		}
+	}
+	for _, s := range out.Sections() {
+		var best *report.GridCell
+		var bestRecall float64
+		for _, c := range s.Cells {
+			if t := c.Report.Topic(s.Topic); t != nil && t.Targets > 0 && (best == nil || t.Recall > bestRecall) {
+				best, bestRecall = c, t.Recall
+			}
+		}
+		if best != nil {
+			fmt.Fprintf(stdout, "%s: best recall %.3f (%s)\n", s.Title(), bestRecall, best.Name)
+		}
+	}
+	fmt.Fprintf(stdout, "grid of %d cells in %.0f s; report in %s\n", len(cells), time.Since(start).Seconds(), filepath.Join(o.out, "report.html"))
+	return out, nil
+}
+
+// writeReachableLabels writes the labels of the pages reachable from the
+// department seeds: the recall targets.
+func writeReachableLabels(path string, a *replay.Archive) error {
+	deps, err := replay.DepartmentSeeds(a)
+	if err != nil {
+		return err
+	}
+	reach := a.Reachable(deps)
+	return writeFileAtomic(path, func(f *os.File) error {
+		for _, l := range a.Labels() {
+			if reach[l.URL] {
+				if _, err := fmt.Fprintf(f, "%s\t%s\n", l.URL, l.Label); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// cellSummary is the line a finished cell is reported with.
+func cellSummary(c *report.GridCell) string {
+	var parts []string
+	for _, t := range c.Report.Topics {
+		parts = append(parts, fmt.Sprintf("%s recall %.3f", t.Topic, t.Recall))
+	}
+	return fmt.Sprintf("%d pages, %s", c.Report.Pages, strings.Join(parts, ", "))
+}
+
+// runCell crawls one cell into its own database in the work folder and
+// measures it.
+func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, error) {
+	name := c.name()
+	gc := &report.GridCell{Name: name, Topics: c.topics, Strategy: string(c.strategy)}
+	if c.classified() {
+		gc.Frontier, gc.K, gc.Window, gc.Threshold = string(c.frontier), c.k, c.window, c.threshold
+	}
+	var (
+		db, crawl string
+		sum       crawler.Summary
+		th        map[string]float64
+		start     time.Time // of the crawl; training is not counted
+	)
+	if !c.classified() {
+		b, err := g.bfsCrawl(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		db, crawl, sum = b.db, b.name, b.sum
+		// A shared crawl counts for every topic set.
+		start = time.Now().Add(-time.Duration(b.seconds * float64(time.Second)))
+	} else {
+		m, err := g.model(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		start = time.Now()
+		gc.Training = trainingScores(m.rep)
+		var sc crawler.Scorer = m.scorer
+		if c.threshold != g.trainTh {
+			sc = thresholdScorer{m.scorer, c.threshold}
+		}
+		if g.o.oracle {
+			sc = newOracleScorer(sc, g.archive)
+		}
+		th = map[string]float64{"": c.threshold}
+		dir := filepath.Join(g.work, "cells", name)
+		db, crawl = filepath.Join(dir, "scent.db"), name
+		if sum, err = g.crawl(ctx, dir, g.seeds[report.TopicSet(c.topics)].Crawl, crawler.Config{Name: name, Strategy: c.strategy, Frontier: c.frontier, Workers: g.o.workers,
+			MaxPages: g.o.budget, Segment: g.segment(c.window), Tunnel: g.o.tunnel}, sc); err != nil {
+			return nil, err
+		}
+	}
+	rep, err := buildReportThreshold(ctx, db, crawl, g.labelPath, 100, c.topics, report.ScopeAllLabels, th)
+	if err != nil {
+		return nil, err
+	}
+	rep.Crawl = name
+	rep.PagesPerSecond = sum.PagesPerSec
+	rep.FetchesPerSecond = sum.FetchesPerSec
+	gc.Report = rep
+	gc.Seconds = time.Since(start).Seconds()
+	return gc, nil
+}
+
+func (g *gridRun) segment(window int) segment.Options {
+	return segment.Options{Window: window, URLTokens: g.o.mf.urlTokens}
+}
+
+// crawl runs one crawl into dir/scent.db (and, with --keep, exports it to
+// dir/pages.jsonl).
+func (g *gridRun) crawl(ctx context.Context, dir string, seeds []urlnorm.URL, cfg crawler.Config, sc crawler.Scorer) (crawler.Summary, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return crawler.Summary{}, err
+	}
+	db := filepath.Join(dir, "scent.db")
+	store, err := sqlite.Open(ctx, db)
+	if err != nil {
+		return crawler.Summary{}, err
+	}
+	defer store.Close()
+	c, err := crawler.New(cfg, store, g.fetcher, sc)
+	if err != nil {
+		return crawler.Summary{}, err
+	}
+	sum, err := c.Run(ctx, seeds, fmt.Sprintf(`{"strategy":%q,"budget":%d}`, cfg.Strategy, cfg.MaxPages))
+	if err != nil {
+		return sum, err
+	}
+	if g.o.keep {
+		if err := writeFileAtomic(filepath.Join(dir, "pages.jsonl"), func(w *os.File) error {
+			return exportJSONL(ctx, db, cfg.Name, w)
+		}); err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+// bfsCrawl runs the breadth-first crawl of c's crawl seeds once; topic
+// sets with the same crawl seeds share it.
+func (g *gridRun) bfsCrawl(ctx context.Context, c gridCell) (bfsCrawl, error) {
+	seeds := g.seeds[report.TopicSet(c.topics)].Crawl
+	key := fmt.Sprint(seeds)
+	if b, ok := g.bfs[key]; ok {
+		return b, nil
+	}
+	start := time.Now()
+	name := c.name()
+	dir := filepath.Join(g.work, "cells", name)
+	sum, err := g.crawl(ctx, dir, seeds, crawler.Config{Name: name, Strategy: crawler.StrategyBFS, Workers: g.o.workers,
+		MaxPages: g.o.budget, Segment: g.segment(c.window)}, nil)
+	if err != nil {
+		return bfsCrawl{}, err
+	}
+	b := bfsCrawl{db: filepath.Join(dir, "scent.db"), name: name, sum: sum, seconds: time.Since(start).Seconds()}
+	g.bfs[key] = b
+	return b, nil
+}
+
+// model returns the model of c, training it on first use.
+func (g *gridRun) model(ctx context.Context, c gridCell) (*trained, error) {
+	key := c.model()
+	if m, ok := g.models[key]; ok {
+		return m, nil
+	}
+	seeds := g.seeds[key.topics]
+	var src training.BacklinkSource
+	if key.backlinks {
+		store, err := g.backlinks(ctx, key.topics, c.window, seeds.DiscoverySeeds())
+		if err != nil {
+			return nil, err
+		}
+		src = store
+	}
+	mf := g.o.mf
+	mf.k, mf.window, mf.threshold = c.k, c.window, g.trainTh
+	model, rep, err := buildModel(ctx, seeds, g.examples, &mf, io.Discard, src)
+	if err != nil {
+		return nil, fmt.Errorf("train %s, K %d, n %d: %w", key.topics, key.k, key.window, err)
+	}
+	if g.o.keep {
+		base := filepath.Join(g.work, "models", fmt.Sprintf("%s-k%d-n%d", key.topics, key.k, key.window))
+		if key.backlinks {
+			base += "-backlinks"
+		}
+		if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+			return nil, err
+		}
+		if err := saveModel(base+".json", model); err != nil {
+			return nil, err
+		}
+		if err := writeJSONFile(base+".train.json", rep); err != nil {
+			return nil, err
+		}
+	}
+	m := &trained{scorer: training.NewScorer(model), rep: rep}
+	g.models[key] = m
+	return m, nil
+}
+
+// backlinks returns the store of the breadth-first discovery crawl whose
+// links give the backlink features of a topic set at a window, running it
+// on first use from the sites of the examples (Seeds.DiscoverySeeds).
+func (g *gridRun) backlinks(ctx context.Context, topics string, window int, seeds []urlnorm.URL) (*sqlite.Store, error) {
+	key := fmt.Sprintf("%s-n%d", topics, window)
+	if st, ok := g.discovery[key]; ok {
+		return st, nil
+	}
+	dir := filepath.Join(g.work, "discovery", key)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	store, err := sqlite.Open(ctx, filepath.Join(dir, "scent.db"))
+	if err != nil {
+		return nil, err
+	}
+	dc, err := crawler.New(crawler.Config{Name: "discovery", Strategy: crawler.StrategyBFS, Workers: g.o.workers,
+		MaxPages: g.o.discovery, Segment: g.segment(window)}, store, g.fetcher, nil)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	if _, err := dc.Run(ctx, seeds, fmt.Sprintf(`{"discovery":%d}`, g.o.discovery)); err != nil {
+		store.Close()
+		return nil, fmt.Errorf("discovery crawl: %w", err)
+	}
+	g.discovery[key] = store
+	return store, nil
+}
+
+// trainingScores turns a training report's cross-validation into the
+// grid's per-topic scores; nil when training ran no folds.
+func trainingScores(rep *training.Report) []report.TrainingScore {
+	if rep == nil || rep.Page == nil {
+		return nil
+	}
+	pr := func(ev *classify.Evaluation, topic string) *report.PR {
+		if ev == nil {
+			return nil
+		}
+		ts, ok := ev.Topic(topic)
+		if !ok {
+			return nil
+		}
+		return &report.PR{Precision: ts.Precision, Recall: ts.Recall, F1: ts.F1, Support: ts.Support}
+	}
+	var out []report.TrainingScore
+	for _, t := range rep.Topics {
+		out = append(out, report.TrainingScore{Topic: t.Name, Folds: rep.Folds, Documents: t.Documents, Backlinks: t.Backlinks,
+			Page: pr(rep.Page, t.Name), Segment: pr(rep.Segment, t.Name)})
+	}
+	return out
+}
+
+// gridProgress shows a grid's progress: on a terminal a bar redrawn in
+// place (cell i/N, its name, elapsed time and the estimated time left),
+// otherwise a line per finished cell.
+type gridProgress struct {
+	w     io.Writer
+	tty   bool
+	n     int
+	start time.Time
+	now   func() time.Time
+}
+
+func newGridProgress(w io.Writer, tty bool, n int) *gridProgress {
+	return &gridProgress{w: w, tty: tty, n: n, start: time.Now(), now: time.Now}
+}
+
+// begin shows that cell i (from 0) starts.
+func (p *gridProgress) begin(i int, name string) {
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K%s", p.line(i, name))
+	}
+}
+
+// done shows that cell i finished, with a summary of its result.
+func (p *gridProgress) done(i int, name, summary string) {
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K%s", p.line(i+1, name))
+		return
+	}
+	el := p.now().Sub(p.start)
+	fmt.Fprintf(p.w, "cell %d/%d %s: %s (%s elapsed)\n", i+1, p.n, name, summary, el.Round(time.Second))
+}
+
+// end finishes the bar's line.
+func (p *gridProgress) end() {
+	if p.tty {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// line draws the bar after finished cells have run.
+func (p *gridProgress) line(finished int, name string) string {
+	const width = 24
+	el := p.now().Sub(p.start)
+	fill := width * finished / max(p.n, 1)
+	eta := "?"
+	if finished > 0 {
+		eta = (el / time.Duration(finished) * time.Duration(p.n-finished)).Round(time.Second).String()
+	}
+	return fmt.Sprintf("[%s%s] %d/%d %s  elapsed %s  ETA %s", strings.Repeat("#", fill), strings.Repeat(".", width-fill),
+		finished, p.n, name, el.Round(time.Second), eta)
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// oracleScorer scores links by the label of their target in a replayed,
+// labelled collection: 1 for the topic the target is labelled with, 0 for
+// the others. Pages are still scored by the trained model. A crawl with it
+// shows what a perfect link classifier would reach under the same
+// frontier and budget: the ceiling of link-context scoring on the
+// collection.
+type oracleScorer struct {
+	crawler.Scorer
+	archive *replay.Archive
+	labels  map[urlnorm.URL]string
+}
+
+var _ crawler.LinkScorer = (*oracleScorer)(nil)
+
+func newOracleScorer(s crawler.Scorer, a *replay.Archive) *oracleScorer {
+	o := &oracleScorer{Scorer: s, archive: a, labels: make(map[urlnorm.URL]string)}
+	for _, l := range a.Labels() {
+		o.labels[l.URL] = l.Label
+	}
+	return o
+}
+
+// ScoreLink implements crawler.LinkScorer.
+func (o *oracleScorer) ScoreLink(target urlnorm.URL, _ []string, dst []float64) []float64 {
+	label := o.labelOf(target)
+	dst = dst[:0]
+	for _, t := range o.Topics() {
+		v := 0.0
+		if t == label {
+			v = 1
+		}
+		dst = append(dst, v)
+	}
+	return dst
+}
+
+// labelOf returns the label of the page the replay answers u with, following
+// the one redirect it makes (a directory named without its final slash).
+func (o *oracleScorer) labelOf(u urlnorm.URL) string {
+	p, ok := o.archive.Resolve(u)
+	if !ok && len(u.Path()) > 0 && u.Path()[len(u.Path())-1] != '/' {
+		if d, err := u.Resolve(u.Path() + "/"); err == nil {
+			p, ok = o.archive.Resolve(d)
+		}
+	}
+	if !ok {
+		return ""
+	}
+	return o.labels[p.URL]
+}
