@@ -27,9 +27,18 @@ for topic in course faculty; do
 	run "$topic-link-tunnel" --topic "$topic" --strategy link --budget 1000 --tunnel
 done
 run "course+faculty-link-tunnel" --topic course,faculty --strategy link --budget 2000 --tunnel
-# Backlink features from a 1,000-page breadth-first discovery crawl.
+# Backlink features from a 1,000-page breadth-first discovery crawl of the
+# examples' sites; also at K = 2000, n = 20, the best faculty cell of the
+# results/webkb grid.
 for topic in course faculty; do
 	run "$topic-link+backlinks" --topic "$topic" --strategy link+backlinks --budget 1000
+	run "$topic-link+backlinks-k2000-n20" --topic "$topic" --strategy link+backlinks --budget 1000 --k 2000 --window 20
+done
+run "course+faculty-link+backlinks-k2000-n20" --topic course,faculty --strategy link+backlinks --budget 2000 --k 2000 --window 20
+# The ceiling of link scoring: links scored by their target's label.
+for topic in course faculty; do
+	run "$topic-oracle" --topic "$topic" --strategy link --budget 1000 --oracle
+	run "$topic-oracle-tunnel" --topic "$topic" --strategy link --budget 1000 --oracle --tunnel
 done
 # The model's options, one at a time, with tunnelling.
 for topic in course faculty; do
