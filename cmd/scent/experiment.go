@@ -149,16 +149,11 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 	}); err != nil {
 		return nil, err
 	}
-	a, err := replay.Open(o.archive)
+	a, ff, stop, err := replayOnLoopback(ctx, o.archive)
 	if err != nil {
 		return nil, err
 	}
-	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	srv, err := replay.Serve(sctx, a, "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
 
 	seedPath := filepath.Join(o.out, "seeds.txt")
 	if err := writeFileAtomic(seedPath, func(f *os.File) error { return writeSeeds(f, a, o.topics, o.group) }); err != nil {
@@ -187,8 +182,6 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 	if err != nil {
 		return nil, err
 	}
-	ff := fetchFlags{proxy: "http://" + srv.Addr(), userAgent: fetch.DefaultUserAgent, timeout: 20 * time.Second,
-		maxBody: 10 << 20, retries: 2, types: []string{"text/html", "application/xhtml+xml"}}
 	dbPath := filepath.Join(o.out, "scent.db")
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		if err := os.Remove(dbPath + suffix); err != nil && !os.IsNotExist(err) {
@@ -296,4 +289,23 @@ func shellJoin(args []string) string {
 		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(out, " ")
+}
+
+// replayOnLoopback serves the collection at path on a free loopback port
+// until stop is called, and returns the fetch settings of an experiment
+// through it: the replay as proxy, politeness off.
+func replayOnLoopback(ctx context.Context, path string) (a *replay.Archive, ff fetchFlags, stop func(), err error) {
+	a, err = replay.Open(path)
+	if err != nil {
+		return nil, ff, nil, err
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	srv, err := replay.Serve(sctx, a, "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		return nil, ff, nil, err
+	}
+	ff = fetchFlags{proxy: "http://" + srv.Addr(), userAgent: fetch.DefaultUserAgent, timeout: 20 * time.Second,
+		maxBody: 10 << 20, retries: 2, types: []string{"text/html", "application/xhtml+xml"}}
+	return a, ff, cancel, nil
 }

@@ -301,23 +301,16 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 	} else {
 		defer os.RemoveAll(work)
 	}
-	a, err := replay.Open(o.archive)
+	a, ff, stop, err := replayOnLoopback(ctx, o.archive)
 	if err != nil {
 		return nil, err
 	}
-	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	srv, err := replay.Serve(sctx, a, "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
 	g := &gridRun{o: o, work: work, labelPath: filepath.Join(work, "labels.tsv"), seeds: make(map[string]*training.Seeds),
 		models: make(map[modelKey]*trained), bfs: make(map[string]bfsCrawl), progress: progress, archive: a}
 	if err := writeReachableLabels(g.labelPath, a); err != nil {
 		return nil, err
 	}
-	ff := fetchFlags{proxy: "http://" + srv.Addr(), userAgent: fetch.DefaultUserAgent, timeout: 20 * time.Second,
-		maxBody: 10 << 20, retries: 2, types: []string{"text/html", "application/xhtml+xml"}}
 	if g.fetcher, err = fetch.New(ff.config()); err != nil {
 		return nil, err
 	}
