@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -118,6 +119,57 @@ type result struct {
 	canceled bool
 }
 
+// inOrder gives results back in the order their entries were sent to the
+// workers. A breadth-first queue that commits in that order receives its
+// pushes as a single worker would make them, so which pages a bfs crawl
+// fetches does not depend on which fetch finishes first. Results waiting
+// for an earlier one are at most the fetches in flight.
+type inOrder struct {
+	sent     map[urlnorm.URL]int // entry URL → send number
+	held     map[int]result
+	nextSend int
+	nextOut  int
+}
+
+func newInOrder() *inOrder {
+	return &inOrder{sent: make(map[urlnorm.URL]int), held: make(map[int]result)}
+}
+
+func (o *inOrder) send(e Entry) {
+	o.sent[e.URL] = o.nextSend
+	o.nextSend++
+}
+
+// receive holds r and appends to out the results now in order.
+func (o *inOrder) receive(r result, out []result) []result {
+	n := o.sent[r.entry.URL]
+	delete(o.sent, r.entry.URL)
+	o.held[n] = r
+	for {
+		r, ok := o.held[o.nextOut]
+		if !ok {
+			return out
+		}
+		delete(o.held, o.nextOut)
+		o.nextOut++
+		out = append(out, r)
+	}
+}
+
+// rest appends to out the results still held, in send order.
+func (o *inOrder) rest(out []result) []result {
+	keys := make([]int, 0, len(o.held))
+	for k := range o.held {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		out = append(out, o.held[k])
+	}
+	clear(o.held)
+	return out
+}
+
 // Run crawls from seeds (used only when the crawl is new) until the
 // frontier is empty, a budget is reached or ctx ends. When ctx ends, the
 // pages already fetched are committed and the crawl can be resumed by
@@ -210,7 +262,26 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	var (
 		unflushed  []result         // results not yet committed
 		flushTimer <-chan time.Time // when they must be
+		ordered    *inOrder         // bfs: results wait for those sent before them
 	)
+	if c.order == FIFO {
+		ordered = newInOrder()
+	}
+	receive := func(r result) {
+		inflight--
+		inflightTopic[r.entry.Topic]--
+		if ordered == nil {
+			unflushed = append(unflushed, r)
+			return
+		}
+		unflushed = ordered.receive(r, unflushed)
+	}
+	held := func() int {
+		if ordered == nil {
+			return 0
+		}
+		return len(ordered.held)
+	}
 	flush := func() error {
 		err := commit(unflushed)
 		unflushed, flushTimer = nil, nil
@@ -219,7 +290,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	// In-flight fetches may fail and give their place back, so the page
 	// budget is checked again as their results arrive.
 	budgetLeft := func() bool {
-		queued := inflight + len(pending) + len(unflushed)
+		queued := inflight + len(pending) + len(unflushed) + held()
 		return (c.cfg.MaxPages == 0 || sum.Succeeded+queued < c.cfg.MaxPages) &&
 			(c.cfg.MaxFetches == 0 || sum.Total+queued < c.cfg.MaxFetches)
 	}
@@ -227,7 +298,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	// large number without budget).
 	budgetLeftN := func() int {
 		n := 1 << 20
-		queued := inflight + len(pending) + len(unflushed)
+		queued := inflight + len(pending) + len(unflushed) + held()
 		if c.cfg.MaxPages > 0 {
 			n = min(n, c.cfg.MaxPages-sum.Succeeded-queued)
 		}
@@ -302,25 +373,25 @@ loop:
 			pending = pending[1:]
 			inflight++
 			inflightTopic[head.Topic]++
+			if ordered != nil {
+				ordered.send(head)
+			}
 		case r := <-results:
-			unflushed = append(unflushed, r)
-			inflight--
-			inflightTopic[r.entry.Topic]--
+			receive(r)
 		drain:
 			for len(unflushed) < 256 {
 				select {
 				case r := <-results:
-					unflushed = append(unflushed, r)
-					inflight--
-					inflightTopic[r.entry.Topic]--
+					receive(r)
 				default:
 					break drain
 				}
 			}
 			// Stacks must see every push before the next pop; the bfs
 			// queue's order does not change, so its commits are batched
-			// (at most Workers results or 20 ms): a crash loses at most
-			// the fetches in progress and those of the open batch.
+			// (at most Workers results or 20 ms) and made in send order:
+			// a crash loses at most the fetches in progress, the results
+			// waiting for an earlier one and those of the open batch.
 			if c.order != FIFO || len(pending) == 0 || len(unflushed) >= c.cfg.Workers {
 				if err := flush(); err != nil {
 					runErr = err
@@ -348,9 +419,12 @@ loop:
 		cancelWork()
 	}
 	go func() { wg.Wait(); close(results) }()
-	rest := unflushed
 	for r := range results {
-		rest = append(rest, r)
+		receive(r)
+	}
+	rest := unflushed
+	if ordered != nil {
+		rest = ordered.rest(rest)
 	}
 	if err := commit(rest); err != nil && runErr == nil {
 		runErr = err

@@ -519,3 +519,37 @@ func TestCrawler_Run_linkScorerDecidesByTarget(t *testing.T) {
 		t.Errorf("fetched %v, want / /on1 /on2", got)
 	}
 }
+
+func TestCrawler_Run_bfsOrderDoesNotDependOnFetchSpeed(t *testing.T) {
+	// /a answers slowly, so /b finishes first; the queue still receives
+	// /a's links before /b's, and /a1 (also linked from /b) keeps the
+	// place and depth of its first discovery.
+	slow := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(100 * time.Millisecond)
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, body)
+		}
+	}
+	s := newSite(t, map[string]string{
+		"/":   `<html><body><a href="/a">a</a> <a href="/b">b</a></body></html>`,
+		"/b":  `<html><body><a href="/b1">b1</a> <a href="/a1">a1</a></body></html>`,
+		"/a1": `<html><body>a1</body></html>`,
+		"/b1": `<html><body>b1</body></html>`,
+	}, map[string]http.HandlerFunc{"/a": slow(`<html><body><a href="/a1">a1</a></body></html>`)})
+	st := openStore(t)
+	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, st, newFetcher(t, fetch.Config{}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range pages(t, st) {
+		got = append(got, strings.TrimPrefix(p.url, s.srv.URL))
+	}
+	if want := "/ /a /b /a1 /b1"; strings.Join(got, " ") != want {
+		t.Errorf("fetch order %v, want %s", got, want)
+	}
+}

@@ -21,7 +21,10 @@ type Store interface {
 	// skipped, as are those whose host reached maxPerHost (when > 0).
 	Pop(ctx context.Context, crawl int64, topic string, order Order, n, maxPerHost int) ([]Entry, error)
 	// Commit stores fetched pages with their links, marks their URLs
-	// fetched and pushes new entries, in one transaction.
+	// fetched and pushes new entries, in one transaction. An entry whose
+	// URL already waits on the same stack moves to its top, keeping the
+	// higher of its two scores; on the bfs queue (topic "") it keeps its
+	// first place, as breadth-first order requires.
 	Commit(ctx context.Context, crawl int64, pages []*Page, push []Entry) error
 	// FrontierSizes returns the number of entries waiting on each stack.
 	FrontierSizes(ctx context.Context, crawl int64) (map[string]int, error)

@@ -161,11 +161,19 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 		return err
 	}
 	defer upsert.Close()
-	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO frontier(crawl_id, topic, url_id, depth, score) VALUES (?, ?, ?, ?, ?)`)
+	// On a stack a URL pushed again moves to the top (a new seq) with
+	// the higher score; on the bfs queue it keeps its first place.
+	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO frontier(crawl_id, topic, url_id, depth, score)
+		VALUES (?1, ?2, ?3, ?4, max(?5, coalesce((SELECT score FROM frontier WHERE crawl_id = ?1 AND topic = ?2 AND url_id = ?3), ?5)))`)
 	if err != nil {
 		return err
 	}
 	defer ins.Close()
+	insQueue, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO frontier(crawl_id, topic, url_id, depth, score) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insQueue.Close()
 	for _, e := range entries {
 		var id int64
 		var state int
@@ -175,7 +183,11 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 		if state != 0 {
 			continue
 		}
-		if _, err := ins.ExecContext(ctx, crawl, e.Topic, id, e.Depth, e.Score); err != nil {
+		stmt := ins
+		if e.Topic == "" {
+			stmt = insQueue
+		}
+		if _, err := stmt.ExecContext(ctx, crawl, e.Topic, id, e.Depth, e.Score); err != nil {
 			return fmt.Errorf("push %s: %w", e.URL, err)
 		}
 	}

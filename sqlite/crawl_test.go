@@ -67,6 +67,57 @@ func TestStore_Pop_orders(t *testing.T) {
 	}
 }
 
+func TestStore_Commit_pushedAgain(t *testing.T) {
+	// /a is pushed, then /b, then /a again with another score and depth.
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		stack string
+		order crawler.Order
+		want  string
+		wantA crawler.Entry
+	}{
+		// The bfs queue keeps the first discovery: place and depth.
+		{"bfs queue", "", crawler.FIFO, "/seed /a /b", crawler.Entry{Depth: 1, Score: 0}},
+		// A stack moves the URL to its top.
+		{"stack", "t", crawler.LIFO, "/seed /a /b", crawler.Entry{Depth: 2, Score: 0.9}},
+		// Best-first keeps the higher score, whichever push had it.
+		{"best-first", "t", crawler.BestFirst, "/seed /a /b", crawler.Entry{Depth: 2, Score: 0.9}},
+	} {
+		s, _ := open(t)
+		st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{tc.stack}, Topics: []string{"t"}, Seeds: []urlnorm.URL{u("/seed")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := popAll(t, s, st.ID, tc.stack, tc.order)
+		for _, push := range [][]crawler.Entry{
+			{{Topic: tc.stack, URL: u("/a"), Depth: 1, Score: 0.9}},
+			{{Topic: tc.stack, URL: u("/b"), Depth: 1, Score: 0.5}},
+			{{Topic: tc.stack, URL: u("/a"), Depth: 2, Score: 0.2}},
+		} {
+			if tc.stack == "" {
+				push[0].Score = 0
+			}
+			if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+				t.Fatal(err)
+			}
+		}
+		es, err := s.Pop(ctx, st.ID, tc.stack, tc.order, 10, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			got = append(got, e.URL.Path())
+			if e.URL.Path() == "/a" && (e.Depth != tc.wantA.Depth || e.Score != tc.wantA.Score) {
+				t.Errorf("%s: /a has depth %d, score %v; want %d, %v", tc.name, e.Depth, e.Score, tc.wantA.Depth, tc.wantA.Score)
+			}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: popped %v, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestStore_Commit_visitedOncePerCrawl(t *testing.T) {
 	ctx := context.Background()
 	s, _ := open(t)
