@@ -361,7 +361,9 @@ loop:
 		}
 		var send chan Entry
 		var head Entry
-		if len(pending) > 0 {
+		// Results held for an earlier, slow fetch stop new fetches at
+		// 4 × Workers, which bounds their memory.
+		if len(pending) > 0 && held() < 4*c.cfg.Workers {
 			send, head = jobs, pending[0]
 		}
 		var tick <-chan time.Time
