@@ -48,9 +48,10 @@ type Report struct {
 	Every       int           `json:"harvest_every"`
 	Topics      []*TopicStats `json:"topics"`
 
-	labels Labels
-	hosts  map[string]bool
-	seen   map[urlnorm.URL]bool // labelled pages already counted
+	labels   Labels
+	finished bool
+	hosts    map[string]bool
+	seen     map[urlnorm.URL]bool // labelled pages already counted
 }
 
 // TopicStats is one topic's part of a report.
@@ -172,8 +173,13 @@ func (r *Report) Add(p Page) {
 	}
 }
 
-// Finish computes the rates; call it after the last Add.
+// Finish computes the rates; call it after the last Add and AddLink.
+// Calling it again does nothing.
 func (r *Report) Finish() {
+	if r.finished {
+		return
+	}
+	r.finished = true
 	targets := make(map[string]int)
 	if r.labels == nil {
 		r.TargetScope = ""
@@ -209,6 +215,9 @@ func (r *Report) Finish() {
 			}
 		}
 	}
+	// A finished report keeps its numbers only, so that many of them
+	// (a grid's) hold no labels or URL sets.
+	r.labels, r.hosts, r.seen = nil, nil, nil
 }
 
 // Topic returns the stats of one topic, or nil.

@@ -121,3 +121,17 @@ func TestReport_Add_duplicates(t *testing.T) {
 		t.Errorf("json: %v\n%s", err, js.String())
 	}
 }
+
+func TestReport_Finish_twiceKeepsTheNumbers(t *testing.T) {
+	labels := Labels{urlnorm.MustParse("http://a.com/c1"): "course", urlnorm.MustParse("http://a.com/c2"): "course"}
+	r := New("x", "link", []string{"course"}, labels, 100)
+	r.Add(Page{URL: "http://a.com/c1", FinalURL: "http://a.com/c1"})
+	r.Finish()
+	r.Finish()
+	if c := r.Topic("course"); c.Targets != 2 || c.Recall != 0.5 {
+		t.Errorf("after a second Finish: targets %d, recall %v; want 2, 0.5", c.Targets, c.Recall)
+	}
+	if r.labels != nil || r.seen != nil {
+		t.Error("a finished report still holds its labels and URL set")
+	}
+}
