@@ -19,10 +19,20 @@ func main() {
 	defer stop()
 	if err := newRootCmd().ExecuteContext(ctx); err != nil {
 		if errors.Is(err, context.Canceled) {
-			fmt.Fprintln(os.Stderr, "scent: interrupted; run the same command again to resume")
+			msg := "scent: interrupted"
+			if errors.As(err, new(resumable)) {
+				msg += "; run the same command again to resume"
+			}
+			fmt.Fprintln(os.Stderr, msg)
 			os.Exit(130)
 		}
 		fmt.Fprintln(os.Stderr, "scent:", err)
 		os.Exit(1)
 	}
 }
+
+// resumable marks the interruption of work that the same command resumes
+// (a crawl), as opposed to work that starts over.
+type resumable struct{ error }
+
+func (r resumable) Unwrap() error { return r.error }
