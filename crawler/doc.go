@@ -24,5 +24,9 @@
 // Strategies: "link" (the default) scores every link's context and pushes
 // targets whose score reaches the topic's threshold; "page" classifies the
 // whole page and pushes all of its links when it is on-topic; "bfs" uses
-// no classifier and one FIFO queue.
+// no classifier and one FIFO queue. A bfs crawl commits its results in the
+// order their URLs left the queue, and a URL keeps the place of its first
+// discovery, so it fetches the same pages whatever the number of workers.
+// A Scorer that also implements LinkScorer sees each link's target URL (an
+// evaluation oracle built from labels does).
 package crawler
