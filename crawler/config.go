@@ -76,6 +76,12 @@ type Config struct {
 	// off-topic pages instead of stopping. Off by default (the paper's
 	// crawler follows on-topic links only); ignored by bfs and page.
 	Tunnel bool
+	// Promote, with Tunnel, moves a page's reserve links for a topic to
+	// the topic's stack once at least 3 pages fetched through the page's
+	// links are known and at least half of them are on-topic: a listing
+	// whose first entries proved relevant is followed to its end. It
+	// remembers the last 4,096 pages with reserve links. Off by default.
+	Promote bool
 	// MaxURLLength drops longer URLs (spider traps). Default 2048.
 	MaxURLLength int
 	// SkipExtensions lists path extensions (lower-case, without the dot)
@@ -152,6 +158,8 @@ func (c Config) Validate() error {
 		return errors.New("max URL length must not be negative")
 	case c.Segment.Window < 0:
 		return errors.New("segment window must not be negative")
+	case c.Promote && !c.Tunnel:
+		return errors.New("promote needs tunnel: it moves links from the reserve")
 	}
 	return nil
 }

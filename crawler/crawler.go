@@ -223,6 +223,10 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	}
 	// commit stores finished results (canceled fetches stay leased) and
 	// counts them.
+	var promo *promoter
+	if c.cfg.Promote && c.cfg.Tunnel && c.order != FIFO {
+		promo = newPromoter(c.topics)
+	}
 	commit := func(rs []result) error {
 		pages := make([]*Page, 0, len(rs))
 		var push []Entry
@@ -232,6 +236,10 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 			}
 			pages = append(pages, r.page)
 			push = append(push, r.push...)
+			if promo != nil {
+				push = append(push, promo.observe(r.entry, r.page)...)
+				promo.remember(r.page.FinalURL, r.push)
+			}
 		}
 		if len(pages) == 0 {
 			return nil

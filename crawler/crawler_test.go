@@ -553,3 +553,62 @@ func TestCrawler_Run_bfsOrderDoesNotDependOnFetchSpeed(t *testing.T) {
 		t.Errorf("fetch order %v, want %s", got, want)
 	}
 }
+
+func TestCrawler_Run_promoteFollowsAListingThatProvedRelevant(t *testing.T) {
+	// The listing's links /c1–/c3 read as courses, /c4–/c6 do not (the
+	// classifier doubts them) but lead to course pages too, and /x1–/x5
+	// read as courses again and keep the stack busy until the budget.
+	// Without Promote the doubted links wait on the reserve and are never
+	// reached; with it, once /c1–/c3 prove on-topic, they move to the
+	// stack and are fetched.
+	const fill = " one two three four five six seven eight nine ten eleven twelve "
+	listing := `<html><body>`
+	for i := 1; i <= 6; i++ {
+		anchor := "course syllabus"
+		if i > 3 {
+			anchor = "section"
+		}
+		listing += fmt.Sprintf(`<a href="/c%d">%s %d</a>`, i, anchor, i) + fill
+	}
+	for i := 1; i <= 5; i++ {
+		listing += fmt.Sprintf(`<a href="/x%d">course syllabus %d</a>`, i, i) + fill
+	}
+	pagesMap := map[string]string{
+		"/":     `<html><body><a href="/list">course list</a></body></html>`,
+		"/list": listing + `</body></html>`,
+	}
+	for i := 1; i <= 6; i++ {
+		pagesMap[fmt.Sprintf("/c%d", i)] = `<html><body>course homework</body></html>`
+		pagesMap[fmt.Sprintf("/x%d", i)] = `<html><body>course homework</body></html>`
+	}
+	s := newSite(t, pagesMap, nil)
+	for _, promote := range []bool{false, true} {
+		scorer := newKeywordScorer(map[string][]string{"course": {"course", "syllabus", "homework"}}, "course")
+		st := openStore(t)
+		c, err := crawler.New(crawler.Config{Workers: 1, MaxPages: 10, Tunnel: true, Promote: promote}, st, newFetcher(t, fetch.Config{}), scorer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		doubted := 0
+		for _, p := range pages(t, st) {
+			u := strings.TrimPrefix(p.url, s.srv.URL)
+			got = append(got, u)
+			if u == "/c4" || u == "/c5" || u == "/c6" {
+				doubted++
+			}
+		}
+		if promote && doubted != 3 || !promote && doubted > 0 {
+			t.Errorf("promote %v: fetched %v", promote, got)
+		}
+	}
+}
+
+func TestConfig_Validate_promoteNeedsTunnel(t *testing.T) {
+	if err := (crawler.Config{Promote: true}).Validate(); err == nil {
+		t.Error("Promote without Tunnel was accepted")
+	}
+}

@@ -34,6 +34,7 @@ type crawlFlags struct {
 	maxURL     int
 	quiet      bool
 	tunnel     bool
+	promote    bool
 }
 
 func newCrawlCmd() *cobra.Command {
@@ -76,6 +77,7 @@ runs again.`,
 	fs.IntVar(&cf.maxURL, "max-url-length", 2048, "longest URL followed")
 	fs.BoolVar(&cf.quiet, "quiet", false, "no progress line")
 	fs.BoolVar(&cf.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its best off-topic link")
+	fs.BoolVar(&cf.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	cf.ff.register(fs)
 	cf.mf.register(fs)
 	return cmd
@@ -100,7 +102,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	cfg := crawler.Config{
 		Name: cf.name, Strategy: strategy, Frontier: crawler.Frontier(cf.frontier), Workers: cf.workers,
 		MaxPages: cf.maxPages, MaxFetches: cf.maxFetches, MaxPagesPerTopic: cf.maxTopic, MaxDepth: cf.maxDepth, MaxPerHost: cf.maxPerHost,
-		MaxURLLength: cf.maxURL, Segment: cf.mf.segment(), Tunnel: cf.tunnel,
+		MaxURLLength: cf.maxURL, Segment: cf.mf.segment(), Tunnel: cf.tunnel, Promote: cf.promote,
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

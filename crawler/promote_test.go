@@ -1,0 +1,59 @@
+package crawler
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+func pu(p string) urlnorm.URL { return urlnorm.MustParse("http://a.test" + p) }
+
+func TestPromoter_observe(t *testing.T) {
+	pr := newPromoter([]string{"course", "faculty"})
+	pr.remember(pu("/list"), []Entry{
+		{Topic: "course", URL: pu("/a")}, {Topic: "course", URL: pu("/b")}, {Topic: "course", URL: pu("/e")},
+		{Topic: "course~reserve", URL: pu("/c"), Score: 0.4}, {Topic: "faculty~reserve", URL: pu("/f")},
+		{Topic: "course~reserve", URL: pu("/d"), Score: 0.3},
+	})
+	on := &Page{Relevant: []bool{true, false}}
+	off := &Page{Relevant: []bool{false, false}}
+	failed := &Page{Failure: "status: HTTP 404"}
+	steps := []struct {
+		url  string
+		page *Page
+		want string
+	}{
+		{"/a", on, "[]"},
+		{"/b", failed, "[]"}, // a failed fetch says nothing about the listing
+		{"/b", off, "[]"},
+		{"/e", on, "[course http://a.test/c 0.4 course http://a.test/d 0.3]"}, // 2 of 3 on-topic
+		{"/c", on, "[]"}, // promoted once only
+	}
+	for _, s := range steps {
+		got := pr.observe(Entry{Topic: "course", URL: pu(s.url)}, s.page)
+		var b []any
+		for _, e := range got {
+			b = append(b, e.Topic, e.URL.String(), e.Score)
+		}
+		if g := fmt.Sprint(b); g != s.want && !(len(b) == 0 && s.want == "[]") {
+			t.Errorf("observe %s = %s, want %s", s.url, g, s.want)
+		}
+	}
+	if got := pr.observe(Entry{Topic: "course", URL: pu("/unknown")}, on); got != nil {
+		t.Errorf("a page no remembered page links to promoted %v", got)
+	}
+}
+
+func TestPromoter_memoryIsBounded(t *testing.T) {
+	pr := newPromoter([]string{"course"})
+	for i := 0; i < promoteSources+10; i++ {
+		pr.remember(pu(fmt.Sprintf("/p%d", i)), []Entry{{Topic: "course~reserve", URL: pu(fmt.Sprintf("/c%d", i))}})
+	}
+	if pr.lru.Len() != promoteSources || len(pr.by) != promoteSources || len(pr.childOf) != promoteSources {
+		t.Errorf("remembered %d pages (%d, %d children), want at most %d", pr.lru.Len(), len(pr.by), len(pr.childOf), promoteSources)
+	}
+	if _, ok := pr.childOf[pu("/c0")]; ok {
+		t.Error("the oldest page's links are still remembered")
+	}
+}
