@@ -40,6 +40,16 @@ for topic in course faculty; do
 	run "$topic-oracle" --topic "$topic" --strategy link --budget 1000 --oracle
 	run "$topic-oracle-tunnel" --topic "$topic" --strategy link --budget 1000 --oracle --tunnel
 done
+# Tunnelling with promotion: a page's reserve links move to the stack once
+# most pages fetched through its links are on-topic (--promote).
+promoted() {
+	for topic in course faculty; do
+		run "$topic-link-tunnel-promote" --topic "$topic" --strategy link --budget 1000 --tunnel --promote
+		run "$topic-link+backlinks-tunnel-promote" --topic "$topic" --strategy link+backlinks --budget 1000 --tunnel --promote
+	done
+	run "course+faculty-link+backlinks-tunnel-promote" --topic course,faculty --strategy link+backlinks --budget 2000 --tunnel --promote
+}
+promoted
 # The model's options, one at a time, with tunnelling.
 for topic in course faculty; do
 	run "$topic-tunnel-k300" --topic "$topic" --strategy link --budget 1000 --tunnel --k 300
