@@ -162,22 +162,8 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 	if err := writeFileAtomic(seedPath, func(f *os.File) error { return writeSeeds(f, a, o.topics, o.group) }); err != nil {
 		return nil, err
 	}
-	deps, err := replay.DepartmentSeeds(a)
-	if err != nil {
-		return nil, err
-	}
-	reach := a.Reachable(deps)
 	labelPath := filepath.Join(o.out, "labels.tsv")
-	if err := writeFileAtomic(labelPath, func(f *os.File) error {
-		for _, l := range a.Labels() {
-			if reach[l.URL] {
-				if _, err := fmt.Fprintf(f, "%s\t%s\n", l.URL, l.Label); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := writeReachableLabels(labelPath, a); err != nil {
 		return nil, err
 	}
 
