@@ -184,6 +184,27 @@ func TestArchive_Resolve(t *testing.T) {
 	}
 }
 
+func TestArchive_Follow(t *testing.T) {
+	a := openSite(t)
+	tests := []struct {
+		url  string
+		name string
+	}{
+		{"http://a.test/courses/cs1", "course/cornell/http:^^a.test^courses^cs1^"}, // through the directory redirect
+		{"http://a.test/people/", "faculty/cornell/http:^^a.test^people^index.html"},
+		{"http://a.test/nothing", ""},
+	}
+	for _, tt := range tests {
+		p, ok := a.Follow(urlnorm.MustParse(tt.url))
+		if ok != (tt.name != "") || ok && p.Name != tt.name {
+			t.Errorf("Follow(%s) = %v, %v; want %q", tt.url, p, ok, tt.name)
+		}
+		if _, ok := a.Resolve(urlnorm.MustParse(tt.url)); ok && tt.url == "http://a.test/courses/cs1" {
+			t.Errorf("Resolve(%s) followed the redirect", tt.url)
+		}
+	}
+}
+
 func TestPage_ContentType(t *testing.T) {
 	a := openSite(t)
 	tests := []struct {

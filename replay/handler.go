@@ -129,6 +129,27 @@ func (a *Archive) Resolve(u urlnorm.URL) (*Page, bool) {
 	return rt.page, true
 }
 
+// Follow is Resolve after the redirects the handler makes itself (a
+// directory named without its final slash): the stored page a client that
+// follows redirects ends at.
+func (a *Archive) Follow(u urlnorm.URL) (*Page, bool) {
+	for range 5 {
+		rt, ok := a.routes[u.String()]
+		if !ok {
+			return nil, false
+		}
+		if rt.page != nil {
+			return rt.page, true
+		}
+		next, err := urlnorm.Parse(rt.header.Get("Location"))
+		if err != nil {
+			return nil, false
+		}
+		u = next
+	}
+	return nil, false
+}
+
 // Errors answered by the handler, as plain text.
 var (
 	notFoundBody   = []byte("404 not found: the URL is not in the replayed collection\n")

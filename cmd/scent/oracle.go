@@ -42,15 +42,9 @@ func (o *oracleScorer) ScoreLink(target urlnorm.URL, _ []string, dst []float64) 
 	return dst
 }
 
-// labelOf returns the label of the page the replay answers u with, following
-// the one redirect it makes (a directory named without its final slash).
+// labelOf returns the label of the page the replay ends at for u.
 func (o *oracleScorer) labelOf(u urlnorm.URL) string {
-	p, ok := o.archive.Resolve(u)
-	if !ok && len(u.Path()) > 0 && u.Path()[len(u.Path())-1] != '/' {
-		if d, err := u.Resolve(u.Path() + "/"); err == nil {
-			p, ok = o.archive.Resolve(d)
-		}
-	}
+	p, ok := o.archive.Follow(u)
 	if !ok {
 		return ""
 	}
