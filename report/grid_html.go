@@ -1,20 +1,16 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Chart kinds of a grid's HTML page (the data-chart attribute of each
@@ -148,18 +144,11 @@ func gridChartSVG(title string, x axisSpec, ylabel string, yUnit bool, legend le
 	if drawn == 0 {
 		return "", nil
 	}
-	c := vgsvg.New(6*vg.Inch, 4*vg.Inch)
-	p.Draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
+	svg, err := inlineSVG(p)
+	if err != nil {
 		return "", fmt.Errorf("chart %q: %w", title, err)
 	}
-	svg := buf.String()
-	i := strings.Index(svg, "<svg")
-	if i < 0 {
-		return "", fmt.Errorf("chart %q: no <svg> element drawn", title)
-	}
-	return `<svg class="chart" role="img" aria-label="` + template.HTMLEscapeString(title) + `" style="max-width:100%;height:auto"` + svg[i+len("<svg"):], nil
+	return svg, nil
 }
 
 // seriesOrder returns the series names of cells in order of first

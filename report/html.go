@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -109,20 +110,28 @@ func chartSVG(kind chartKind, topic string, reports []*Report) (string, error) {
 	if lines == 0 {
 		return "", nil
 	}
+	svg, err := inlineSVG(p)
+	if err != nil {
+		return "", fmt.Errorf("%s chart of %s: %w", kind.name, topic, err)
+	}
+	return svg, nil
+}
+
+// inlineSVG draws p as an SVG element to put inline in a page: no XML
+// prelude, scaling with the page, labelled with p's title.
+func inlineSVG(p *plot.Plot) (string, error) {
 	c := vgsvg.New(6*vg.Inch, 4*vg.Inch)
 	p.Draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
-		return "", fmt.Errorf("%s chart of %s: %w", kind.name, topic, err)
+		return "", err
 	}
 	svg := buf.String()
 	i := strings.Index(svg, "<svg")
 	if i < 0 {
-		return "", fmt.Errorf("%s chart of %s: no <svg> element drawn", kind.name, topic)
+		return "", errors.New("no <svg> element drawn")
 	}
-	// Inline SVG scales with the page; the XML prelude is not needed.
-	svg = `<svg class="chart" role="img" aria-label="` + template.HTMLEscapeString(p.Title.Text) + `" style="max-width:100%;height:auto"` + svg[i+len("<svg"):]
-	return svg, nil
+	return `<svg class="chart" role="img" aria-label="` + template.HTMLEscapeString(p.Title.Text) + `" style="max-width:100%;height:auto"` + svg[i+len("<svg"):], nil
 }
 
 // plainTicks labels the default ticks with their shortest decimal form
