@@ -27,8 +27,12 @@ type Grid struct {
 	Command string `json:"command,omitempty"`
 	// Budget is the pages each crawl could fetch (0: no limit).
 	Budget int `json:"budget"`
-	// Seconds is the wall time of the whole grid, training included.
-	Seconds float64     `json:"seconds"`
+	// Seconds is the wall time of the run that finished the grid,
+	// training included.
+	Seconds float64 `json:"seconds"`
+	// Resumed counts the cells an earlier, interrupted run finished; this
+	// run's Seconds does not include them.
+	Resumed int         `json:"resumed_cells,omitempty"`
 	Cells   []*GridCell `json:"cells"`
 }
 
@@ -260,7 +264,11 @@ func (g *Grid) WriteMarkdown(w io.Writer) error {
 	if g.Budget > 0 {
 		fmt.Fprintf(&b, " of %d pages each", g.Budget)
 	}
-	fmt.Fprintf(&b, " in %.0f s.", g.Seconds)
+	fmt.Fprintf(&b, " in %.0f s", g.Seconds)
+	if g.Resumed > 0 {
+		fmt.Fprintf(&b, " (%d of them finished by an earlier run, not counted in the time)", g.Resumed)
+	}
+	b.WriteString(".")
 	if g.Command != "" {
 		fmt.Fprintf(&b, " Command:\n\n```\n%s\n```\n", g.Command)
 	}

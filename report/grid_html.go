@@ -368,7 +368,7 @@ code { background: #f4f4f4; padding: 0.1em 0.3em; }
 </head>
 <body>
 <h1>Experiment grid</h1>
-<p>{{len .Grid.Cells}} crawls{{if .Grid.Budget}} of {{.Grid.Budget}} pages each{{end}}, {{printf "%.0f" .Grid.Seconds}} s in all.{{if .Grid.Command}} Command: <code>{{.Grid.Command}}</code>{{end}}</p>
+<p>{{len .Grid.Cells}} crawls{{if .Grid.Budget}} of {{.Grid.Budget}} pages each{{end}}, {{printf "%.0f" .Grid.Seconds}} s in all{{if .Grid.Resumed}} ({{.Grid.Resumed}} of them finished by an earlier run, not counted in the time){{end}}.{{if .Grid.Command}} Command: <code>{{.Grid.Command}}</code>{{end}}</p>
 {{range .Sections}}<section class="topic" data-topic="{{.Title}}">
 <h2>Topic: {{.Title}}</h2>
 <p>Charts hold K = {{.Defaults.K}}, n = {{.Defaults.Window}} and threshold {{.Defaults.Threshold}} fixed unless they vary them; bfs has no classifier and is drawn as a dashed reference.</p>

@@ -64,7 +64,10 @@ by the strategies, frontiers and thresholds. DIR then holds command,
 cells/<cell>/report.json per crawl, and the combined report.json, report.md,
 report.csv and report.html with harvest curves and recall and classifier
 quality against K and the window; the crawls' databases go to a temporary
-folder, removed at the end unless --keep.`,
+folder, removed at the end unless --keep. A finished cell is kept in
+cells/<cell>/cell.json: rerunning an interrupted grid into the same DIR with
+the same settings (archive, budget, workers, model and crawl options) runs
+only the cells still missing; with other settings it starts over.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.archive = args[0]
@@ -74,6 +77,9 @@ folder, removed at the end unless --keep.`,
 			}
 			if len(cells) > 1 {
 				_, err := runGrid(cmd.Context(), o, cells, cmd.OutOrStdout(), cmd.ErrOrStderr())
+				if err != nil && cmd.Context().Err() != nil {
+					return resumable{err}
+				}
 				return err
 			}
 			rep, err := runExperiment(cmd.Context(), o.single(cells[0]), cmd.ErrOrStderr())

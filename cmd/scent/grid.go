@@ -282,8 +282,16 @@ type bfsCrawl struct {
 // writes the cells' reports and the combined report into o.out.
 func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, progress io.Writer) (*report.Grid, error) {
 	start := time.Now()
-	if err := os.MkdirAll(filepath.Join(o.out, "cells"), 0o755); err != nil {
+	settings, err := o.settings()
+	if err != nil {
 		return nil, fmt.Errorf("grid: %w", err)
+	}
+	done, err := prepareCells(o.out, settings, func(msg string) { fmt.Fprintln(progress, msg) })
+	if err != nil {
+		return nil, err
+	}
+	if n := countDone(cells, done); n > 0 {
+		fmt.Fprintf(progress, "%d of %d cells were finished by an earlier run of this grid in %s: kept\n", n, len(cells), o.out)
 	}
 	command := shellJoin(os.Args)
 	if err := writeFileAtomic(filepath.Join(o.out, "command"), func(f *os.File) error {
@@ -348,6 +356,12 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 	out := &report.Grid{Command: command, Budget: o.budget}
 	bar := newGridProgress(progress, isTerminal(os.Stderr), len(cells))
 	for i, c := range cells {
+		if gc := done[c.name()]; gc != nil {
+			out.Cells = append(out.Cells, gc)
+			out.Resumed++
+			bar.done(i, gc.Name, cellSummary(gc)+", from an earlier run")
+			continue
+		}
 		bar.begin(i, c.name())
 		gc, err := g.runCell(ctx, c)
 		if err != nil {
@@ -355,13 +369,9 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 			return nil, fmt.Errorf("grid cell %s: %w", c.name(), err)
 		}
 		out.Cells = append(out.Cells, gc)
-		if err := os.MkdirAll(filepath.Join(o.out, "cells", gc.Name), 0o755); err != nil {
+		if err := writeCell(o.out, gc); err != nil {
 			bar.end()
-			return nil, fmt.Errorf("grid cell %s: %w", gc.Name, err)
-		}
-		if err := writeFileAtomic(filepath.Join(o.out, "cells", gc.Name, "report.json"), func(f *os.File) error { return gc.Report.WriteJSON(f) }); err != nil {
-			bar.end()
-			return nil, fmt.Errorf("grid cell %s: write report: %w", gc.Name, err)
+			return nil, fmt.Errorf("grid cell %s: write: %w", gc.Name, err)
 		}
 		bar.done(i, gc.Name, cellSummary(gc))
 	}
@@ -390,6 +400,17 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 	}
 	fmt.Fprintf(stdout, "grid of %d cells in %.0f s; report in %s\n", len(cells), time.Since(start).Seconds(), filepath.Join(o.out, "report.html"))
 	return out, nil
+}
+
+// countDone counts the cells of the grid that done holds.
+func countDone(cells []gridCell, done map[string]*report.GridCell) int {
+	n := 0
+	for _, c := range cells {
+		if done[c.name()] != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // writeReachableLabels writes the labels of the pages reachable from the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -392,5 +393,109 @@ func TestRunExperiment_oracle(t *testing.T) {
 	}
 	if c := rep.Topic("course"); c == nil || c.Recall != 1 {
 		t.Errorf("course stats = %+v, want recall 1", c)
+	}
+}
+
+// cancelAfter is a progress writer that cancels a context once it has
+// seen n finished cells.
+type cancelAfter struct {
+	bytes.Buffer
+	n      int
+	cancel context.CancelFunc
+}
+
+func (w *cancelAfter) Write(p []byte) (int, error) {
+	n, err := w.Buffer.Write(p)
+	if strings.Count(w.String(), "\ncell ")+boolInt(strings.HasPrefix(w.String(), "cell ")) >= w.n {
+		w.cancel()
+	}
+	return n, err
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestRunGrid_resume(t *testing.T) {
+	archive := writeGridArchive(t)
+	out := filepath.Join(t.TempDir(), "grid")
+	t.Setenv("TMPDIR", t.TempDir())
+	o := gridOpts(archive, out)
+	cells, err := o.cells()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Interrupted once two cells are done.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ictx, icancel := context.WithCancel(ctx)
+	progress := &cancelAfter{n: 2, cancel: icancel}
+	if _, err := runGrid(ictx, o, cells, io.Discard, progress); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted grid: err = %v, want context.Canceled\n%s", err, progress.String())
+	}
+	var finished []string
+	for _, c := range cells {
+		if _, err := os.Stat(filepath.Join(out, "cells", c.name(), "cell.json")); err == nil {
+			finished = append(finished, c.name())
+		}
+	}
+	if len(finished) < 2 || len(finished) == len(cells) {
+		t.Fatalf("after the interruption %d cells are finished (%v), want 2 or more but not all %d", len(finished), finished, len(cells))
+	}
+	first, err := readCell(filepath.Join(out, "cells", finished[0], "cell.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The same command goes on: finished cells are kept, not run again.
+	var stdout, again bytes.Buffer
+	g, err := runGrid(ctx, o, cells, &stdout, &again)
+	if err != nil {
+		t.Fatalf("resumed grid: %v\n%s", err, again.String())
+	}
+	if want := fmt.Sprintf("%d of %d cells were finished by an earlier run", len(finished), len(cells)); !strings.Contains(again.String(), want) {
+		t.Errorf("progress lacks %q:\n%s", want, again.String())
+	}
+	if n := strings.Count(again.String(), ", from an earlier run"); n != len(finished) {
+		t.Errorf("%d cells reported as kept, want %d:\n%s", n, len(finished), again.String())
+	}
+	if g.Resumed != len(finished) || len(g.Cells) != len(cells) {
+		t.Fatalf("grid: %d cells, %d resumed; want %d, %d", len(g.Cells), g.Resumed, len(cells), len(finished))
+	}
+	for i, c := range g.Cells {
+		if c.Name != cells[i].name() || c.Report == nil || c.Report.Pages < 1 {
+			t.Errorf("cell %d: %s with %v, want %s with pages", i, c.Name, c.Report, cells[i].name())
+		}
+	}
+	// A kept cell is the earlier run's, measurements included.
+	if k := g.Cells[0]; k.Name != first.Name || k.Seconds != first.Seconds || k.Report.Pages != first.Report.Pages {
+		t.Errorf("kept cell %s: %.3f s, %d pages; the earlier run had %.3f s, %d pages", k.Name, k.Seconds, k.Report.Pages, first.Seconds, first.Report.Pages)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("(%d of them finished by an earlier run", len(finished)); !bytes.Contains(md, []byte(want)) {
+		t.Errorf("report.md does not say %q", want)
+	}
+
+	// Other settings: the grid starts over.
+	o.budget = 10
+	var over bytes.Buffer
+	g, err = runGrid(ctx, o, cells, io.Discard, &over)
+	if err != nil {
+		t.Fatalf("grid with another budget: %v\n%s", err, over.String())
+	}
+	if !strings.Contains(over.String(), "other settings: starting over") || g.Resumed != 0 {
+		t.Errorf("another budget kept %d cells; progress:\n%s", g.Resumed, over.String())
+	}
+	for _, c := range g.Cells {
+		if c.Report.Pages > 10 {
+			t.Errorf("cell %s fetched %d pages with a budget of 10", c.Name, c.Report.Pages)
+		}
 	}
 }

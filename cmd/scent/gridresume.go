@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/scent-crawler/scent/report"
+)
+
+// gridSettings are the settings a grid's cells depend on besides their
+// own parameters. A grid rerun into the same folder with the same settings
+// keeps the cells an earlier run finished; with other settings it starts
+// over.
+type gridSettings struct {
+	Archive     string  `json:"archive"` // absolute path
+	ArchiveSize int64   `json:"archive_size"`
+	ArchiveTime string  `json:"archive_mtime"`
+	Group       string  `json:"group"`
+	Budget      int     `json:"budget"`
+	Workers     int     `json:"workers"`
+	Tunnel      bool    `json:"tunnel"`
+	Promote     bool    `json:"promote"`
+	Oracle      bool    `json:"oracle"`
+	Discovery   int     `json:"discovery"`
+	M           float64 `json:"m"`
+	Event       string  `json:"event"`
+	URLTokens   bool    `json:"url_tokens"`
+	Folds       int     `json:"folds"`
+	Documents   string  `json:"documents"`
+	Backlinks   string  `json:"backlinks,omitempty"`
+	BacklinkDB  string  `json:"backlinks_db,omitempty"`
+}
+
+func (o experimentOpts) settings() (gridSettings, error) {
+	abs, err := filepath.Abs(o.archive)
+	if err != nil {
+		return gridSettings{}, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return gridSettings{}, err
+	}
+	return gridSettings{Archive: abs, ArchiveSize: fi.Size(), ArchiveTime: fi.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z"),
+		Group: o.group, Budget: o.budget, Workers: o.workers, Tunnel: o.tunnel, Promote: o.promote, Oracle: o.oracle,
+		Discovery: o.discovery, M: o.mf.m, Event: o.mf.event, URLTokens: o.mf.urlTokens, Folds: o.mf.folds,
+		Documents: o.mf.documents, Backlinks: o.mf.backlinks, BacklinkDB: o.mf.backDB}, nil
+}
+
+const (
+	settingsFile = "settings.json" // in DIR/cells
+	cellFile     = "cell.json"     // in DIR/cells/<cell>
+)
+
+// prepareCells readies DIR/cells for a grid with settings s and returns
+// the cells an earlier run with the same settings finished, by name.
+// Cells of a run with other settings (or of unknown settings) are removed;
+// notice is told why.
+func prepareCells(dir string, s gridSettings, notice func(string)) (map[string]*report.GridCell, error) {
+	cellsDir := filepath.Join(dir, "cells")
+	done := make(map[string]*report.GridCell)
+	data, err := os.ReadFile(filepath.Join(cellsDir, settingsFile))
+	var old gridSettings
+	switch {
+	case err == nil && json.Unmarshal(data, &old) == nil && old == s:
+		entries, err := os.ReadDir(cellsDir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			c, err := readCell(filepath.Join(cellsDir, e.Name(), cellFile))
+			if err == nil && c.Name == e.Name() {
+				done[c.Name] = c
+			}
+		}
+		return done, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("grid: %w", err)
+	}
+	if entries, err := os.ReadDir(cellsDir); err == nil && len(entries) > 0 {
+		notice(fmt.Sprintf("%s holds cells run with other settings: starting over", cellsDir))
+		if err := os.RemoveAll(cellsDir); err != nil {
+			return nil, fmt.Errorf("grid: %w", err)
+		}
+	}
+	if err := os.MkdirAll(cellsDir, 0o755); err != nil {
+		return nil, fmt.Errorf("grid: %w", err)
+	}
+	if err := writeJSONFile(filepath.Join(cellsDir, settingsFile), s); err != nil {
+		return nil, fmt.Errorf("grid: %w", err)
+	}
+	return done, nil
+}
+
+// readCell reads a finished cell written by writeCell.
+func readCell(path string) (*report.GridCell, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var c report.GridCell
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if c.Name == "" || c.Report == nil {
+		return nil, fmt.Errorf("%s: not a grid cell", path)
+	}
+	return &c, nil
+}
+
+// writeCell writes a finished cell: its report as report.json and the
+// whole cell, which a rerun of the grid reuses, as cell.json (last, so
+// that a cell.json means a complete cell).
+func writeCell(dir string, c *report.GridCell) error {
+	d := filepath.Join(dir, "cells", c.Name)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(d, "report.json"), func(f *os.File) error { return c.Report.WriteJSON(f) }); err != nil {
+		return err
+	}
+	return writeJSONFile(filepath.Join(d, cellFile), c)
+}
