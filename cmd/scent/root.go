@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 
@@ -17,7 +18,7 @@ import (
 // config file (key max-pages, in the command's section or at top level);
 // the order of precedence is flag, environment, file, default.
 func newRootCmd() *cobra.Command {
-	var configPath, cpuProfile string
+	var configPath, cpuProfile, memProfile string
 	var profile *os.File
 	root := &cobra.Command{
 		Use:           "scent",
@@ -39,6 +40,11 @@ func newRootCmd() *cobra.Command {
 			return applyConfig(cmd, configPath)
 		},
 		PersistentPostRunE: func(cmd *cobra.Command, args []string) error {
+			if memProfile != "" {
+				if err := writeHeapProfile(memProfile); err != nil {
+					return err
+				}
+			}
 			if profile != nil {
 				pprof.StopCPUProfile()
 				return profile.Close()
@@ -48,6 +54,7 @@ func newRootCmd() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&configPath, "config", "", "config file (YAML, TOML or JSON); default ./scent.yaml when present")
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
+	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile (live and allocated memory) to this file when the command ends (go tool pprof)")
 	root.AddCommand(
 		newReplayCmd(),
 		newLabelsCmd(),
@@ -113,4 +120,19 @@ func applyConfig(cmd *cobra.Command, path string) error {
 		}
 	})
 	return errors.Join(errs...)
+}
+
+// writeHeapProfile writes the heap profile after a garbage collection, so
+// that it shows what the command still holds.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
