@@ -58,6 +58,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(
 		newReplayCmd(),
 		newLabelsCmd(),
+		newLayoutCmd(),
 		newSeedsCmd(),
 		newTrainCmd(),
 		newCrawlCmd(),

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+func newLayoutCmd() *cobra.Command {
+	var topic string
+	var seedFlags []string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "layout ARCHIVE --topic T [--seed URL …] [--json]",
+		Short: "Show where a topic's pages sit in a labelled collection and which pages lead to them",
+		Long: `layout follows the links of ARCHIVE from the seeds (default: the four
+department home pages) and describes the topic's reachable pages: how many
+links from the nearest seed they are, which pages link to them (hubs) by
+label, how many topic pages the biggest hubs link to, and how many hubs link
+to half, three quarters and nine tenths of them. A crawler fetches the hubs
+it needs besides the topic pages, so this bounds what a focused crawl with a
+given budget can find, whatever its classifier.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(topic) == "" {
+				return fmt.Errorf("--topic is required")
+			}
+			a, err := replay.Open(args[0])
+			if err != nil {
+				return err
+			}
+			var seeds []urlnorm.URL
+			for _, s := range seedFlags {
+				u, err := urlnorm.Parse(s)
+				if err != nil {
+					return fmt.Errorf("--seed %q: %w", s, err)
+				}
+				seeds = append(seeds, u)
+			}
+			if len(seeds) == 0 {
+				if seeds, err = replay.DepartmentSeeds(a); err != nil {
+					return err
+				}
+			}
+			l := a.TopicLayout(seeds, topic)
+			if asJSON {
+				return jsonIndent(cmd.OutOrStdout()).Encode(l)
+			}
+			return writeLayout(cmd.OutOrStdout(), l, len(seeds))
+		},
+	}
+	cmd.Flags().StringVar(&topic, "topic", "", "label of the topic's pages")
+	cmd.Flags().StringArrayVar(&seedFlags, "seed", nil, "start URL (repeat; default the department home pages)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON")
+	return cmd
+}
+
+// writeLayout writes a layout as text.
+func writeLayout(w io.Writer, l *replay.Layout, seeds int) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%d pages reachable from %d seeds, %d labelled %s\n", l.Pages, seeds, l.TopicPages, l.Topic)
+	if l.TopicPages == 0 {
+		return bw.Flush()
+	}
+	var depths []string
+	for d, n := range l.Depth {
+		if n > 0 {
+			depths = append(depths, fmt.Sprintf("%d: %d", d, n))
+		}
+	}
+	fmt.Fprintf(bw, "%s pages by links from the nearest seed: %s\n\n", l.Topic, strings.Join(depths, ", "))
+	fmt.Fprintf(bw, "%-14s %6s %6s %7s %9s %9s\n", "linking pages", "pages", "hubs", "share", "linked", "only")
+	for _, ll := range l.Labels {
+		fmt.Fprintf(bw, "%-14s %6d %6d %6.1f%% %9d %9d\n", ll.Label, ll.Pages, ll.Hubs, 100*float64(ll.Hubs)/float64(ll.Pages), ll.TopicLinked, ll.Only)
+	}
+	fmt.Fprintf(bw, "(hubs: pages linking to a %[1]s page; linked: %[1]s pages they link to; only: of those, linked from no page of another label)\n\n", l.Topic)
+	others := l.Pages - l.TopicPages
+	fmt.Fprintf(bw, "%d hubs are not %s pages (%.1f%% of the %d others)", l.Hubs, l.Topic, 100*float64(l.Hubs)/float64(max(others, 1)), others)
+	if n := len(l.HubsTop); n > 0 {
+		fmt.Fprintf(bw, "; the %d biggest link to %d %s pages (%s)", n, l.HubsTop[n-1], l.Topic, joinInts(l.HubsTop))
+	}
+	fmt.Fprintln(bw)
+	for _, c := range l.Cover {
+		if c.Hubs == 0 {
+			fmt.Fprintf(bw, "%.0f%% of the %s pages: not linked from hubs alone\n", 100*c.Share, l.Topic)
+		} else {
+			fmt.Fprintf(bw, "%.0f%% of the %s pages: linked from %d hubs together (chosen greedily)\n", 100*c.Share, l.Topic, c.Hubs)
+		}
+	}
+	return bw.Flush()
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, " ")
+}

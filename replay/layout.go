@@ -1,0 +1,229 @@
+package replay
+
+import (
+	"slices"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// Layout describes where the pages of one topic sit in the part of a
+// labelled collection reachable from some seeds, and what leads to them:
+// which pages link to topic pages (hubs), how deep topic pages are, and
+// how many can only be reached through pages of one label. It tells what
+// any focused crawler from those seeds is up against.
+type Layout struct {
+	Topic string `json:"topic"`
+	// Pages counts the stored pages reachable from the seeds (status
+	// 200, as in BFS); TopicPages those labelled Topic.
+	Pages      int `json:"pages"`
+	TopicPages int `json:"topic_pages"`
+	// Depth[d] counts the topic pages d links away from the nearest seed.
+	Depth []int `json:"depth"`
+	// Labels describes the linking pages, one entry per label, the most
+	// pages first.
+	Labels []LabelLayout `json:"labels"`
+	// Hubs counts the pages that are not topic pages and link to at
+	// least one; HubsTop[i] the topic pages linked from the i+1 hubs that
+	// link to the most (up to 10 hubs).
+	Hubs    int   `json:"hubs"`
+	HubsTop []int `json:"topic_pages_of_biggest_hubs"`
+	// Cover lists, for shares of the topic pages, how many hubs link to
+	// that share together, chosen greedily (each adds the most topic pages
+	// not linked yet: greedy set cover, at most a logarithmic factor above
+	// the fewest hubs that do it): about the fetches of off-topic pages a
+	// crawler that knew the hubs in advance would need besides the topic
+	// pages themselves and the paths to the hubs. Hubs is 0 when all the
+	// hubs together link to fewer.
+	Cover []CoverPoint `json:"cover"`
+}
+
+// CoverPoint is one point of Layout.Cover.
+type CoverPoint struct {
+	Share float64 `json:"share"`
+	Hubs  int     `json:"hubs"`
+}
+
+// coverShares are the shares of topic pages Layout.Cover is given for.
+var coverShares = []float64{0.5, 0.75, 0.9}
+
+// LabelLayout is the part of a Layout about the reachable pages of one
+// label.
+type LabelLayout struct {
+	Label string `json:"label"`
+	Pages int    `json:"pages"`
+	// Hubs counts the pages of the label that link to a topic page (a
+	// topic page's link to itself does not count); TopicLinked the topic
+	// pages they link to.
+	Hubs        int `json:"hubs"`
+	TopicLinked int `json:"topic_pages_linked"`
+	// Only counts the topic pages linked from pages of this label and
+	// from no page of another label.
+	Only int `json:"topic_pages_linked_only_from_label"`
+}
+
+// unlabelled names the label of reachable pages that carry none.
+const unlabelled = "(unlabelled)"
+
+// TopicLayout computes the Layout of topic from seeds. Links are those an
+// HTML parser sees ((*Page).Links), followed as the handler answers them
+// (its own redirects included, as Follow does).
+func (a *Archive) TopicLayout(seeds []urlnorm.URL, topic string) *Layout {
+	label := make(map[*Page]string, len(a.labels))
+	for _, l := range a.labels {
+		if p, ok := a.Lookup(l.URL); ok {
+			label[p] = l.Label
+		}
+	}
+	labelOf := func(p *Page) string {
+		if l, ok := label[p]; ok {
+			return l
+		}
+		return unlabelled
+	}
+	depth := make(map[*Page]int)
+	var order []*Page
+	var queue []*Page
+	for _, s := range seeds {
+		if p, ok := a.Follow(s); ok {
+			if _, seen := depth[p]; !seen {
+				depth[p] = 0
+				queue = append(queue, p)
+			}
+		}
+	}
+	// Breadth-first over stored pages (a stored redirect links to its
+	// Location); out holds each page's distinct link targets.
+	out := make(map[*Page][]*Page)
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if p.Status == 200 {
+			order = append(order, p)
+		}
+		seen := make(map[*Page]bool)
+		for _, u := range p.Links() {
+			q, ok := a.Follow(u)
+			if !ok || seen[q] {
+				continue
+			}
+			seen[q] = true
+			out[p] = append(out[p], q)
+			if _, ok := depth[q]; !ok {
+				depth[q] = depth[p] + 1
+				queue = append(queue, q)
+			}
+		}
+	}
+
+	l := &Layout{Topic: topic, Pages: len(order)}
+	byLabel := make(map[string]*LabelLayout)
+	linkedBy := make(map[*Page]map[string]bool) // topic page → labels of pages linking to it
+	var hubs [][]*Page                          // topic pages linked, per hub
+	for _, p := range order {
+		pl := labelOf(p)
+		ll := byLabel[pl]
+		if ll == nil {
+			ll = &LabelLayout{Label: pl}
+			byLabel[pl] = ll
+		}
+		ll.Pages++
+		if pl == topic {
+			l.TopicPages++
+			d := depth[p]
+			for len(l.Depth) <= d {
+				l.Depth = append(l.Depth, 0)
+			}
+			l.Depth[d]++
+		}
+		var linked []*Page
+		for _, q := range out[p] {
+			if q == p || q.Status != 200 || labelOf(q) != topic {
+				continue
+			}
+			linked = append(linked, q)
+			if linkedBy[q] == nil {
+				linkedBy[q] = make(map[string]bool)
+			}
+			linkedBy[q][pl] = true
+		}
+		if len(linked) > 0 {
+			ll.Hubs++
+			if pl != topic {
+				l.Hubs++
+				hubs = append(hubs, linked)
+			}
+		}
+	}
+	for _, labels := range linkedBy {
+		for pl := range labels {
+			byLabel[pl].TopicLinked++
+			if len(labels) == 1 {
+				byLabel[pl].Only++
+			}
+		}
+	}
+	for _, ll := range byLabel {
+		l.Labels = append(l.Labels, *ll)
+	}
+	slices.SortFunc(l.Labels, func(x, y LabelLayout) int {
+		if x.Pages != y.Pages {
+			return y.Pages - x.Pages
+		}
+		if x.Label < y.Label {
+			return -1
+		}
+		return 1
+	})
+	slices.SortStableFunc(hubs, func(x, y []*Page) int { return len(y) - len(x) })
+	l.Cover = greedyCover(hubs, l.TopicPages)
+	union := make(map[*Page]bool)
+	for _, h := range hubs[:min(10, len(hubs))] {
+		for _, q := range h {
+			union[q] = true
+		}
+		l.HubsTop = append(l.HubsTop, len(union))
+	}
+	return l
+}
+
+// greedyCover returns, for each of coverShares, how many of hubs (each
+// the topic pages it links to) greedy set cover takes to link that share
+// of total topic pages.
+func greedyCover(hubs [][]*Page, total int) []CoverPoint {
+	out := make([]CoverPoint, len(coverShares))
+	for i, s := range coverShares {
+		out[i].Share = s
+	}
+	covered := make(map[*Page]bool)
+	used := make([]bool, len(hubs))
+	next := 0 // first share not reached yet
+	for n := 1; next < len(out) && total > 0; n++ {
+		best, gain := -1, 0
+		for i, h := range hubs {
+			if used[i] {
+				continue
+			}
+			g := 0
+			for _, q := range h {
+				if !covered[q] {
+					g++
+				}
+			}
+			if g > gain {
+				best, gain = i, g
+			}
+		}
+		if best < 0 {
+			break
+		}
+		used[best] = true
+		for _, q := range hubs[best] {
+			covered[q] = true
+		}
+		for next < len(out) && float64(len(covered)) >= out[next].Share*float64(total) {
+			out[next].Hubs = n
+			next++
+		}
+	}
+	return out
+}

@@ -1,0 +1,83 @@
+package replay
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestArchive_TopicLayout(t *testing.T) {
+	a := openSite(t)
+	seeds, err := DepartmentSeeds(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := a.TopicLayout(seeds, "course")
+	// The nine pages BFS reaches; /courses/ is linked from the department
+	// page, /courses/cs1/ from /courses/ and from Bob's student page.
+	if l.Topic != "course" || l.Pages != 9 || l.TopicPages != 2 {
+		t.Fatalf("layout: topic %q, %d pages, %d topic pages; want course, 9, 2", l.Topic, l.Pages, l.TopicPages)
+	}
+	if !slices.Equal(l.Depth, []int{0, 1, 1}) {
+		t.Errorf("depth = %v, want [0 1 1]", l.Depth)
+	}
+	if l.Hubs != 2 || !slices.Equal(l.HubsTop, []int{1, 2}) {
+		t.Errorf("hubs %d, top %v; want 2, [1 2]", l.Hubs, l.HubsTop)
+	}
+	// One hub links half the course pages, both link all.
+	if want := []CoverPoint{{0.5, 1}, {0.75, 2}, {0.9, 2}}; !slices.Equal(l.Cover, want) {
+		t.Errorf("cover = %v, want %v", l.Cover, want)
+	}
+	want := []LabelLayout{
+		{Label: "department", Pages: 4, Hubs: 1, TopicLinked: 1, Only: 1},
+		{Label: "course", Pages: 2, Hubs: 1, TopicLinked: 1},
+		{Label: "faculty", Pages: 1},
+		{Label: "other", Pages: 1},
+		{Label: "student", Pages: 1, Hubs: 1, TopicLinked: 1},
+	}
+	if !slices.Equal(l.Labels, want) {
+		t.Errorf("labels:\n got %+v\nwant %+v", l.Labels, want)
+	}
+	if e := a.TopicLayout(seeds, "nothing"); e.Pages != 9 || e.TopicPages != 0 || e.Hubs != 0 || len(e.Depth) != 0 {
+		t.Errorf("layout of an absent topic: %+v", e)
+	}
+}
+
+// TestArchive_TopicLayout_corpus checks the layout of course pages on the
+// real collection against BFS and the labels.
+func TestArchive_TopicLayout_corpus(t *testing.T) {
+	a := openCorpus(t)
+	seeds, err := DepartmentSeeds(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := a.TopicLayout(seeds, "course")
+	if n := len(a.BFS(seeds, nil)); l.Pages != n {
+		t.Errorf("layout counts %d reachable pages, BFS %d", l.Pages, n)
+	}
+	sum, pages, linked := 0, 0, 0
+	for _, d := range l.Depth {
+		sum += d
+	}
+	for _, ll := range l.Labels {
+		pages += ll.Pages
+		if ll.Hubs > ll.Pages || ll.Only > ll.TopicLinked || ll.TopicLinked > l.TopicPages {
+			t.Errorf("label %+v is inconsistent", ll)
+		}
+		linked += ll.Hubs
+	}
+	if sum != l.TopicPages || pages != l.Pages || l.TopicPages < 200 {
+		t.Errorf("depths sum to %d and labels to %d pages; want %d topic pages (≥ 200) of %d", sum, pages, l.TopicPages, l.Pages)
+	}
+	if len(l.HubsTop) != 10 || !slices.IsSorted(l.HubsTop) || l.HubsTop[9] > l.TopicPages {
+		t.Errorf("topic pages of the biggest hubs: %v", l.HubsTop)
+	}
+	for i, c := range l.Cover {
+		if c.Hubs < 1 || c.Hubs > l.Hubs || i > 0 && c.Hubs < l.Cover[i-1].Hubs {
+			t.Errorf("cover %v is inconsistent", l.Cover)
+		}
+	}
+	t.Logf("%d pages, %d course pages by depth %v; %d hubs, the 10 biggest link %v; cover %v", l.Pages, l.TopicPages, l.Depth, l.Hubs, l.HubsTop, l.Cover)
+	for _, ll := range l.Labels {
+		t.Logf("%+v", ll)
+	}
+}
