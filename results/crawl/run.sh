@@ -10,6 +10,10 @@
 set -euo pipefail
 archive=${1:-../shared/corpus/webkb.tgz}
 go build -o out/scent ./cmd/scent
+# Where the topics' pages sit and which pages link to them.
+for topic in course faculty; do
+	out/scent layout "$archive" --topic "$topic" > "results/crawl/layout-$topic.txt"
+done
 run() {
 	name=$1; shift
 	out/scent experiment "$archive" --out "out/crawl/$name" --folds 0 "$@"
