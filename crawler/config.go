@@ -82,6 +82,14 @@ type Config struct {
 	// whose first entries proved relevant is followed to its end. It
 	// remembers the last 4,096 pages with reserve links. Off by default.
 	Promote bool
+	// Lockstep fetches in rounds: the stacks (or best-first queues) give
+	// up to Workers entries at once, and the next round starts once all
+	// of them are fetched and committed in the order they were taken. A
+	// crawl then fetches the same pages, in the same order, whatever the
+	// fetches' timing (breadth-first crawls always do), at the cost of
+	// waiting for each round's slowest fetch: for experiments that must
+	// repeat exactly. Off by default.
+	Lockstep bool
 	// MaxURLLength drops longer URLs (spider traps). Default 2048.
 	MaxURLLength int
 	// SkipExtensions lists path extensions (lower-case, without the dot)

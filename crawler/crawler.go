@@ -270,9 +270,9 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	var (
 		unflushed  []result         // results not yet committed
 		flushTimer <-chan time.Time // when they must be
-		ordered    *inOrder         // bfs: results wait for those sent before them
+		ordered    *inOrder         // bfs, lockstep: results wait for those sent before them
 	)
-	if c.order == FIFO {
+	if c.order == FIFO || c.cfg.Lockstep {
 		ordered = newInOrder()
 	}
 	receive := func(r result) {
@@ -328,7 +328,7 @@ loop:
 			}
 		}
 		// Refill, round-robin over the stacks (see popSize).
-		for len(pending) == 0 && budgetLeft() && ctx.Err() == nil {
+		for len(pending) == 0 && budgetLeft() && ctx.Err() == nil && (!c.cfg.Lockstep || inflight == 0) {
 			found := false
 			for k := 0; k < len(c.stacks); k++ {
 				t := c.stacks[(next+k)%len(c.stacks)]
@@ -500,9 +500,10 @@ func (c *Crawler) popTopic(ctx context.Context, crawl int64, topic string, empty
 
 // popSize is how many entries to take from a stack at once: one for the
 // per-topic stacks and best-first, whose order changes with every commit,
-// and up to the number of workers for the bfs queue, whose order does not.
+// and up to the number of workers for the bfs queue, whose order does not,
+// and for a round of a lockstep crawl.
 func (c *Crawler) popSize(left int) int {
-	if c.order != FIFO {
+	if c.order != FIFO && !c.cfg.Lockstep {
 		return 1
 	}
 	return max(1, min(c.cfg.Workers, 32, left))

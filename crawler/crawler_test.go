@@ -612,3 +612,49 @@ func TestConfig_Validate_promoteNeedsTunnel(t *testing.T) {
 		t.Error("Promote without Tunnel was accepted")
 	}
 }
+
+func TestCrawler_Run_lockstepOrderDoesNotDependOnFetchSpeed(t *testing.T) {
+	// Two on-topic branches; one answers slowly. Stacks see pushes in the
+	// order fetches finish, so without lockstep the fast branch's pages
+	// come first, whichever it is; with lockstep the order is the same
+	// whichever branch is slow.
+	const fill = " one two three four five six seven eight nine ten eleven twelve "
+	crawl := func(slowPath string, lockstep bool) string {
+		body := map[string]string{
+			"/":   `<html><body><a href="/a">course a</a>` + fill + `<a href="/b">course b</a></body></html>`,
+			"/a":  `<html><body><a href="/a1">course a1</a>` + fill + `<a href="/a2">course a2</a></body></html>`,
+			"/b":  `<html><body><a href="/b1">course b1</a>` + fill + `<a href="/b2">course b2</a></body></html>`,
+			"/a1": `<html><body>course</body></html>`, "/a2": `<html><body>course</body></html>`,
+			"/b1": `<html><body>course</body></html>`, "/b2": `<html><body>course</body></html>`,
+		}
+		slow := body[slowPath]
+		delete(body, slowPath)
+		s := newSite(t, body, map[string]http.HandlerFunc{slowPath: func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(150 * time.Millisecond)
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, slow)
+		}})
+		st := openStore(t)
+		scorer := newKeywordScorer(map[string][]string{"course": {"course"}}, "course")
+		c, err := crawler.New(crawler.Config{Workers: 2, Lockstep: lockstep}, st, newFetcher(t, fetch.Config{}), scorer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range pages(t, st) {
+			got = append(got, strings.TrimPrefix(p.url, s.srv.URL))
+		}
+		return strings.Join(got, " ")
+	}
+	slowA, slowB := crawl("/a", true), crawl("/b", true)
+	if slowA != slowB || len(strings.Fields(slowA)) != 7 {
+		t.Errorf("lockstep fetch order depends on which page is slow:\n/a slow: %s\n/b slow: %s", slowA, slowB)
+	}
+	// The same crawl without lockstep follows the fast branch first.
+	if a, b := crawl("/a", false), crawl("/b", false); a == b {
+		t.Errorf("without lockstep the order did not change with the slow page (%s): the test shows nothing", a)
+	}
+}

@@ -38,6 +38,7 @@ type experimentOpts struct {
 	keep       bool
 	oracle     bool
 	promote    bool
+	lockstep   bool
 	mf         modelFlags
 }
 
@@ -104,6 +105,7 @@ only the cells still missing; with other settings it starts over.`,
 	fs.IntVar(&o.budget, "budget", 1000, "pages to fetch")
 	fs.IntVar(&o.workers, "workers", 16, "pages fetched at once")
 	fs.BoolVar(&o.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its best off-topic link")
+	fs.BoolVar(&o.lockstep, "lockstep", true, "fetch in rounds of --workers pages, each committed in order before the next, so that an experiment repeats exactly whatever the timing; --lockstep=false fetches whenever a worker is free, as scent crawl does by default")
 	fs.BoolVar(&o.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	fs.IntVar(&o.discovery, "discovery", 1000, "pages of the breadth-first discovery crawl from the examples' sites that finds backlinks (strategy link+backlinks)")
 	fs.BoolVar(&o.oracle, "oracle", false, "score links by their target's label instead of the model (1 on-topic, 0 off): what a perfect link classifier reaches")
@@ -127,13 +129,14 @@ type singleExperiment struct {
 	discovery int
 	oracle    bool
 	promote   bool
+	lockstep  bool
 	mf        modelFlags
 }
 
 // single returns the run of cell c.
 func (o experimentOpts) single(c gridCell) singleExperiment {
 	s := singleExperiment{archive: o.archive, out: o.out, topics: c.topics, group: o.group, strategy: string(c.strategy),
-		frontier: string(c.frontier), budget: o.budget, workers: o.workers, tunnel: o.tunnel, discovery: o.discovery, oracle: o.oracle, promote: o.promote, mf: o.mf}
+		frontier: string(c.frontier), budget: o.budget, workers: o.workers, tunnel: o.tunnel, discovery: o.discovery, oracle: o.oracle, promote: o.promote, lockstep: o.lockstep, mf: o.mf}
 	if s.frontier == "" {
 		s.frontier = string(crawler.FrontierStack)
 	}
@@ -225,7 +228,7 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 	}
 
 	cfg := crawler.Config{Name: "experiment", Strategy: strategy, Frontier: crawler.Frontier(o.frontier),
-		Workers: o.workers, MaxPages: o.budget, Segment: o.mf.segment(), Tunnel: o.tunnel, Promote: o.promote}
+		Workers: o.workers, MaxPages: o.budget, Segment: o.mf.segment(), Tunnel: o.tunnel, Promote: o.promote, Lockstep: o.lockstep}
 	if isTerminal(os.Stderr) {
 		cfg.Progress = progress
 	}
