@@ -272,7 +272,10 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		flushTimer <-chan time.Time // when they must be
 		ordered    *inOrder         // bfs, lockstep: results wait for those sent before them
 	)
-	if c.order == FIFO || c.cfg.Lockstep {
+	// The bfs queue's order does not change with commits, so a lockstep
+	// bfs crawl needs no rounds: committing in send order is enough.
+	lockstep := c.cfg.Lockstep && c.order != FIFO
+	if c.order == FIFO || lockstep {
 		ordered = newInOrder()
 	}
 	receive := func(r result) {
@@ -328,7 +331,7 @@ loop:
 			}
 		}
 		// Refill, round-robin over the stacks (see popSize).
-		for len(pending) == 0 && budgetLeft() && ctx.Err() == nil && (!c.cfg.Lockstep || inflight == 0) {
+		for len(pending) == 0 && budgetLeft() && ctx.Err() == nil && (!lockstep || inflight == 0) {
 			found := false
 			for k := 0; k < len(c.stacks); k++ {
 				t := c.stacks[(next+k)%len(c.stacks)]
