@@ -27,6 +27,10 @@
 // no classifier and one FIFO queue. A bfs crawl commits its results in the
 // order their URLs left the queue, and a URL keeps the place of its first
 // discovery, so it fetches the same pages whatever the number of workers.
+// The stacks of the focused strategies see pushes in the order fetches
+// finish, unless Config.Lockstep makes the crawl go in rounds: up to
+// Workers entries popped at once, committed in pop order before the next
+// round, so that the crawl repeats exactly.
 // A Scorer that also implements LinkScorer sees each link's target URL (an
 // evaluation oracle built from labels does).
 package crawler
