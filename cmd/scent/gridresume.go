@@ -37,15 +37,11 @@ type gridSettings struct {
 }
 
 func (o experimentOpts) settings() (gridSettings, error) {
-	abs, err := filepath.Abs(o.archive)
+	fi, err := os.Stat(o.archive)
 	if err != nil {
 		return gridSettings{}, err
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return gridSettings{}, err
-	}
-	return gridSettings{Archive: abs, ArchiveSize: fi.Size(), ArchiveTime: fi.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z"),
+	return gridSettings{Archive: filepath.Clean(o.archive), ArchiveSize: fi.Size(), ArchiveTime: fi.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z"),
 		Group: o.group, Budget: o.budget, Workers: o.workers, Tunnel: o.tunnel, Promote: o.promote, Lockstep: o.lockstep, Oracle: o.oracle,
 		Discovery: o.discovery, M: o.mf.m, Event: o.mf.event, URLTokens: o.mf.urlTokens, Folds: o.mf.folds,
 		Documents: o.mf.documents, Backlinks: o.mf.backlinks, BacklinkDB: o.mf.backDB}, nil
