@@ -16,7 +16,7 @@ import (
 // keeps the cells an earlier run finished; with other settings it starts
 // over.
 type gridSettings struct {
-	Archive     string  `json:"archive"` // absolute path
+	Archive     string  `json:"archive"` // as given; with its size and time
 	ArchiveSize int64   `json:"archive_size"`
 	ArchiveTime string  `json:"archive_mtime"`
 	Group       string  `json:"group"`
