@@ -56,6 +56,10 @@ type Options struct {
 	// MaxBacklinks bounds the backlinks taken from BacklinkSource; 0
 	// means 10,000.
 	MaxBacklinks int
+	// CVThresholds are more thresholds, each applied to every topic, at
+	// which the cross-validation is also counted (Report.ByThreshold):
+	// one model then serves crawls at several thresholds.
+	CVThresholds []float64
 }
 
 // Documents says how example pages become training documents.
@@ -156,6 +160,29 @@ type Report struct {
 	OtherBacklinks int `json:"other_backlink_segments,omitempty"`
 	// LinkDocuments counts the labelled link segments trained on.
 	LinkDocuments int `json:"link_documents,omitempty"`
+	// ByThreshold is the cross-validation at each of
+	// Options.CVThresholds, in that order.
+	ByThreshold []ThresholdCV `json:"cv_by_threshold,omitempty"`
+}
+
+// ThresholdCV is the cross-validated page and segment classification with
+// every topic's threshold set to Threshold.
+type ThresholdCV struct {
+	Threshold float64              `json:"threshold"`
+	Page      *classify.Evaluation `json:"page_cv"`
+	Segment   *classify.Evaluation `json:"segment_cv,omitempty"`
+}
+
+// CVAt returns the cross-validation at threshold th: the one of
+// ByThreshold when th is among them, else Page and Segment (at the
+// model's own thresholds).
+func (r *Report) CVAt(th float64) (page, segment *classify.Evaluation) {
+	for _, t := range r.ByThreshold {
+		if t.Threshold == th {
+			return t.Page, t.Segment
+		}
+	}
+	return r.Page, r.Segment
 }
 
 // TopicReport is one topic's part of a Report.
@@ -355,6 +382,7 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 	perm := r.Perm(len(docs))
 	fold := func(i int) int { return perm[i] % folds }
 	var pages, segs evalTally
+	extra := make([]struct{ pages, segs evalTally }, len(opts.CVThresholds))
 	for k := 0; k < folds; k++ {
 		var train []classify.Example
 		for i, d := range docs {
@@ -380,7 +408,10 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 				continue
 			}
 			buf = sc.ScorePage(d.page.Tokens, buf)
-			pages.add(sc, d.class, buf)
+			pages.add(sc.Topics(), sc.Threshold, d.class, buf)
+			for j, th := range opts.CVThresholds {
+				extra[j].pages.add(sc.Topics(), fixed(th), d.class, buf)
+			}
 			for _, s := range d.page.Segments {
 				c, ok := classOf[s.URL]
 				if !ok || s.URL == d.page.URL {
@@ -388,18 +419,35 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 				}
 				toks = s.Tokens(toks[:0])
 				buf = sc.Score(toks, buf)
-				segs.add(sc, c, buf)
+				segs.add(sc.Topics(), sc.Threshold, c, buf)
+				for j, th := range opts.CVThresholds {
+					extra[j].segs.add(sc.Topics(), fixed(th), c, buf)
+				}
 			}
 		}
 	}
-	ev := pages.evaluation(folds)
-	rep.Page = &ev
+	rep.Page, rep.Segment = pages.evaluations(&segs, folds)
 	rep.Segments = segs.n
-	if segs.n > 0 {
-		ev2 := segs.evaluation(folds)
-		rep.Segment = &ev2
+	for j, th := range opts.CVThresholds {
+		p, s := extra[j].pages.evaluations(&extra[j].segs, folds)
+		rep.ByThreshold = append(rep.ByThreshold, ThresholdCV{Threshold: th, Page: p, Segment: s})
 	}
 	return nil
+}
+
+// fixed is a per-topic threshold function that gives th for every topic.
+func fixed(th float64) func(int) float64 { return func(int) float64 { return th } }
+
+// evaluations are the page evaluation of t and the segment one of segs
+// (nil when no segment was counted).
+func (t *evalTally) evaluations(segs *evalTally, folds int) (page, segment *classify.Evaluation) {
+	ev := t.evaluation(folds)
+	page = &ev
+	if segs.n > 0 {
+		ev2 := segs.evaluation(folds)
+		segment = &ev2
+	}
+	return page, segment
 }
 
 // linkExamples returns the link segments of docs whose target is one of
@@ -444,20 +492,20 @@ type evalTally struct {
 }
 
 // add counts one held-out document: truth is its class, scores the
-// scorer's per-topic scores of it.
-func (t *evalTally) add(sc *Scorer, truth string, scores []float64) {
+// per-topic scores of it, threshold(i) the threshold of topics[i].
+func (t *evalTally) add(topics []string, threshold func(int) float64, truth string, scores []float64) {
 	if t.counts == nil {
 		t.counts = make(map[string]*classify.TopicScore)
 	}
 	t.n++
 	right := true
-	for i, c := range sc.Topics() {
+	for i, c := range topics {
 		ts := t.counts[c]
 		if ts == nil {
 			ts = &classify.TopicScore{Class: c}
 			t.counts[c] = ts
 		}
-		rel := scores[i] >= sc.Threshold(i)
+		rel := scores[i] >= threshold(i)
 		isC := truth == c
 		if isC {
 			ts.Support++

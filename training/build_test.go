@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -609,5 +610,41 @@ func BenchmarkExamplesOf(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		examplesOf("course", p, opts)
+	}
+}
+
+func TestBuild_cvThresholds(t *testing.T) {
+	st := newSite()
+	srv := st.serve(t)
+	seeds := parseSeeds(t, st.seedFile(srv.URL))
+	// 0 takes every segment as on-topic, 1.5 none.
+	ths := []float64{0, classify.DefaultThreshold, 1.5}
+	_, rep, err := Build(context.Background(), seeds, newFetcher(t), Options{CVThresholds: ths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.ByThreshold) != len(ths) {
+		t.Fatalf("%d evaluations by threshold, want %d", len(rep.ByThreshold), len(ths))
+	}
+	// At the model's own threshold, the same counts as Page and Segment.
+	if p, s := rep.CVAt(classify.DefaultThreshold); !reflect.DeepEqual(p, rep.Page) || !reflect.DeepEqual(s, rep.Segment) {
+		t.Errorf("at the default threshold: page %+v segment %+v; want %+v and %+v", p, s, rep.Page, rep.Segment)
+	}
+	// Counted at each threshold.
+	for _, c := range []string{"course", "faculty"} {
+		var recalls []float64
+		for _, tc := range rep.ByThreshold {
+			ts, ok := tc.Segment.Topic(c)
+			if !ok {
+				t.Fatalf("threshold %v: no segment score of %s", tc.Threshold, c)
+			}
+			recalls = append(recalls, ts.Recall)
+		}
+		if recalls[0] != 1 || recalls[1] <= 0 || recalls[1] > 1 || recalls[2] != 0 {
+			t.Errorf("%s segment recall at thresholds %v: %v, want 1, in (0, 1], 0", c, ths, recalls)
+		}
+	}
+	if p, _ := rep.CVAt(0.5); p != rep.Page {
+		t.Error("a threshold not cross-validated does not fall back to the model's")
 	}
 }

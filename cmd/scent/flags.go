@@ -63,6 +63,8 @@ type modelFlags struct {
 	documents string
 	backlinks string // CSV file of parent_url,target_url
 	backDB    string // scent database whose links are backlinks
+	// cvThresholds are more thresholds to cross-validate at (a grid's).
+	cvThresholds []float64
 }
 
 func (f *modelFlags) register(fs *pflag.FlagSet) {

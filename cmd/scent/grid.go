@@ -263,7 +263,8 @@ type gridRun struct {
 	seeds     map[string]*training.Seeds // by topic set
 	discovery map[string]*sqlite.Store   // backlinks of link+backlinks per topic set and window, opened on first use
 	models    map[modelKey]*trained
-	trainTh   float64 // the threshold the models are trained with
+	trainTh   float64   // the threshold the models are trained with
+	ths       []float64 // the thresholds of the cells, each cross-validated
 	bfs       map[string]bfsCrawl
 	progress  io.Writer
 	archive   *replay.Archive
@@ -343,14 +344,13 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 			return nil, err
 		}
 	}
-	var ths []float64
 	for _, c := range cells {
-		if c.classified() {
-			ths = append(ths, c.threshold)
+		if c.classified() && !slices.Contains(g.ths, c.threshold) {
+			g.ths = append(g.ths, c.threshold)
 		}
 	}
-	if len(ths) > 0 {
-		g.trainTh = nearest(ths, report.GridDefaultThreshold)
+	if len(g.ths) > 0 {
+		g.trainTh = nearest(g.ths, report.GridDefaultThreshold)
 	}
 
 	out := &report.Grid{Command: command, Budget: o.budget}
@@ -470,7 +470,7 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 			return nil, err
 		}
 		start = time.Now()
-		gc.Training = trainingScores(m.rep)
+		gc.Training = trainingScores(m.rep, c.threshold)
 		var sc crawler.Scorer = m.scorer
 		if c.threshold != g.trainTh {
 			sc = thresholdScorer{m.scorer, c.threshold}
@@ -569,7 +569,7 @@ func (g *gridRun) model(ctx context.Context, c gridCell) (*trained, error) {
 		src = store
 	}
 	mf := g.o.mf
-	mf.k, mf.window, mf.threshold = c.k, c.window, g.trainTh
+	mf.k, mf.window, mf.threshold, mf.cvThresholds = c.k, c.window, g.trainTh, g.ths
 	model, rep, err := buildModel(ctx, seeds, g.examples, &mf, io.Discard, src)
 	if err != nil {
 		return nil, fmt.Errorf("train %s, K %d, n %d: %w", key.topics, key.k, key.window, err)
@@ -624,12 +624,13 @@ func (g *gridRun) backlinks(ctx context.Context, topics string, window int, seed
 	return store, nil
 }
 
-// trainingScores turns a training report's cross-validation into the
-// grid's per-topic scores; nil when training ran no folds.
-func trainingScores(rep *training.Report) []report.TrainingScore {
+// trainingScores turns a training report's cross-validation at threshold
+// th into the grid's per-topic scores; nil when training ran no folds.
+func trainingScores(rep *training.Report, th float64) []report.TrainingScore {
 	if rep == nil || rep.Page == nil {
 		return nil
 	}
+	page, segment := rep.CVAt(th)
 	pr := func(ev *classify.Evaluation, topic string) *report.PR {
 		if ev == nil {
 			return nil
@@ -643,7 +644,7 @@ func trainingScores(rep *training.Report) []report.TrainingScore {
 	var out []report.TrainingScore
 	for _, t := range rep.Topics {
 		out = append(out, report.TrainingScore{Topic: t.Name, Folds: rep.Folds, Documents: t.Documents, Backlinks: t.Backlinks,
-			Page: pr(rep.Page, t.Name), Segment: pr(rep.Segment, t.Name)})
+			Page: pr(page, t.Name), Segment: pr(segment, t.Name)})
 	}
 	return out
 }

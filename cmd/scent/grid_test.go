@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/report"
+	"github.com/scent-crawler/scent/training"
 )
 
 // writeGridArchive writes a small collection in the stored layout
@@ -497,5 +499,64 @@ func TestRunGrid_resume(t *testing.T) {
 		if c.Report.Pages > 10 {
 			t.Errorf("cell %s fetched %d pages with a budget of 10", c.Name, c.Report.Pages)
 		}
+	}
+}
+
+func TestRunGrid_trainingPerThreshold(t *testing.T) {
+	archive := writeGridArchive(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	o := gridOpts(archive, filepath.Join(t.TempDir(), "grid"))
+	o.strategies, o.ks, o.thresholds, o.keep = []string{"link"}, []string{"20"}, []string{"0.5,0.76,0.9"}, true
+	cells, err := o.cells()
+	if err != nil || len(cells) != 3 {
+		t.Fatalf("cells = %v, %v; want 3", cells, err)
+	}
+	if _, err := runGrid(context.Background(), o, cells, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	// The one model of the three cells is cross-validated at each of
+	// their thresholds.
+	paths, _ := filepath.Glob(filepath.Join(tmp, "scent-grid-*", "models", "*.train.json"))
+	if len(paths) != 1 {
+		t.Fatalf("training reports kept: %v, want one", paths)
+	}
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep training.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, tc := range rep.ByThreshold {
+		got = append(got, tc.Threshold)
+		if tc.Page == nil {
+			t.Errorf("threshold %v: no page evaluation", tc.Threshold)
+		}
+	}
+	if !slices.Equal(got, []float64{0.5, 0.76, 0.9}) {
+		t.Errorf("cross-validated at %v, want [0.5 0.76 0.9]", got)
+	}
+}
+
+func TestTrainingScores_atThreshold(t *testing.T) {
+	ev := func(recall float64) *classify.Evaluation {
+		return &classify.Evaluation{Topics: []classify.TopicScore{{Class: "course", Recall: recall, Support: 4}}}
+	}
+	rep := &training.Report{Folds: 5, Topics: []training.TopicReport{{Name: "course", Documents: 4}}, Page: ev(0.5), Segment: ev(0.4),
+		ByThreshold: []training.ThresholdCV{{Threshold: 0.3, Page: ev(0.9), Segment: ev(0.8)}}}
+	for _, tc := range []struct {
+		th            float64
+		page, segment float64
+	}{{0.3, 0.9, 0.8}, {0.76, 0.5, 0.4}} {
+		got := trainingScores(rep, tc.th)
+		if len(got) != 1 || got[0].Page.Recall != tc.page || got[0].Segment.Recall != tc.segment || got[0].Folds != 5 {
+			t.Errorf("at %v: %+v, want page recall %v and segment %v", tc.th, got, tc.page, tc.segment)
+		}
+	}
+	if trainingScores(&training.Report{}, 0.76) != nil {
+		t.Error("a report without cross-validation gave scores")
 	}
 }

@@ -92,7 +92,7 @@ func buildModel(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := training.Options{Classify: co, Segment: mf.segment(), Folds: folds, Documents: docs, BacklinkSource: src}
+	opts := training.Options{Classify: co, Segment: mf.segment(), Folds: folds, Documents: docs, BacklinkSource: src, CVThresholds: mf.cvThresholds}
 	if mf.backlinks != "" {
 		if opts.Backlinks, err = training.LoadBacklinks(mf.backlinks); err != nil {
 			return nil, nil, err
