@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -35,6 +36,9 @@ given budget can find, whatever its classifier.`,
 			if err != nil {
 				return err
 			}
+			if err := checkLabel(a, topic); err != nil {
+				return err
+			}
 			var seeds []urlnorm.URL
 			for _, s := range seedFlags {
 				u, err := urlnorm.Parse(s)
@@ -59,6 +63,24 @@ given budget can find, whatever its classifier.`,
 	cmd.Flags().StringArrayVar(&seedFlags, "seed", nil, "start URL (repeat; default the department home pages)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON")
 	return cmd
+}
+
+// checkLabel fails when no page of a is labelled topic, naming the
+// labels there are.
+func checkLabel(a *replay.Archive, topic string) error {
+	seen := make(map[string]bool)
+	var labels []string
+	for _, l := range a.Labels() {
+		if l.Label == topic {
+			return nil
+		}
+		if !seen[l.Label] {
+			seen[l.Label] = true
+			labels = append(labels, l.Label)
+		}
+	}
+	slices.Sort(labels)
+	return fmt.Errorf("--topic %q: no page of the collection has that label (its labels: %s)", topic, strings.Join(labels, ", "))
 }
 
 // writeLayout writes a layout as text.

@@ -53,6 +53,9 @@ func TestLayoutCmd(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &l); err != nil || l.TopicPages != 6 {
 		t.Errorf("from one seed: %d course pages (%v), want 6", l.TopicPages, err)
 	}
+	if _, err := runScent(t, "layout", archive, "--topic", "cource"); err == nil || !strings.Contains(err.Error(), "its labels: course, department, other") {
+		t.Errorf("a topic no page has: %v", err)
+	}
 	for _, args := range [][]string{{"layout", archive}, {"layout", archive, "--topic", "course", "--seed", "ftp://x/"}, {"layout", "/nonexistent.tgz", "--topic", "course"}} {
 		if _, err := runScent(t, args...); err == nil {
 			t.Errorf("%q: no error", args)
