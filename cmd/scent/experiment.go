@@ -21,25 +21,33 @@ import (
 	"github.com/scent-crawler/scent/training"
 )
 
+// experimentSettings are what every crawl of an experiment shares, one
+// run or a grid.
+type experimentSettings struct {
+	archive   string
+	out       string
+	group     string
+	budget    int
+	workers   int
+	tunnel    bool
+	discovery int
+	oracle    bool
+	promote   bool
+	lockstep  bool
+	mf        modelFlags
+}
+
+// experimentOpts are the flags of scent experiment: the shared settings
+// and the lists a grid is made of.
 type experimentOpts struct {
-	archive    string
-	out        string
+	experimentSettings
 	topics     []string // one topic set per value, its topics separated by commas
-	group      string
 	strategies []string
 	frontiers  []string
 	ks         []string
 	windows    []string
 	thresholds []string
-	budget     int
-	workers    int
-	tunnel     bool
-	discovery  int
 	keep       bool
-	oracle     bool
-	promote    bool
-	lockstep   bool
-	mf         modelFlags
 }
 
 func newExperimentCmd() *cobra.Command {
@@ -117,26 +125,15 @@ only the cells still missing; with other settings it starts over.`,
 
 // singleExperiment is one train → crawl → report run.
 type singleExperiment struct {
-	archive   string
-	out       string
-	topics    []string
-	group     string
-	strategy  string
-	frontier  string
-	budget    int
-	workers   int
-	tunnel    bool
-	discovery int
-	oracle    bool
-	promote   bool
-	lockstep  bool
-	mf        modelFlags
+	experimentSettings
+	topics   []string
+	strategy string
+	frontier string
 }
 
 // single returns the run of cell c.
 func (o experimentOpts) single(c gridCell) singleExperiment {
-	s := singleExperiment{archive: o.archive, out: o.out, topics: c.topics, group: o.group, strategy: string(c.strategy),
-		frontier: string(c.frontier), budget: o.budget, workers: o.workers, tunnel: o.tunnel, discovery: o.discovery, oracle: o.oracle, promote: o.promote, lockstep: o.lockstep, mf: o.mf}
+	s := singleExperiment{experimentSettings: o.experimentSettings, topics: c.topics, strategy: string(c.strategy), frontier: string(c.frontier)}
 	if s.frontier == "" {
 		s.frontier = string(crawler.FrontierStack)
 	}

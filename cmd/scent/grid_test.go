@@ -59,9 +59,9 @@ func writeGridArchive(t *testing.T) string {
 }
 
 func gridOpts(archive, out string) experimentOpts {
-	o := experimentOpts{archive: archive, out: out, topics: []string{"course"}, group: "misc",
-		strategies: []string{"bfs", "link", "page"}, frontiers: []string{"stack"}, ks: []string{"5,20"}, windows: []string{"10"},
-		thresholds: []string{"0.76"}, budget: 15, workers: 4, discovery: 20}
+	o := experimentOpts{experimentSettings: experimentSettings{archive: archive, out: out, group: "misc", budget: 15, workers: 4, discovery: 20},
+		topics: []string{"course"}, strategies: []string{"bfs", "link", "page"}, frontiers: []string{"stack"}, ks: []string{"5,20"}, windows: []string{"10"},
+		thresholds: []string{"0.76"}}
 	o.mf.m, o.mf.event, o.mf.folds, o.mf.documents = 1, "binary", 5, "windows"
 	return o
 }
@@ -214,7 +214,7 @@ func TestRunExperiment_single(t *testing.T) {
 }
 
 func TestExperimentOpts_cells(t *testing.T) {
-	base := experimentOpts{out: "x", topics: []string{"course"}, strategies: []string{"link"}, frontiers: []string{"stack"},
+	base := experimentOpts{experimentSettings: experimentSettings{out: "x"}, topics: []string{"course"}, strategies: []string{"link"}, frontiers: []string{"stack"},
 		ks: []string{"1000"}, windows: []string{"10"}, thresholds: []string{"0.76"}}
 	tests := []struct {
 		name   string
@@ -275,7 +275,7 @@ func TestExperimentOpts_cells(t *testing.T) {
 }
 
 func TestGridCell_model(t *testing.T) {
-	o := experimentOpts{out: "x", topics: []string{"course"}, strategies: []string{"page,link,link+backlinks"}, frontiers: []string{"stack,best-first"},
+	o := experimentOpts{experimentSettings: experimentSettings{out: "x"}, topics: []string{"course"}, strategies: []string{"page,link,link+backlinks"}, frontiers: []string{"stack,best-first"},
 		ks: []string{"50,1000"}, windows: []string{"5,10"}, thresholds: []string{"0.5,0.76"}}
 	cells, err := o.cells()
 	if err != nil {
@@ -327,7 +327,7 @@ func FuzzExperimentOpts_cells(f *testing.F) {
 	f.Add("course,faculty", "page", "best-first", "1", "1", "1")
 	f.Add(" ,", "x", "", "-3", "0x10", "NaN")
 	f.Fuzz(func(t *testing.T, topic, strategy, frontier, k, window, threshold string) {
-		o := experimentOpts{out: "x", topics: []string{topic}, strategies: []string{strategy}, frontiers: []string{frontier},
+		o := experimentOpts{experimentSettings: experimentSettings{out: "x"}, topics: []string{topic}, strategies: []string{strategy}, frontiers: []string{frontier},
 			ks: []string{k}, windows: []string{window}, thresholds: []string{threshold}}
 		cells, err := o.cells()
 		if err != nil {
@@ -345,7 +345,7 @@ func FuzzExperimentOpts_cells(f *testing.F) {
 }
 
 func BenchmarkExperimentOpts_cells(b *testing.B) {
-	o := experimentOpts{out: "x", topics: []string{"course", "faculty"}, strategies: []string{"bfs,page,link,link+backlinks"},
+	o := experimentOpts{experimentSettings: experimentSettings{out: "x"}, topics: []string{"course", "faculty"}, strategies: []string{"bfs,page,link,link+backlinks"},
 		frontiers: []string{"stack,best-first"}, ks: []string{"50,200,1000,5000"}, windows: []string{"5,10,20"}, thresholds: []string{"0.76"}}
 	for b.Loop() {
 		if _, err := o.cells(); err != nil {
