@@ -64,9 +64,9 @@ type LabelLayout struct {
 // unlabelled names the label of reachable pages that carry none.
 const unlabelled = "(unlabelled)"
 
-// TopicLayout computes the Layout of topic from seeds. Links are those an
-// HTML parser sees ((*Page).Links), followed as the handler answers them
-// (its own redirects included, as Follow does).
+// TopicLayout computes the Layout of topic from seeds, over the pages BFS
+// reaches; a page's links are resolved as the handler answers them (its
+// own redirects included, as Follow does).
 func (a *Archive) TopicLayout(seeds []urlnorm.URL, topic string) *Layout {
 	label := make(map[*Page]string, len(a.labels))
 	for _, l := range a.labels {
@@ -80,8 +80,24 @@ func (a *Archive) TopicLayout(seeds []urlnorm.URL, topic string) *Layout {
 		}
 		return unlabelled
 	}
-	depth := make(map[*Page]int)
+	// The reached pages, each with its distinct link targets (a stored
+	// redirect links to its Location).
 	var order []*Page
+	out := make(map[*Page][]*Page)
+	a.walk(seeds, nil, func(p *Page, status int, links []urlnorm.URL) {
+		if status == 200 {
+			order = append(order, p)
+		}
+		seen := make(map[*Page]bool)
+		for _, u := range links {
+			if q, ok := a.Follow(u); ok && !seen[q] {
+				seen[q] = true
+				out[p] = append(out[p], q)
+			}
+		}
+	})
+	// Depth: links followed from the nearest seed, breadth-first over out.
+	depth := make(map[*Page]int)
 	var queue []*Page
 	for _, s := range seeds {
 		if p, ok := a.Follow(s); ok {
@@ -91,24 +107,11 @@ func (a *Archive) TopicLayout(seeds []urlnorm.URL, topic string) *Layout {
 			}
 		}
 	}
-	// Breadth-first over stored pages (a stored redirect links to its
-	// Location); out holds each page's distinct link targets.
-	out := make(map[*Page][]*Page)
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
-		if p.Status == 200 {
-			order = append(order, p)
-		}
-		seen := make(map[*Page]bool)
-		for _, u := range p.Links() {
-			q, ok := a.Follow(u)
-			if !ok || seen[q] {
-				continue
-			}
-			seen[q] = true
-			out[p] = append(out[p], q)
-			if _, ok := depth[q]; !ok {
+		for _, q := range out[p] {
+			if _, seen := depth[q]; !seen {
 				depth[q] = depth[p] + 1
 				queue = append(queue, q)
 			}

@@ -140,11 +140,23 @@ func (p *Page) RawLinks() []urlnorm.URL {
 // responses themselves not counted), and each stored page is counted and
 // expanded once.
 func (a *Archive) BFS(seeds []urlnorm.URL, links func(*Page) []urlnorm.URL) []*Page {
+	var order []*Page
+	a.walk(seeds, links, func(p *Page, status int, _ []urlnorm.URL) {
+		if status == 200 {
+			order = append(order, p)
+		}
+	})
+	return order
+}
+
+// walk is the breadth-first traversal of BFS: it calls visit once per
+// stored page reached (redirect responses included), with the status the
+// handler answers it with and the links it follows from it.
+func (a *Archive) walk(seeds []urlnorm.URL, links func(*Page) []urlnorm.URL, visit func(p *Page, status int, links []urlnorm.URL)) {
 	if links == nil {
 		links = (*Page).Links
 	}
 	var (
-		order   []*Page
 		queued  = make(map[urlnorm.URL]bool)
 		fetched = make(map[*Page]bool)
 		queue   []urlnorm.URL
@@ -175,14 +187,12 @@ func (a *Archive) BFS(seeds []urlnorm.URL, links func(*Page) []urlnorm.URL) []*P
 			continue
 		}
 		fetched[rt.page] = true
-		if rt.status == 200 {
-			order = append(order, rt.page)
-		}
-		for _, l := range links(rt.page) {
+		ls := links(rt.page)
+		visit(rt.page, rt.status, ls)
+		for _, l := range ls {
 			push(l)
 		}
 	}
-	return order
 }
 
 // Reachable returns the URLs of the stored pages that a crawl from seeds
