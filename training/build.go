@@ -382,7 +382,13 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 	perm := r.Perm(len(docs))
 	fold := func(i int) int { return perm[i] % folds }
 	var pages, segs evalTally
-	extra := make([]struct{ pages, segs evalTally }, len(opts.CVThresholds))
+	extra := make([]struct {
+		th          func(int) float64
+		pages, segs evalTally
+	}, len(opts.CVThresholds))
+	for j, th := range opts.CVThresholds {
+		extra[j].th = fixed(th)
+	}
 	for k := 0; k < folds; k++ {
 		var train []classify.Example
 		for i, d := range docs {
@@ -409,8 +415,8 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 			}
 			buf = sc.ScorePage(d.page.Tokens, buf)
 			pages.add(sc.Topics(), sc.Threshold, d.class, buf)
-			for j, th := range opts.CVThresholds {
-				extra[j].pages.add(sc.Topics(), fixed(th), d.class, buf)
+			for j := range extra {
+				extra[j].pages.add(sc.Topics(), extra[j].th, d.class, buf)
 			}
 			for _, s := range d.page.Segments {
 				c, ok := classOf[s.URL]
@@ -420,8 +426,8 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 				toks = s.Tokens(toks[:0])
 				buf = sc.Score(toks, buf)
 				segs.add(sc.Topics(), sc.Threshold, c, buf)
-				for j, th := range opts.CVThresholds {
-					extra[j].segs.add(sc.Topics(), fixed(th), c, buf)
+				for j := range extra {
+					extra[j].segs.add(sc.Topics(), extra[j].th, c, buf)
 				}
 			}
 		}
