@@ -72,8 +72,10 @@ type Config struct {
 	MaxPerHost int
 	// Tunnel keeps the links a topic's classifier finds off-topic on the
 	// topic's reserve, and when the topic's stack runs empty the crawl
-	// goes on from the best of them (highest score), tunnelling through
-	// off-topic pages instead of stopping. Off by default (the paper's
+	// goes on from the shallowest of them (fewest links from a seed; the
+	// highest score among equals), tunnelling through off-topic pages
+	// instead of stopping: near the seeds sit the site's listings, which
+	// lead to many pages. Off by default (the paper's
 	// crawler follows on-topic links only); ignored by bfs and page.
 	Tunnel bool
 	// Promote, with Tunnel, moves a page's reserve links for a topic to
@@ -82,6 +84,16 @@ type Config struct {
 	// whose first entries proved relevant is followed to its end. It
 	// remembers the last 4,096 pages with reserve links. Off by default.
 	Promote bool
+	// Sections treats an on-topic page that is a directory's index page
+	// (a path ending in "/" or in index.html and the like, not a host's
+	// root) as the entry of a compound document — a course's home page
+	// with its assignments and notes below it — and sends the links into
+	// that directory to the topic's parts, served (with Tunnel) after its
+	// reserve, or drops them (without), instead of pushing them on the
+	// topic's stack: the pages of a document already found are not more
+	// entries. It remembers the last
+	// 65,536 such directories. Off by default; ignored by bfs.
+	Sections bool
 	// Lockstep fetches in rounds: the stacks (or best-first queues) give
 	// up to Workers entries at once, and the next round starts once all
 	// of them are fetched and committed in the order they were taken. A

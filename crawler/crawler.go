@@ -182,6 +182,9 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		stacks = nil
 		for _, t := range c.stacks {
 			stacks = append(stacks, t, reserveOf(t))
+			if c.cfg.Sections {
+				stacks = append(stacks, partsOf(t))
+			}
 		}
 	}
 	spec := CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Stacks: stacks, Topics: c.topics, Seeds: seeds, Config: config, MinHash: &params}
@@ -227,6 +230,10 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	if c.cfg.Promote && c.cfg.Tunnel && c.order != FIFO {
 		promo = newPromoter(c.topics)
 	}
+	var secs *sections
+	if c.cfg.Sections && c.scorer != nil && c.order != FIFO {
+		secs = newSections(c.topics)
+	}
 	commit := func(rs []result) error {
 		pages := make([]*Page, 0, len(rs))
 		var push []Entry
@@ -235,10 +242,22 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 				continue
 			}
 			pages = append(pages, r.page)
-			push = append(push, r.push...)
+			rp := r.push
+			if secs != nil {
+				secs.observe(r.page)
+				rp = secs.divert(rp, c.cfg.Tunnel)
+			}
+			var promoted []Entry
 			if promo != nil {
-				push = append(push, promo.observe(r.entry, r.page)...)
-				promo.remember(r.page.FinalURL, r.push)
+				promoted = promo.observe(r.entry, r.page)
+				if secs != nil {
+					promoted = secs.divert(promoted, c.cfg.Tunnel)
+				}
+			}
+			push = append(push, rp...)
+			push = append(push, promoted...)
+			if promo != nil {
+				promo.remember(r.page.FinalURL, rp)
 			}
 		}
 		if len(pages) == 0 {
@@ -470,9 +489,15 @@ loop:
 // classifier found off-topic, kept when Config.Tunnel is set.
 func reserveOf(topic string) string { return topic + "~reserve" }
 
+// partsOf names where Config.Sections puts a topic's links into the
+// compound documents it already found, with Config.Tunnel: served after
+// the reserve.
+func partsOf(topic string) string { return topic + "~parts" }
+
 // popTopic takes entries for topic: from its stack, or, when the stack is
-// empty and tunnelling is on, the best entry of its reserve. Sources found
-// empty are marked in empty until a push reaches them.
+// empty and tunnelling is on, the shallowest entry of its reserve (then of
+// its parts). Sources found empty are marked in empty until a push
+// reaches them.
 func (c *Crawler) popTopic(ctx context.Context, crawl int64, topic string, empty map[string]bool, left int) ([]Entry, error) {
 	if !empty[topic] {
 		es, err := c.store.Pop(ctx, crawl, topic, c.order, c.popSize(left), c.cfg.MaxPerHost)
@@ -484,21 +509,24 @@ func (c *Crawler) popTopic(ctx context.Context, crawl int64, topic string, empty
 	if !c.cfg.Tunnel || c.order == FIFO {
 		return nil, nil
 	}
-	res := reserveOf(topic)
-	if empty[res] {
-		return nil, nil
+	for _, res := range []string{reserveOf(topic), partsOf(topic)} {
+		if empty[res] || (res == partsOf(topic) && !c.cfg.Sections) {
+			continue
+		}
+		es, err := c.store.Pop(ctx, crawl, res, Shallowest, 1, c.cfg.MaxPerHost)
+		if err != nil {
+			return nil, err
+		}
+		if len(es) == 0 {
+			empty[res] = true
+			continue
+		}
+		for i := range es {
+			es[i].Topic = topic // fetched for the topic; counted with it
+		}
+		return es, nil
 	}
-	es, err := c.store.Pop(ctx, crawl, res, BestFirst, 1, c.cfg.MaxPerHost)
-	if err != nil {
-		return nil, err
-	}
-	if len(es) == 0 {
-		empty[res] = true
-	}
-	for i := range es {
-		es[i].Topic = topic // fetched for the topic; counted with it
-	}
-	return es, nil
+	return nil, nil
 }
 
 // popSize is how many entries to take from a stack at once: one for the

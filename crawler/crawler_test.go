@@ -658,3 +658,87 @@ func TestCrawler_Run_lockstepOrderDoesNotDependOnFetchSpeed(t *testing.T) {
 		t.Errorf("without lockstep the order did not change with the slow page (%s): the test shows nothing", a)
 	}
 }
+
+func TestCrawler_Run_sectionsLeaveTheInsideOfAFoundDocument(t *testing.T) {
+	// Three course home pages; each links to its homework pages, which
+	// read as courses too. On a stack the first course's homework comes
+	// before the other courses; with Sections the homework pages (inside
+	// /cN/, a directory whose index page was on-topic) wait until the
+	// courses are fetched (Tunnel) or are not followed at all.
+	const fill = " one two three four five six seven eight nine ten eleven twelve "
+	pagesMap := map[string]string{
+		"/": `<html><body><a href="/c1/">course 1</a>` + fill + `<a href="/c2/">course 2</a>` + fill + `<a href="/c3/index.html">course 3</a></body></html>`,
+	}
+	for i := 1; i <= 3; i++ {
+		home := `<html><body>course syllabus`
+		for j := 1; j <= 3; j++ {
+			home += fmt.Sprintf(`<a href="hw%d.html">course homework %d</a>`, j, j) + fill
+			pagesMap[fmt.Sprintf("/c%d/hw%d.html", i, j)] = `<html><body>course homework</body></html>`
+		}
+		if i == 3 {
+			pagesMap["/c3/index.html"] = home + `</body></html>`
+		} else {
+			pagesMap[fmt.Sprintf("/c%d/", i)] = home + `</body></html>`
+		}
+	}
+	s := newSite(t, pagesMap, nil)
+	for _, tc := range []struct {
+		sections, tunnel bool
+		want             string
+	}{
+		{false, false, "/ /c1/ /c1/hw1.html /c1/hw2.html"},
+		{true, false, "/ /c1/ /c2/ /c3/index.html"},
+		// The parts wait, shallowest first and among equals the latest.
+		{true, true, "/ /c1/ /c2/ /c3/index.html /c3/hw1.html /c3/hw2.html /c3/hw3.html"},
+	} {
+		scorer := newKeywordScorer(map[string][]string{"course": {"course", "syllabus", "homework"}}, "course")
+		st := openStore(t)
+		budget := 4
+		if tc.tunnel {
+			budget = 7
+		}
+		c, err := crawler.New(crawler.Config{Workers: 1, Lockstep: true, MaxPages: budget, Sections: tc.sections, Tunnel: tc.tunnel}, st, newFetcher(t, fetch.Config{}), scorer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range pages(t, st) {
+			got = append(got, strings.TrimPrefix(p.url, s.srv.URL))
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("sections %v, tunnel %v: fetched %s, want %s", tc.sections, tc.tunnel, g, tc.want)
+		}
+	}
+}
+
+func TestCrawler_Run_tunnelGoesOnFromTheShallowestReserveLink(t *testing.T) {
+	// Nothing is on-topic. The seed links to /a and /z; /a links to /a/b.
+	// Tunnelling takes the shallowest reserve link first: /z (one link
+	// from the seed) before /a/b (two), although /a/b was found last.
+	const fill = " one two three four five six seven eight nine ten eleven twelve "
+	s := newSite(t, map[string]string{
+		"/":    `<html><body><a href="/a">weather</a>` + fill + `<a href="/z">sports</a></body></html>`,
+		"/a":   `<html><body><a href="/a/b">news</a></body></html>`,
+		"/a/b": `<html><body>news</body></html>`,
+		"/z":   `<html><body>sports</body></html>`,
+	}, nil)
+	scorer := newKeywordScorer(map[string][]string{"course": {"course"}}, "course")
+	st := openStore(t)
+	c, err := crawler.New(crawler.Config{Workers: 1, Lockstep: true, Tunnel: true}, st, newFetcher(t, fetch.Config{}), scorer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range pages(t, st) {
+		got = append(got, strings.TrimPrefix(p.url, s.srv.URL))
+	}
+	if g, want := strings.Join(got, " "), "/ /a /z /a/b"; g != want {
+		t.Errorf("fetched %s, want %s", g, want)
+	}
+}

@@ -31,6 +31,13 @@
 // finish, unless Config.Lockstep makes the crawl go in rounds: up to
 // Workers entries popped at once, committed in pop order before the next
 // round, so that the crawl repeats exactly.
+//
+// Config.Tunnel keeps each topic's off-topic links on a reserve served,
+// shallowest first, when the topic's stack runs empty; Config.Promote
+// moves a page's reserve links to the stack once its links proved
+// on-topic; Config.Sections keeps the links into the directory of an
+// on-topic index page (a compound document already found) off the stack.
+//
 // A Scorer that also implements LinkScorer sees each link's target URL (an
 // evaluation oracle built from labels does).
 package crawler

@@ -61,9 +61,10 @@ type Order int
 
 // Orders of the frontier.
 const (
-	LIFO      Order = iota // per-topic stacks (the paper)
-	FIFO                   // breadth-first queue
-	BestFirst              // highest score first
+	LIFO       Order = iota // per-topic stacks (the paper)
+	FIFO                    // breadth-first queue
+	BestFirst               // highest score first
+	Shallowest              // fewest links from a seed first, then highest score
 )
 
 // Entry is one URL waiting on a topic's stack.

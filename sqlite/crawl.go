@@ -162,9 +162,12 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 	}
 	defer upsert.Close()
 	// On a stack a URL pushed again moves to the top (a new seq) with
-	// the higher score; on the bfs queue it keeps its first place.
+	// the higher score and the shorter distance from a seed; on the bfs
+	// queue it keeps its first place.
 	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO frontier(crawl_id, topic, url_id, depth, score)
-		VALUES (?1, ?2, ?3, ?4, max(?5, coalesce((SELECT score FROM frontier WHERE crawl_id = ?1 AND topic = ?2 AND url_id = ?3), ?5)))`)
+		VALUES (?1, ?2, ?3,
+			min(?4, coalesce((SELECT depth FROM frontier WHERE crawl_id = ?1 AND topic = ?2 AND url_id = ?3), ?4)),
+			max(?5, coalesce((SELECT score FROM frontier WHERE crawl_id = ?1 AND topic = ?2 AND url_id = ?3), ?5)))`)
 	if err != nil {
 		return err
 	}
@@ -207,6 +210,8 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 		orderBy = "f.seq ASC"
 	case crawler.BestFirst:
 		orderBy = "f.score DESC, f.seq DESC"
+	case crawler.Shallowest:
+		orderBy = "f.depth ASC, f.score DESC, f.seq DESC"
 	default:
 		return nil, fmt.Errorf("pop: unknown order %d", order)
 	}

@@ -79,10 +79,12 @@ func TestStore_Commit_pushedAgain(t *testing.T) {
 	}{
 		// The bfs queue keeps the first discovery: place and depth.
 		{"bfs queue", "", crawler.FIFO, "/seed /a /b", crawler.Entry{Depth: 1, Score: 0}},
-		// A stack moves the URL to its top.
-		{"stack", "t", crawler.LIFO, "/seed /a /b", crawler.Entry{Depth: 2, Score: 0.9}},
-		// Best-first keeps the higher score, whichever push had it.
-		{"best-first", "t", crawler.BestFirst, "/seed /a /b", crawler.Entry{Depth: 2, Score: 0.9}},
+		// A stack moves the URL to its top; the shorter distance from a
+		// seed and the higher score stay, whichever push had them.
+		{"stack", "t", crawler.LIFO, "/seed /a /b", crawler.Entry{Depth: 1, Score: 0.9}},
+		{"best-first", "t", crawler.BestFirst, "/seed /a /b", crawler.Entry{Depth: 1, Score: 0.9}},
+		// Shallowest first, then by score: /a (depth 1 kept, 0.9) first.
+		{"shallowest", "t", crawler.Shallowest, "/seed /a /b", crawler.Entry{Depth: 1, Score: 0.9}},
 	} {
 		s, _ := open(t)
 		st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{tc.stack}, Topics: []string{"t"}, Seeds: []urlnorm.URL{u("/seed")}})
@@ -115,6 +117,28 @@ func TestStore_Commit_pushedAgain(t *testing.T) {
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("%s: popped %v, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestStore_Pop_shallowestThenBestScore(t *testing.T) {
+	ctx := context.Background()
+	s, _ := open(t)
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"t", "t~reserve"}, Topics: []string{"t"}, Seeds: []urlnorm.URL{u("/seed")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	push := []crawler.Entry{
+		{Topic: "t~reserve", URL: u("/deep-best"), Depth: 3, Score: 0.9},
+		{Topic: "t~reserve", URL: u("/near-low"), Depth: 1, Score: 0.1},
+		{Topic: "t~reserve", URL: u("/mid"), Depth: 2, Score: 0.5},
+		{Topic: "t~reserve", URL: u("/near-high"), Depth: 1, Score: 0.4},
+	}
+	if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(popAll(t, s, st.ID, "t~reserve", crawler.Shallowest), " ")
+	if want := "/seed /near-high /near-low /mid /deep-best"; got != want {
+		t.Errorf("popped %s, want %s", got, want)
 	}
 }
 

@@ -35,6 +35,7 @@ type crawlFlags struct {
 	quiet      bool
 	tunnel     bool
 	promote    bool
+	sections   bool
 	lockstep   bool
 }
 
@@ -77,8 +78,9 @@ runs again.`,
 	fs.IntVar(&cf.maxPerHost, "max-per-host", 0, "most pages from one host (0: no limit)")
 	fs.IntVar(&cf.maxURL, "max-url-length", 2048, "longest URL followed")
 	fs.BoolVar(&cf.quiet, "quiet", false, "no progress line")
-	fs.BoolVar(&cf.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its best off-topic link")
+	fs.BoolVar(&cf.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
 	fs.BoolVar(&cf.lockstep, "lockstep", false, "fetch in rounds of --workers pages, each committed in order before the next: the crawl repeats exactly whatever the timing, but each round waits for its slowest fetch")
+	fs.BoolVar(&cf.sections, "sections", false, "treat an on-topic directory index page as a compound document: links into its directory wait until the reserve is spent (with --tunnel) or are dropped")
 	fs.BoolVar(&cf.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	cf.ff.register(fs)
 	cf.mf.register(fs)
@@ -104,7 +106,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	cfg := crawler.Config{
 		Name: cf.name, Strategy: strategy, Frontier: crawler.Frontier(cf.frontier), Workers: cf.workers,
 		MaxPages: cf.maxPages, MaxFetches: cf.maxFetches, MaxPagesPerTopic: cf.maxTopic, MaxDepth: cf.maxDepth, MaxPerHost: cf.maxPerHost,
-		MaxURLLength: cf.maxURL, Segment: cf.mf.segment(), Tunnel: cf.tunnel, Promote: cf.promote, Lockstep: cf.lockstep,
+		MaxURLLength: cf.maxURL, Segment: cf.mf.segment(), Tunnel: cf.tunnel, Promote: cf.promote, Sections: cf.sections, Lockstep: cf.lockstep,
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -33,6 +33,7 @@ type experimentSettings struct {
 	discovery int
 	oracle    bool
 	promote   bool
+	sections  bool
 	lockstep  bool
 	mf        modelFlags
 }
@@ -112,8 +113,9 @@ only the cells still missing; with other settings it starts over.`,
 	fs.StringSliceVar(&o.thresholds, "threshold", []string{strconv.FormatFloat(classify.DefaultThreshold, 'g', -1, 64)}, "on-topic threshold of P(topic|link) (a list runs each)")
 	fs.IntVar(&o.budget, "budget", 1000, "pages to fetch")
 	fs.IntVar(&o.workers, "workers", 16, "pages fetched at once")
-	fs.BoolVar(&o.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its best off-topic link")
+	fs.BoolVar(&o.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
 	fs.BoolVar(&o.lockstep, "lockstep", true, "fetch in rounds of --workers pages, each committed in order before the next, so that an experiment repeats exactly whatever the timing; --lockstep=false fetches whenever a worker is free, as scent crawl does by default")
+	fs.BoolVar(&o.sections, "sections", false, "treat an on-topic directory index page as a compound document: links into its directory wait until the reserve is spent (with --tunnel) or are dropped")
 	fs.BoolVar(&o.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	fs.IntVar(&o.discovery, "discovery", 1000, "pages of the breadth-first discovery crawl from the examples' sites that finds backlinks (strategy link+backlinks)")
 	fs.BoolVar(&o.oracle, "oracle", false, "score links by their target's label instead of the model (1 on-topic, 0 off): what a perfect link classifier reaches")
@@ -225,7 +227,7 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 	}
 
 	cfg := crawler.Config{Name: "experiment", Strategy: strategy, Frontier: crawler.Frontier(o.frontier),
-		Workers: o.workers, MaxPages: o.budget, Segment: o.mf.segment(), Tunnel: o.tunnel, Promote: o.promote, Lockstep: o.lockstep}
+		Workers: o.workers, MaxPages: o.budget, Segment: o.mf.segment(), Tunnel: o.tunnel, Promote: o.promote, Sections: o.sections, Lockstep: o.lockstep}
 	if isTerminal(os.Stderr) {
 		cfg.Progress = progress
 	}

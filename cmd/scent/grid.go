@@ -482,7 +482,7 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 		dir := filepath.Join(g.work, "cells", name)
 		db, crawl = filepath.Join(dir, "scent.db"), name
 		if sum, err = g.crawl(ctx, dir, g.seeds[report.TopicSet(c.topics)].Crawl, crawler.Config{Name: name, Strategy: c.strategy, Frontier: c.frontier, Workers: g.o.workers,
-			MaxPages: g.o.budget, Segment: g.segment(c.window), Tunnel: g.o.tunnel, Promote: g.o.promote, Lockstep: g.o.lockstep}, sc); err != nil {
+			MaxPages: g.o.budget, Segment: g.segment(c.window), Tunnel: g.o.tunnel, Promote: g.o.promote, Sections: g.o.sections, Lockstep: g.o.lockstep}, sc); err != nil {
 			return nil, err
 		}
 	}

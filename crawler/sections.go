@@ -1,0 +1,126 @@
+package crawler
+
+import (
+	"container/list"
+	"strings"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// sectionsKept bounds Config.Sections' memory: the most recently found
+// on-topic sections are remembered, per crawl run.
+const sectionsKept = 1 << 16
+
+// sections remembers, per topic, the directories whose index page the
+// page classifier found on-topic. Such a page is the entry of a compound
+// document — a course's home page and its syllabus, assignments and
+// notes, a person's home page and their photos and papers — and the links
+// into its directory lead to the document's own parts rather than to
+// more entries: they wait on the topic's parts, served after its reserve
+// (or are dropped without tunnelling), instead of on its stack.
+type sections struct {
+	topics []string
+	lru    *list.List // of sectionKey, most recent first
+	by     map[sectionKey]*list.Element
+}
+
+type sectionKey struct {
+	topic int
+	dir   string // scheme://host/path/ with its final slash
+}
+
+func newSections(topics []string) *sections {
+	return &sections{topics: topics, lru: list.New(), by: make(map[sectionKey]*list.Element)}
+}
+
+// indexNames are the file names servers use for a directory's page.
+var indexNames = map[string]bool{
+	"index.html": true, "index.htm": true, "index.shtml": true, "index.php": true,
+	"default.htm": true, "default.html": true, "default.asp": true,
+	"home.html": true, "home.htm": true, "welcome.html": true, "welcome.htm": true,
+}
+
+// sectionOf returns the directory u is the index page of — u itself when
+// its path ends in a slash, its directory when it names an index file —
+// or "" when u is an ordinary file or a host's root (whose section would
+// be the whole site).
+func sectionOf(u urlnorm.URL) string {
+	p := u.Path()
+	slash := strings.LastIndexByte(p, '/')
+	if slash <= 0 || u.Query() != "" {
+		return ""
+	}
+	if slash < len(p)-1 && !indexNames[strings.ToLower(p[slash+1:])] {
+		return ""
+	}
+	return u.Origin() + p[:slash+1]
+}
+
+// observe records p's sections for the topics it is on-topic for.
+func (s *sections) observe(p *Page) {
+	if p.Failure != "" {
+		return
+	}
+	dir := sectionOf(p.FinalURL)
+	if dir == "" {
+		return
+	}
+	for i, rel := range p.Relevant {
+		if !rel {
+			continue
+		}
+		k := sectionKey{i, dir}
+		if el, ok := s.by[k]; ok {
+			s.lru.MoveToFront(el)
+			continue
+		}
+		s.by[k] = s.lru.PushFront(k)
+		if s.lru.Len() > sectionsKept {
+			old := s.lru.Back()
+			s.lru.Remove(old)
+			delete(s.by, old.Value.(sectionKey))
+		}
+	}
+}
+
+// within reports whether u lies in a remembered section of topic i: below
+// its directory, or an index file naming the directory itself (the same
+// page as the one that made it a section).
+func (s *sections) within(i int, u urlnorm.URL) bool {
+	p := u.Path()
+	origin := u.Origin()
+	// Every proper ancestor directory of u except the root.
+	end := strings.LastIndexByte(p, '/')
+	if end == len(p)-1 {
+		end = strings.LastIndexByte(p[:end], '/')
+	}
+	for ; end > 0; end = strings.LastIndexByte(p[:end], '/') {
+		if _, ok := s.by[sectionKey{i, origin + p[:end+1]}]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// divert moves the entries of push that lie in a remembered section of
+// their topic to the topic's parts (tunnel) or drops them.
+func (s *sections) divert(push []Entry, tunnel bool) []Entry {
+	out := push[:0]
+	for _, e := range push {
+		i := -1
+		for k, t := range s.topics {
+			if e.Topic == t {
+				i = k
+				break
+			}
+		}
+		if i >= 0 && s.within(i, e.URL) {
+			if !tunnel {
+				continue
+			}
+			e.Topic = partsOf(e.Topic)
+		}
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,49 @@
+package crawler
+
+import (
+	"testing"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+func TestSectionOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://a.test/":                       "", // a host's root: the whole site
+		"http://a.test/index.html":             "",
+		"http://a.test/cs100/":                 "http://a.test/cs100/",
+		"http://a.test/cs100/Index.HTML":       "http://a.test/cs100/",
+		"http://a.test/courses/cs100/home.htm": "http://a.test/courses/cs100/",
+		"http://a.test/courses/cs100.html":     "", // a file among its siblings
+		"http://a.test/cs100/?term=fall":       "", // a query names a page, not a directory
+	} {
+		if got := sectionOf(urlnorm.MustParse(in)); got != want {
+			t.Errorf("sectionOf(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSections_divert(t *testing.T) {
+	s := newSections([]string{"course", "faculty"})
+	s.observe(&Page{FinalURL: urlnorm.MustParse("http://a.test/cs100/"), Relevant: []bool{true, false}})
+	s.observe(&Page{FinalURL: urlnorm.MustParse("http://a.test/cs200/"), Relevant: []bool{true, false}, Failure: "parse: broken"})
+	e := func(topic, u string) Entry { return Entry{Topic: topic, URL: urlnorm.MustParse("http://a.test" + u)} }
+	push := []Entry{
+		e("course", "/cs100/hw1.html"),       // inside: to the parts
+		e("course", "/cs100/notes/l1.html"),  // deeper inside: to the parts
+		e("course", "/cs100/index.html"),     // the document's page itself
+		e("course", "/cs101/"),               // a sibling directory: stays
+		e("course", "/cs200/hw1.html"),       // its index page failed: stays
+		e("faculty", "/cs100/hw1.html"),      // another topic: stays
+		e("course~reserve", "/cs100/x.html"), // already off the stack
+	}
+	got := s.divert(append([]Entry(nil), push...), true)
+	want := []string{"course~parts", "course~parts", "course~parts", "course", "course", "faculty", "course~reserve"}
+	for i, g := range got {
+		if g.Topic != want[i] {
+			t.Errorf("%s %s went to %s, want %s", push[i].Topic, push[i].URL, g.Topic, want[i])
+		}
+	}
+	if got := s.divert(append([]Entry(nil), push...), false); len(got) != 4 {
+		t.Errorf("without tunnelling %d entries kept, want 4 (the parts dropped): %v", len(got), got)
+	}
+}
