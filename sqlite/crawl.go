@@ -197,11 +197,9 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 	return nil
 }
 
-// Pop leases up to n URLs from topic's stack.
-func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost int) ([]crawler.Entry, error) {
-	if n <= 0 {
-		return nil, nil
-	}
+// popQuery selects the first entries of a stack (crawl, topic, limit) in
+// order; each order has an index that yields them without sorting.
+func popQuery(order crawler.Order) (string, error) {
 	var orderBy string
 	switch order {
 	case crawler.LIFO:
@@ -213,7 +211,21 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 	case crawler.Shallowest:
 		orderBy = "f.depth ASC, f.score DESC, f.seq DESC"
 	default:
-		return nil, fmt.Errorf("pop: unknown order %d", order)
+		return "", fmt.Errorf("pop: unknown order %d", order)
+	}
+	return `SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
+		FROM frontier f JOIN urls u ON u.id = f.url_id
+		WHERE f.crawl_id = ? AND f.topic = ? ORDER BY ` + orderBy + ` LIMIT ?`, nil
+}
+
+// Pop leases up to n URLs from topic's stack.
+func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost int) ([]crawler.Entry, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	query, err := popQuery(order)
+	if err != nil {
+		return nil, err
 	}
 	tx, err := s.begin(ctx)
 	if err != nil {
@@ -222,9 +234,7 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 	defer tx.Rollback()
 	var out []crawler.Entry
 	for len(out) < n {
-		rows, err := tx.QueryContext(ctx, `SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
-			FROM frontier f JOIN urls u ON u.id = f.url_id
-			WHERE f.crawl_id = ? AND f.topic = ? ORDER BY `+orderBy+` LIMIT ?`, crawl, topic, 2*(n-len(out))+8)
+		rows, err := tx.QueryContext(ctx, query, crawl, topic, 2*(n-len(out))+8)
 		if err != nil {
 			return nil, fmt.Errorf("pop %q: %w", topic, err)
 		}

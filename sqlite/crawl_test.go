@@ -265,3 +265,37 @@ func TestOpen_notADatabase(t *testing.T) {
 		t.Error("opening a text file as a database gave no error")
 	}
 }
+
+func TestPopQuery_readsAnIndexWithoutSorting(t *testing.T) {
+	// A pop runs once per round of a crawl over a frontier that can hold
+	// millions of entries: sorting them each time would make every pop
+	// as slow as the frontier is long.
+	s, _ := open(t)
+	for _, order := range []crawler.Order{crawler.LIFO, crawler.FIFO, crawler.BestFirst, crawler.Shallowest} {
+		q, err := popQuery(order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := s.DB().Query("EXPLAIN QUERY PLAN "+q, 1, "t", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		p := strings.Join(plan, "; ")
+		if strings.Contains(p, "TEMP B-TREE") || !strings.Contains(p, "USING INDEX frontier_") {
+			t.Errorf("order %d: plan %q sorts or scans", order, p)
+		}
+	}
+	if _, err := popQuery(crawler.Order(99)); err == nil {
+		t.Error("an unknown order was accepted")
+	}
+}
