@@ -2,6 +2,7 @@ package replay
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -35,6 +36,20 @@ type Layout struct {
 	// pages themselves and the paths to the hubs. Hubs is 0 when all the
 	// hubs together link to fewer.
 	Cover []CoverPoint `json:"cover"`
+	// Plan lists, for the same shares, the fetches (seeds included) of a
+	// crawler that knew every page's label and links in advance: a
+	// greedy plan that repeatedly fetches the path, from the pages
+	// fetched so far, to the page whose path and topic links add the most
+	// topic pages per fetch. No crawler that learns as it goes does as
+	// well; one that needs far more fetches than this is limited by what
+	// it knows, not by the budget. Fetches is 0 for a share not reached.
+	Plan []PlanPoint `json:"plan"`
+}
+
+// PlanPoint is one point of Layout.Plan.
+type PlanPoint struct {
+	Share   float64 `json:"share"`
+	Fetches int     `json:"fetches"`
 }
 
 // CoverPoint is one point of Layout.Cover.
@@ -179,6 +194,13 @@ func (a *Archive) TopicLayout(seeds []urlnorm.URL, topic string) *Layout {
 	})
 	slices.SortStableFunc(hubs, func(x, y []*Page) int { return len(y) - len(x) })
 	l.Cover = greedyCover(hubs, l.TopicPages)
+	var start []*Page
+	for _, s := range seeds {
+		if p, ok := a.Follow(s); ok && p.Status == 200 && !slices.Contains(start, p) {
+			start = append(start, p)
+		}
+	}
+	l.Plan = greedyPlan(start, out, func(p *Page) bool { return labelOf(p) == topic }, l.TopicPages)
 	union := make(map[*Page]bool)
 	for _, h := range hubs[:min(10, len(hubs))] {
 		for _, q := range h {
@@ -229,4 +251,113 @@ func greedyCover(hubs [][]*Page, total int) []CoverPoint {
 		}
 	}
 	return out
+}
+
+// greedyPlan returns, for each of coverShares, the fetches a crawler that
+// knows every page needs to reach that share of total topic pages from
+// seeds over the links out (see Layout.Plan). Only pages answering 200
+// are fetched and followed.
+func greedyPlan(seeds []*Page, out map[*Page][]*Page, isTopic func(*Page) bool, total int) []PlanPoint {
+	plan := make([]PlanPoint, len(coverShares))
+	for i, s := range coverShares {
+		plan[i].Share = s
+	}
+	fetched := make(map[*Page]bool)
+	got, next := 0, 0
+	fetch := func(p *Page) {
+		if fetched[p] {
+			return
+		}
+		fetched[p] = true
+		if isTopic(p) {
+			got++
+		}
+		for next < len(plan) && total > 0 && float64(got) >= plan[next].Share*float64(total) {
+			plan[next].Fetches = len(fetched)
+			next++
+		}
+	}
+	for _, s := range seeds {
+		fetch(s)
+	}
+	for next < len(plan) {
+		// Breadth-first from the fetched pages through pages not fetched.
+		steps := make(map[*Page]planStep)
+		var queue []*Page
+		for p := range fetched {
+			for _, q := range out[p] {
+				if _, ok := steps[q]; !ok && !fetched[q] && q.Status == 200 {
+					steps[q] = planStep{nil, 1, b2i(isTopic(q))}
+					queue = append(queue, q)
+				}
+			}
+		}
+		// Map iteration order must not decide between equal paths.
+		slices.SortFunc(queue, func(x, y *Page) int { return strings.Compare(x.URL.String(), y.URL.String()) })
+		for i := 0; i < len(queue); i++ {
+			p := queue[i]
+			for _, q := range out[p] {
+				if _, ok := steps[q]; !ok && !fetched[q] && q.Status == 200 {
+					steps[q] = planStep{p, steps[p].cost + 1, steps[p].topic + b2i(isTopic(q))}
+					queue = append(queue, q)
+				}
+			}
+		}
+		// The page whose path and topic links give the most per fetch.
+		var best *Page
+		var bestGain, bestCost int
+		for _, p := range queue {
+			st := steps[p]
+			gain, cost := st.topic, st.cost
+			for _, q := range out[p] {
+				if isTopic(q) && q.Status == 200 && !fetched[q] && !onPathTo(q, p, steps) {
+					gain++
+					cost++
+				}
+			}
+			if gain > 0 && (best == nil || gain*bestCost > bestGain*cost) {
+				best, bestGain, bestCost = p, gain, cost
+			}
+		}
+		if best == nil {
+			break
+		}
+		var path []*Page
+		for q := best; q != nil; q = steps[q].parent {
+			path = append(path, q)
+		}
+		for i := len(path) - 1; i >= 0; i-- {
+			fetch(path[i])
+		}
+		for _, q := range out[best] {
+			if isTopic(q) && q.Status == 200 {
+				fetch(q)
+			}
+		}
+	}
+	return plan
+}
+
+// planStep is how greedyPlan reaches a page not fetched yet.
+type planStep struct {
+	parent *Page // nil: linked from a fetched page
+	cost   int   // pages on the path, the page included
+	topic  int   // topic pages among them
+}
+
+// onPathTo reports whether q is on the path greedyPlan takes to p.
+func onPathTo(q, p *Page, steps map[*Page]planStep) bool {
+	for ; p != nil; p = steps[p].parent {
+		if p == q {
+			return true
+		}
+	}
+	return false
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -27,6 +27,10 @@ func TestArchive_TopicLayout(t *testing.T) {
 	if want := []CoverPoint{{0.5, 1}, {0.75, 2}, {0.9, 2}}; !slices.Equal(l.Cover, want) {
 		t.Errorf("cover = %v, want %v", l.Cover, want)
 	}
+	// Knowing everything: the seeds, then /courses/ (half) and cs1.
+	if want := []PlanPoint{{0.5, 5}, {0.75, 6}, {0.9, 6}}; !slices.Equal(l.Plan, want) {
+		t.Errorf("plan = %v, want %v", l.Plan, want)
+	}
 	want := []LabelLayout{
 		{Label: "department", Pages: 4, Hubs: 1, TopicLinked: 1, Only: 1},
 		{Label: "course", Pages: 2, Hubs: 1, TopicLinked: 1},
@@ -76,7 +80,14 @@ func TestArchive_TopicLayout_corpus(t *testing.T) {
 			t.Errorf("cover %v is inconsistent", l.Cover)
 		}
 	}
-	t.Logf("%d pages, %d course pages by depth %v; %d hubs, the 10 biggest link %v; cover %v", l.Pages, l.TopicPages, l.Depth, l.Hubs, l.HubsTop, l.Cover)
+	for i, p := range l.Plan {
+		// At least the seeds and the topic pages themselves; at most
+		// every reachable page.
+		if p.Fetches < len(seeds)+int(p.Share*float64(l.TopicPages)) || p.Fetches > l.Pages || i > 0 && p.Fetches < l.Plan[i-1].Fetches {
+			t.Errorf("plan %v is inconsistent", l.Plan)
+		}
+	}
+	t.Logf("%d pages, %d course pages by depth %v; %d hubs, the 10 biggest link %v; cover %v; plan %v", l.Pages, l.TopicPages, l.Depth, l.Hubs, l.HubsTop, l.Cover, l.Plan)
 	for _, ll := range l.Labels {
 		t.Logf("%+v", ll)
 	}

@@ -115,6 +115,19 @@ func writeLayout(w io.Writer, l *replay.Layout, seeds int) error {
 			fmt.Fprintf(bw, "%.0f%% of the %s pages: linked from %d hubs together (chosen greedily)\n", 100*c.Share, l.Topic, c.Hubs)
 		}
 	}
+	fmt.Fprintf(bw, "\na crawler that knew every page's label and links (greedy plan, seeds included) needs:")
+	for i, p := range l.Plan {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		if p.Fetches == 0 {
+			fmt.Fprintf(bw, "%s %.0f%%: not reachable", sep, 100*p.Share)
+		} else {
+			fmt.Fprintf(bw, "%s %.0f%% in %d fetches", sep, 100*p.Share, p.Fetches)
+		}
+	}
+	fmt.Fprintln(bw)
 	return bw.Flush()
 }
 

@@ -29,7 +29,7 @@ func TestLayoutCmd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"pages reachable from 4 seeds, 24 labelled course", "course pages by links from the nearest seed: 1: 24",
-		"department", "of the course pages: linked from"} {
+		"department", "of the course pages: linked from", "a crawler that knew every page's label and links (greedy plan, seeds included) needs: 50% in "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -42,7 +42,7 @@ func TestLayoutCmd(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &l); err != nil {
 		t.Fatalf("--json: %v\n%s", err, js)
 	}
-	if l.Topic != "course" || l.TopicPages != 24 || l.Hubs < 4 || len(l.Cover) != 3 || l.Cover[2].Hubs < 1 {
+	if l.Topic != "course" || l.TopicPages != 24 || l.Hubs < 4 || len(l.Cover) != 3 || l.Cover[2].Hubs < 1 || len(l.Plan) != 3 || l.Plan[2].Fetches < 4+22 {
 		t.Errorf("layout %+v", l)
 	}
 	// One seed: one site's six course pages.
