@@ -54,6 +54,17 @@ promoted() {
 	run "course+faculty-link+backlinks-tunnel-promote" --topic course,faculty --strategy link+backlinks --budget 2000 --tunnel --promote
 }
 promoted
+# Compound documents: an on-topic directory index page's own pages (the
+# course's homework and notes) wait until the reserve is spent
+# (--sections).
+for topic in course faculty; do
+	run "$topic-link-tunnel-sections" --topic "$topic" --strategy link --budget 1000 --tunnel --sections
+	run "$topic-link-tunnel-sections-promote" --topic "$topic" --strategy link --budget 1000 --tunnel --sections --promote
+	run "$topic-link+backlinks-tunnel-sections-promote" --topic "$topic" --strategy link+backlinks --budget 1000 --tunnel --sections --promote
+	run "$topic-link-sections" --topic "$topic" --strategy link --budget 1000 --sections
+done
+run "course+faculty-link-tunnel-sections-promote" --topic course,faculty --strategy link --budget 2000 --tunnel --sections --promote
+run "course+faculty-link+backlinks-tunnel-sections-promote" --topic course,faculty --strategy link+backlinks --budget 2000 --tunnel --sections --promote
 # The model's options, one at a time, with tunnelling.
 for topic in course faculty; do
 	run "$topic-tunnel-k300" --topic "$topic" --strategy link --budget 1000 --tunnel --k 300
@@ -72,7 +83,7 @@ run "speed-link" --topic course --strategy link --budget 0
 # Side-by-side charts of the strategies, per topic.
 for topic in course faculty; do
 	dbs=""
-	for s in bfs page link link-tunnel link+backlinks; do
+	for s in bfs page link link-tunnel link+backlinks link-tunnel-sections-promote; do
 		dbs="$dbs --db out/crawl/$topic-$s/scent.db --crawl experiment"
 	done
 	out/scent report $dbs --labels "out/crawl/$topic-bfs/labels.tsv" --targets all-labels \

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Reproduces results/webkb (and results/webkb-tunnel) from the repository
-# root, with the corpus at ../shared/corpus/webkb.tgz.
+# Reproduces results/webkb (and results/webkb-tunnel, results/webkb-sections)
+# from the repository root, with the corpus at ../shared/corpus/webkb.tgz.
 set -e
 go build -o /tmp/scent ./cmd/scent
 grid() {
@@ -13,3 +13,4 @@ grid() {
 }
 grid results/webkb
 grid results/webkb-tunnel --tunnel
+grid results/webkb-sections --tunnel --sections --promote
