@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/scent-crawler/scent/urlnorm"
@@ -45,5 +46,19 @@ func TestSections_divert(t *testing.T) {
 	}
 	if got := s.divert(append([]Entry(nil), push...), false); len(got) != 4 {
 		t.Errorf("without tunnelling %d entries kept, want 4 (the parts dropped): %v", len(got), got)
+	}
+}
+
+func TestSections_memoryIsBounded(t *testing.T) {
+	s := newSections([]string{"course"})
+	for i := 0; i < sectionsKept+10; i++ {
+		s.observe(&Page{FinalURL: urlnorm.MustParse(fmt.Sprintf("http://a.test/c%d/", i)), Relevant: []bool{true}})
+	}
+	if s.lru.Len() != sectionsKept || len(s.by) != sectionsKept {
+		t.Errorf("%d sections remembered (%d in the map), want %d", s.lru.Len(), len(s.by), sectionsKept)
+	}
+	// The oldest are forgotten, the newest kept.
+	if s.within(0, urlnorm.MustParse("http://a.test/c0/x.html")) || !s.within(0, urlnorm.MustParse(fmt.Sprintf("http://a.test/c%d/x.html", sectionsKept+9))) {
+		t.Error("eviction is not oldest first")
 	}
 }
