@@ -91,8 +91,9 @@ type Config struct {
 	// that directory to the topic's parts, served (with Tunnel) after its
 	// reserve, or drops them (without), instead of pushing them on the
 	// topic's stack: the pages of a document already found are not more
-	// entries. It remembers the last
-	// 65,536 such directories. Off by default; ignored by bfs.
+	// entries. It remembers the last 65,536 such directories found by
+	// this run of the crawl (a resumed crawl learns them again). Off by
+	// default; ignored by bfs.
 	Sections bool
 	// Lockstep fetches in rounds: the stacks (or best-first queues) give
 	// up to Workers entries at once, and the next round starts once all
