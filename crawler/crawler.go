@@ -187,7 +187,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 			}
 		}
 	}
-	spec := CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Stacks: stacks, Topics: c.topics, Seeds: seeds, Config: config, MinHash: &params}
+	spec := CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Stacks: stacks, SeedStacks: c.stacks, Topics: c.topics, Seeds: seeds, Config: config, MinHash: &params}
 	st, err := c.store.OpenCrawl(ctx, spec)
 	if err != nil {
 		return Summary{}, err
@@ -218,6 +218,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		pending       []Entry
 		next          int // round-robin position
 		lastProgress  = time.Now()
+		sizes         frontierSizes
 		runErr        error
 		finish        string
 	)
@@ -438,7 +439,7 @@ loop:
 				break loop
 			}
 		case <-tick:
-			c.progress(ctx, st.ID, sum, start)
+			c.progress(ctx, st.ID, sum, start, &sizes)
 			lastProgress = time.Now()
 		case <-ctx.Done():
 		}
@@ -467,7 +468,8 @@ loop:
 		sum.PagesPerSec = float64(sum.Fetched-sum.Failed) / s
 	}
 	if c.cfg.Progress != nil {
-		c.progress(context.WithoutCancel(ctx), st.ID, sum, start)
+		sizes.next = time.Time{} // the last line counts afresh
+		c.progress(context.WithoutCancel(ctx), st.ID, sum, start, &sizes)
 		fmt.Fprintln(c.cfg.Progress)
 	}
 	if runErr != nil {
@@ -540,7 +542,29 @@ func (c *Crawler) popSize(left int) int {
 	return max(1, min(c.cfg.Workers, 32, left))
 }
 
-func (c *Crawler) progress(ctx context.Context, crawl int64, sum Summary, start time.Time) {
+// frontierSizes caches the store's count of the frontier for the progress
+// line: counting scans the whole frontier, so it is redone only after 20
+// times as long as the last count took (a progress line must not slow a
+// crawl whose frontier holds millions of links).
+type frontierSizes struct {
+	sizes map[string]int
+	next  time.Time
+}
+
+func (f *frontierSizes) get(ctx context.Context, st Store, crawl int64) map[string]int {
+	if f.sizes != nil && time.Now().Before(f.next) {
+		return f.sizes
+	}
+	t0 := time.Now()
+	sizes, err := st.FrontierSizes(ctx, crawl)
+	if err != nil {
+		return f.sizes
+	}
+	f.sizes, f.next = sizes, time.Now().Add(20*time.Since(t0))
+	return sizes
+}
+
+func (c *Crawler) progress(ctx context.Context, crawl int64, sum Summary, start time.Time, fs *frontierSizes) {
 	var b strings.Builder
 	el := time.Since(start).Seconds()
 	rate := 0.0
@@ -551,7 +575,7 @@ func (c *Crawler) progress(ctx context.Context, crawl int64, sum Summary, start 
 	for _, t := range c.topics {
 		fmt.Fprintf(&b, " | %s relevant %d", t, sum.Relevant[t])
 	}
-	if sizes, err := c.store.FrontierSizes(ctx, crawl); err == nil {
+	if sizes := fs.get(ctx, c.store, crawl); sizes != nil {
 		b.WriteString(" | frontier")
 		for _, s := range c.stacks {
 			name := s
@@ -559,6 +583,13 @@ func (c *Crawler) progress(ctx context.Context, crawl int64, sum Summary, start 
 				name = "queue"
 			}
 			fmt.Fprintf(&b, " %s %d", name, sizes[s])
+			if c.cfg.Tunnel && c.order != FIFO {
+				fmt.Fprintf(&b, " (reserve %d", sizes[reserveOf(s)])
+				if c.cfg.Sections {
+					fmt.Fprintf(&b, ", parts %d", sizes[partsOf(s)])
+				}
+				b.WriteString(")")
+			}
 		}
 	}
 	fmt.Fprintf(&b, " | %.0f pages/s   ", rate)

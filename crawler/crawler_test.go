@@ -742,3 +742,33 @@ func TestCrawler_Run_tunnelGoesOnFromTheShallowestReserveLink(t *testing.T) {
 		t.Errorf("fetched %s, want %s", g, want)
 	}
 }
+
+func TestCrawler_Run_progressShowsTheFrontier(t *testing.T) {
+	// The seed links to two off-topic pages and one course page; the
+	// course page's homework (inside its directory) waits on the parts.
+	const fill = " one two three four five six seven eight nine ten eleven twelve "
+	s := newSite(t, map[string]string{
+		"/":       `<html><body><a href="/a">weather</a>` + fill + `<a href="/b">sports</a>` + fill + `<a href="/c1/">course</a></body></html>`,
+		"/c1/":    `<html><body>course <a href="/c1/hw1">course homework</a></body></html>`,
+		"/c1/hw1": `<html><body>course homework</body></html>`,
+		"/a":      `<html><body>weather</body></html>`,
+		"/b":      `<html><body>sports</body></html>`,
+	}, nil)
+	scorer := newKeywordScorer(map[string][]string{"course": {"course", "homework"}}, "course")
+	st := openStore(t)
+	var out bytes.Buffer
+	c, err := crawler.New(crawler.Config{Workers: 1, Lockstep: true, MaxPages: 2, Tunnel: true, Sections: true, Progress: &out}, st, newFetcher(t, fetch.Config{}), scorer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
+		t.Fatal(err)
+	}
+	// After / and /c1/: /a and /b on the reserve, /c1/hw1 on the parts
+	// (the seed's own entries on them were taken with it).
+	lines := strings.Split(strings.TrimSpace(out.String()), "\r")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, "pages 2 ") || !strings.Contains(last, "frontier course 0 (reserve 2, parts 1)") {
+		t.Errorf("last progress line %q", last)
+	}
+}

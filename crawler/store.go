@@ -36,10 +36,13 @@ type Store interface {
 type CrawlSpec struct {
 	Name     string
 	Strategy Strategy
-	Stacks   []string // the frontier's stacks: the topics, or one "" queue for bfs
-	Topics   []string // the scorer's topics, the order of Page.Scores; may be empty
-	Seeds    []urlnorm.URL
-	Config   string // the crawl's settings as JSON, kept for reports
+	Stacks   []string // the frontier's stacks: the topics (and their reserves), or one "" queue for bfs
+	// SeedStacks are the stacks a new crawl's seeds are pushed on; nil
+	// means all of Stacks.
+	SeedStacks []string
+	Topics     []string // the scorer's topics, the order of Page.Scores; may be empty
+	Seeds      []urlnorm.URL
+	Config     string // the crawl's settings as JSON, kept for reports
 	// MinHash are the parameters Page.Signature is made with. A store
 	// keeping a near-duplicate index must refuse parameters other than
 	// those of its index. Nil means pages carry no signatures.

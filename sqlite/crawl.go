@@ -136,7 +136,11 @@ func (s *Store) createCrawl(ctx context.Context, tx cachedTx, spec crawler.Crawl
 		return crawler.CrawlState{}, err
 	}
 	var seeds []crawler.Entry
-	for _, stack := range spec.Stacks {
+	seedStacks := spec.SeedStacks
+	if seedStacks == nil {
+		seedStacks = spec.Stacks
+	}
+	for _, stack := range seedStacks {
 		for _, u := range spec.Seeds {
 			seeds = append(seeds, crawler.Entry{Topic: stack, URL: u, Score: 1})
 		}
