@@ -63,6 +63,12 @@ for topic in course faculty; do
 	run "$topic-link+backlinks-tunnel-sections-promote" --topic "$topic" --strategy link+backlinks --budget 1000 --tunnel --sections --promote
 	run "$topic-link-sections" --topic "$topic" --strategy link --budget 1000 --sections
 done
+# How many pages of these crawls lie inside the course pages found before
+# them (what --sections keeps off the stack).
+for name in course-link-tunnel course-link-tunnel-sections course-link-tunnel-promote course-link-tunnel-sections-promote; do
+	printf '%s: ' "$name"
+	awk -v topic=course -f results/crawl/inside.awk "out/crawl/$name/labels.tsv" "out/crawl/$name/pages.jsonl"
+done > results/crawl/inside-course.txt
 run "course+faculty-link-tunnel-sections-promote" --topic course,faculty --strategy link --budget 2000 --tunnel --sections --promote
 run "course+faculty-link+backlinks-tunnel-sections-promote" --topic course,faculty --strategy link+backlinks --budget 2000 --tunnel --sections --promote
 # The model's options, one at a time, with tunnelling.
