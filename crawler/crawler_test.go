@@ -147,6 +147,25 @@ func pages(t *testing.T, st *sqlite.Store) []pageRow {
 	return out
 }
 
+// fetchedPaths crawls site s from "/" with cfg and scorer and returns the
+// paths of the pages fetched, in fetch order.
+func fetchedPaths(t *testing.T, s *site, cfg crawler.Config, scorer crawler.Scorer) []string {
+	t.Helper()
+	st := openStore(t)
+	c, err := crawler.New(cfg, st, newFetcher(t, fetch.Config{}), scorer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range pages(t, st) {
+		got = append(got, strings.TrimPrefix(p.url, s.srv.URL))
+	}
+	return got
+}
+
 func TestCrawler_Run_linkStrategyFollowsOnlyOnTopicLinks(t *testing.T) {
 	// The home page links to an off-topic page and to a page about courses
 	// through an off-topic hub: only links whose context is on-topic are
@@ -503,18 +522,7 @@ func TestCrawler_Run_linkScorerDecidesByTarget(t *testing.T) {
 		"/off2": `<html><body>course</body></html>`,
 	}, nil)
 	scorer := pathScorer{newKeywordScorer(map[string][]string{"course": {"course"}}, "course")}
-	st := openStore(t)
-	c, err := crawler.New(crawler.Config{Workers: 1}, st, newFetcher(t, fetch.Config{}), scorer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range pages(t, st) {
-		got = append(got, strings.TrimPrefix(p.url, s.srv.URL))
-	}
+	got := fetchedPaths(t, s, crawler.Config{Workers: 1}, scorer)
 	if strings.Join(got, " ") != "/ /on1 /on2" {
 		t.Errorf("fetched %v, want / /on1 /on2", got)
 	}
@@ -537,18 +545,7 @@ func TestCrawler_Run_bfsOrderDoesNotDependOnFetchSpeed(t *testing.T) {
 		"/a1": `<html><body>a1</body></html>`,
 		"/b1": `<html><body>b1</body></html>`,
 	}, map[string]http.HandlerFunc{"/a": slow(`<html><body><a href="/a1">a1</a></body></html>`)})
-	st := openStore(t)
-	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, st, newFetcher(t, fetch.Config{}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range pages(t, st) {
-		got = append(got, strings.TrimPrefix(p.url, s.srv.URL))
-	}
+	got := fetchedPaths(t, s, crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, nil)
 	if want := "/ /a /b /a1 /b1"; strings.Join(got, " ") != want {
 		t.Errorf("fetch order %v, want %s", got, want)
 	}
@@ -634,20 +631,8 @@ func TestCrawler_Run_lockstepOrderDoesNotDependOnFetchSpeed(t *testing.T) {
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprint(w, slow)
 		}})
-		st := openStore(t)
 		scorer := newKeywordScorer(map[string][]string{"course": {"course"}}, "course")
-		c, err := crawler.New(crawler.Config{Workers: 2, Lockstep: lockstep}, st, newFetcher(t, fetch.Config{}), scorer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, p := range pages(t, st) {
-			got = append(got, strings.TrimPrefix(p.url, s.srv.URL))
-		}
-		return strings.Join(got, " ")
+		return strings.Join(fetchedPaths(t, s, crawler.Config{Workers: 2, Lockstep: lockstep}, scorer), " ")
 	}
 	slowA, slowB := crawl("/a", true), crawl("/b", true)
 	if slowA != slowB || len(strings.Fields(slowA)) != 7 {
@@ -692,22 +677,11 @@ func TestCrawler_Run_sectionsLeaveTheInsideOfAFoundDocument(t *testing.T) {
 		{true, true, "/ /c1/ /c2/ /c3/index.html /c3/hw1.html /c3/hw2.html /c3/hw3.html"},
 	} {
 		scorer := newKeywordScorer(map[string][]string{"course": {"course", "syllabus", "homework"}}, "course")
-		st := openStore(t)
 		budget := 4
 		if tc.tunnel {
 			budget = 7
 		}
-		c, err := crawler.New(crawler.Config{Workers: 1, Lockstep: true, MaxPages: budget, Sections: tc.sections, Tunnel: tc.tunnel}, st, newFetcher(t, fetch.Config{}), scorer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, p := range pages(t, st) {
-			got = append(got, strings.TrimPrefix(p.url, s.srv.URL))
-		}
+		got := fetchedPaths(t, s, crawler.Config{Workers: 1, Lockstep: true, MaxPages: budget, Sections: tc.sections, Tunnel: tc.tunnel}, scorer)
 		if g := strings.Join(got, " "); g != tc.want {
 			t.Errorf("sections %v, tunnel %v: fetched %s, want %s", tc.sections, tc.tunnel, g, tc.want)
 		}
@@ -726,18 +700,7 @@ func TestCrawler_Run_tunnelGoesOnFromTheShallowestReserveLink(t *testing.T) {
 		"/z":   `<html><body>sports</body></html>`,
 	}, nil)
 	scorer := newKeywordScorer(map[string][]string{"course": {"course"}}, "course")
-	st := openStore(t)
-	c, err := crawler.New(crawler.Config{Workers: 1, Lockstep: true, Tunnel: true}, st, newFetcher(t, fetch.Config{}), scorer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range pages(t, st) {
-		got = append(got, strings.TrimPrefix(p.url, s.srv.URL))
-	}
+	got := fetchedPaths(t, s, crawler.Config{Workers: 1, Lockstep: true, Tunnel: true}, scorer)
 	if g, want := strings.Join(got, " "), "/ /a /z /a/b"; g != want {
 		t.Errorf("fetched %s, want %s", g, want)
 	}
