@@ -62,6 +62,7 @@ for topic in course faculty; do
 	run "$topic-link-tunnel-sections-promote" --topic "$topic" --strategy link --budget 1000 --tunnel --sections --promote
 	run "$topic-link+backlinks-tunnel-sections-promote" --topic "$topic" --strategy link+backlinks --budget 1000 --tunnel --sections --promote
 	run "$topic-link-sections" --topic "$topic" --strategy link --budget 1000 --sections
+	run "$topic-oracle-tunnel-sections" --topic "$topic" --strategy link --budget 1000 --oracle --tunnel --sections
 done
 # How many pages of these crawls lie inside the course pages found before
 # them (what --sections keeps off the stack).
