@@ -511,8 +511,12 @@ func (c *Crawler) popTopic(ctx context.Context, crawl int64, topic string, empty
 	if !c.cfg.Tunnel || c.order == FIFO {
 		return nil, nil
 	}
-	for _, res := range []string{reserveOf(topic), partsOf(topic)} {
-		if empty[res] || (res == partsOf(topic) && !c.cfg.Sections) {
+	fallbacks := []string{reserveOf(topic)}
+	if c.cfg.Sections {
+		fallbacks = append(fallbacks, partsOf(topic))
+	}
+	for _, res := range fallbacks {
+		if empty[res] {
 			continue
 		}
 		es, err := c.store.Pop(ctx, crawl, res, Shallowest, 1, c.cfg.MaxPerHost)
