@@ -16,7 +16,7 @@ for topic in course faculty; do
 done
 run() {
 	name=$1; shift
-	out/scent experiment "$archive" --out "out/crawl/$name" --folds 0 "$@"
+	${TIMED:-} out/scent experiment "$archive" --out "out/crawl/$name" --folds 0 "$@"
 	mkdir -p "results/crawl/$name"
 	cp "out/crawl/$name/report.json" "out/crawl/$name/report.md" "out/crawl/$name/command" "results/crawl/$name/"
 }
@@ -85,8 +85,11 @@ for topic in course faculty; do
 	run "$topic-link-pages" --topic "$topic" --strategy link --budget 1000 --documents pages
 done
 # Speed: the whole reachable set (no budget), through the replay proxy.
-run "speed-bfs" --topic course --strategy bfs --budget 0
-run "speed-link" --topic course --strategy link --budget 0
+# Peak RSS of the whole process goes to peak-rss.txt.
+: > results/crawl/peak-rss.txt
+for s in bfs link; do
+	TIMED="/usr/bin/time -a -o results/crawl/peak-rss.txt -f speed-$s:%MKB" run "speed-$s" --topic course --strategy "$s" --budget 0
+done
 # Side-by-side charts of the strategies, per topic.
 for topic in course faculty; do
 	dbs=""
