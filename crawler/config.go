@@ -84,11 +84,14 @@ type Config struct {
 	// whose first entries proved relevant is followed to its end. It
 	// remembers the last 4,096 pages with reserve links. Off by default.
 	Promote bool
-	// Sections treats an on-topic page that is a directory's index page
-	// (a path ending in "/" or in index.html and the like, not a host's
-	// root) as the entry of a compound document — a course's home page
-	// with its assignments and notes below it — and sends the links into
-	// that directory to the topic's parts, served (with Tunnel) after its
+	// Sections treats an on-topic page as the entry of a compound
+	// document — a course's home page with its assignments and notes
+	// below it — whose parts lie in one directory: its own when it is
+	// the directory's page (a path ending in "/", index.html and the
+	// like, or a file named after the directory, /cs302/cs302.html), the
+	// folder named after it otherwise (/courses/cs100.html:
+	// /courses/cs100/); a host's root is left alone. It sends the links
+	// into that directory to the topic's parts, served (with Tunnel) after its
 	// reserve, or drops them (without), instead of pushing them on the
 	// topic's stack: the pages of a document already found are not more
 	// entries. It remembers the last 65,536 such directories found by

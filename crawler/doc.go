@@ -36,7 +36,8 @@
 // shallowest first, when the topic's stack runs empty; Config.Promote
 // moves a page's reserve links to the stack once its links proved
 // on-topic; Config.Sections keeps the links into the directory of an
-// on-topic index page (a compound document already found) off the stack.
+// on-topic page's own pages (a compound document already found) off the
+// stack.
 //
 // A Scorer that also implements LinkScorer sees each link's target URL (an
 // evaluation oracle built from labels does).

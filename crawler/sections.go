@@ -11,11 +11,11 @@ import (
 // on-topic sections are remembered, per crawl run.
 const sectionsKept = 1 << 16
 
-// sections remembers, per topic, the directories whose index page the
-// page classifier found on-topic. Such a page is the entry of a compound
-// document — a course's home page and its syllabus, assignments and
+// sections remembers, per topic, the directories of the documents whose
+// entry page (see sectionOf) the page classifier found on-topic. Such a
+// page is the entry of a compound document — a course's home page and its syllabus, assignments and
 // notes, a person's home page and their photos and papers — and the links
-// into its directory lead to the document's own parts rather than to
+// into that directory lead to the document's own parts rather than to
 // more entries: they wait on the topic's parts, served after its reserve
 // (or are dropped without tunnelling), instead of on its stack.
 type sections struct {
@@ -40,20 +40,45 @@ var indexNames = map[string]bool{
 	"home.html": true, "home.htm": true, "welcome.html": true, "welcome.htm": true,
 }
 
-// sectionOf returns the directory u is the index page of — u itself when
-// its path ends in a slash, its directory when it names an index file —
-// or "" when u is an ordinary file or a host's root (whose section would
-// be the whole site).
+// sectionOf returns the directory that holds the parts of the document u
+// is the entry page of, or "" when u has a query or lies at a host's root
+// (the root page's directory is the whole site, and a root file's folder,
+// /courses/, belongs to the site as much as to the file). The entry of a directory
+// — a path ending in a slash, an index file (index.html, home.html, …),
+// a file named after its directory (/cs302/cs302.html,
+// /~cs354-1/cs354.html) — owns that directory; any other file owns the
+// folder named after it (/courses/cs100.html owns /courses/cs100/), where
+// document converters and authors put a page's own pages, and not its
+// own directory, which it shares with its siblings (a listing's courses,
+// a person's pages).
 func sectionOf(u urlnorm.URL) string {
 	p := u.Path()
 	slash := strings.LastIndexByte(p, '/')
 	if slash <= 0 || u.Query() != "" {
 		return ""
 	}
-	if slash < len(p)-1 && !indexNames[strings.ToLower(p[slash+1:])] {
-		return ""
+	name := strings.ToLower(p[slash+1:])
+	if name == "" || indexNames[name] || namesItsDirectory(p[:slash], name) {
+		return u.Origin() + p[:slash+1]
 	}
-	return u.Origin() + p[:slash+1]
+	if dot := strings.LastIndexByte(name, '.'); dot > 0 {
+		return u.Origin() + p[:slash+1+dot] + "/"
+	}
+	return ""
+}
+
+// namesItsDirectory reports whether the file name (lower case) is its
+// directory's name (the path dir, without its final slash) — less a
+// leading "~" and a suffix after "-" or "_" on the directory's side, which
+// tell apart the sections of one course (~cs354-1, ~cs354-2).
+func namesItsDirectory(dir, name string) bool {
+	dot := strings.LastIndexByte(name, '.')
+	if dot <= 0 {
+		return false
+	}
+	stem := name[:dot]
+	d := strings.ToLower(strings.TrimPrefix(dir[strings.LastIndexByte(dir, '/')+1:], "~"))
+	return d == stem || strings.HasPrefix(d, stem+"-") || strings.HasPrefix(d, stem+"_")
 }
 
 // observe records p's sections for the topics it is on-topic for.

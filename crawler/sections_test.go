@@ -14,8 +14,19 @@ func TestSectionOf(t *testing.T) {
 		"http://a.test/cs100/":                 "http://a.test/cs100/",
 		"http://a.test/cs100/Index.HTML":       "http://a.test/cs100/",
 		"http://a.test/courses/cs100/home.htm": "http://a.test/courses/cs100/",
-		"http://a.test/courses/cs100.html":     "", // a file among its siblings
 		"http://a.test/cs100/?term=fall":       "", // a query names a page, not a directory
+		// A file named after its directory is the directory's entry.
+		"http://a.test/~cs302/cs302.html":       "http://a.test/~cs302/",
+		"http://a.test/Courses/CS100/CS100.htm": "http://a.test/Courses/CS100/",
+		"http://a.test/~cs354-1/cs354.html":     "http://a.test/~cs354-1/",
+		"http://a.test/~bob/bob.html":           "http://a.test/~bob/",
+		// Any other file owns the folder named after it, not the
+		// directory it shares with its siblings.
+		"http://a.test/courses/cs100.html":    "http://a.test/courses/cs100/",
+		"http://a.test/~bob/cs354.html":       "http://a.test/~bob/cs354/",
+		"http://a.test/cs354-1/cs354-10.html": "http://a.test/cs354-1/cs354-10/",
+		"http://a.test/courses/syllabus":      "", // no extension: no folder of its own
+		"http://a.test/courses.html":          "", // at the root: its folder could be the site's
 	} {
 		if got := sectionOf(urlnorm.MustParse(in)); got != want {
 			t.Errorf("sectionOf(%s) = %q, want %q", in, got, want)
@@ -27,6 +38,7 @@ func TestSections_divert(t *testing.T) {
 	s := newSections([]string{"course", "faculty"})
 	s.observe(&Page{FinalURL: urlnorm.MustParse("http://a.test/cs100/"), Relevant: []bool{true, false}})
 	s.observe(&Page{FinalURL: urlnorm.MustParse("http://a.test/cs200/"), Relevant: []bool{true, false}, Failure: "parse: broken"})
+	s.observe(&Page{FinalURL: urlnorm.MustParse("http://a.test/~bob/cs354.html"), Relevant: []bool{true, false}})
 	e := func(topic, u string) Entry { return Entry{Topic: topic, URL: urlnorm.MustParse("http://a.test" + u)} }
 	push := []Entry{
 		e("course", "/cs100/hw1.html"),       // inside: to the parts
@@ -36,16 +48,18 @@ func TestSections_divert(t *testing.T) {
 		e("course", "/cs200/hw1.html"),       // its index page failed: stays
 		e("faculty", "/cs100/hw1.html"),      // another topic: stays
 		e("course~reserve", "/cs100/x.html"), // already off the stack
+		e("course", "/~bob/cs354/hw1.html"),  // in the folder of a file entry: to the parts
+		e("course", "/~bob/cs400.html"),      // beside it: stays
 	}
 	got := s.divert(append([]Entry(nil), push...), true)
-	want := []string{"course~parts", "course~parts", "course~parts", "course", "course", "faculty", "course~reserve"}
+	want := []string{"course~parts", "course~parts", "course~parts", "course", "course", "faculty", "course~reserve", "course~parts", "course"}
 	for i, g := range got {
 		if g.Topic != want[i] {
 			t.Errorf("%s %s went to %s, want %s", push[i].Topic, push[i].URL, g.Topic, want[i])
 		}
 	}
-	if got := s.divert(append([]Entry(nil), push...), false); len(got) != 4 {
-		t.Errorf("without tunnelling %d entries kept, want 4 (the parts dropped): %v", len(got), got)
+	if got := s.divert(append([]Entry(nil), push...), false); len(got) != 5 {
+		t.Errorf("without tunnelling %d entries kept, want 5 (the parts dropped): %v", len(got), got)
 	}
 }
 

@@ -80,7 +80,7 @@ runs again.`,
 	fs.BoolVar(&cf.quiet, "quiet", false, "no progress line")
 	fs.BoolVar(&cf.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
 	fs.BoolVar(&cf.lockstep, "lockstep", false, "fetch in rounds of --workers pages, each committed in order before the next: the crawl repeats exactly whatever the timing, but each round waits for its slowest fetch")
-	fs.BoolVar(&cf.sections, "sections", false, "treat an on-topic directory index page as a compound document: links into its directory wait until the reserve is spent (with --tunnel) or are dropped")
+	fs.BoolVar(&cf.sections, "sections", false, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the reserve is spent (with --tunnel) or are dropped")
 	fs.BoolVar(&cf.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	cf.ff.register(fs)
 	cf.mf.register(fs)

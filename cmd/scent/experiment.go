@@ -115,7 +115,7 @@ only the cells still missing; with other settings it starts over.`,
 	fs.IntVar(&o.workers, "workers", 16, "pages fetched at once")
 	fs.BoolVar(&o.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
 	fs.BoolVar(&o.lockstep, "lockstep", true, "fetch in rounds of --workers pages, each committed in order before the next, so that an experiment repeats exactly whatever the timing; --lockstep=false fetches whenever a worker is free, as scent crawl does by default")
-	fs.BoolVar(&o.sections, "sections", false, "treat an on-topic directory index page as a compound document: links into its directory wait until the reserve is spent (with --tunnel) or are dropped")
+	fs.BoolVar(&o.sections, "sections", false, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the reserve is spent (with --tunnel) or are dropped")
 	fs.BoolVar(&o.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	fs.IntVar(&o.discovery, "discovery", 1000, "pages of the breadth-first discovery crawl from the examples' sites that finds backlinks (strategy link+backlinks)")
 	fs.BoolVar(&o.oracle, "oracle", false, "score links by their target's label instead of the model (1 on-topic, 0 off): what a perfect link classifier reaches")
