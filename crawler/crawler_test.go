@@ -645,41 +645,45 @@ func TestCrawler_Run_lockstepOrderDoesNotDependOnFetchSpeed(t *testing.T) {
 }
 
 func TestCrawler_Run_sectionsLeaveTheInsideOfAFoundDocument(t *testing.T) {
-	// Three course home pages; each links to its homework pages, which
-	// read as courses too. On a stack the first course's homework comes
-	// before the other courses; with Sections the homework pages (inside
-	// /cN/, a directory whose index page was on-topic) wait until the
-	// courses are fetched (Tunnel) or are not followed at all.
+	// Three course home pages of the three kinds of entry page — a
+	// directory (/c1/), a file named after its directory (/c2/c2.html),
+	// a file with a folder of its own (/x/c3.html, whose homework is in
+	// /x/c3/) — each linking to its homework pages, which read as courses
+	// too. On a stack the first course's homework comes before the other
+	// courses; with Sections the homework pages wait until the courses
+	// are fetched (Tunnel) or are not followed at all.
 	const fill = " one two three four five six seven eight nine ten eleven twelve "
 	pagesMap := map[string]string{
-		"/": `<html><body><a href="/c1/">course 1</a>` + fill + `<a href="/c2/">course 2</a>` + fill + `<a href="/c3/index.html">course 3</a></body></html>`,
+		"/": `<html><body><a href="/c1/">course 1</a>` + fill + `<a href="/c2/c2.html">course 2</a>` + fill + `<a href="/x/c3.html">course 3</a></body></html>`,
 	}
-	for i := 1; i <= 3; i++ {
+	for i, c := range []struct{ home, parts string }{{"/c1/", "/c1/"}, {"/c2/c2.html", "/c2/"}, {"/x/c3.html", "/x/c3/"}} {
 		home := `<html><body>course syllabus`
 		for j := 1; j <= 3; j++ {
-			home += fmt.Sprintf(`<a href="hw%d.html">course homework %d</a>`, j, j) + fill
-			pagesMap[fmt.Sprintf("/c%d/hw%d.html", i, j)] = `<html><body>course homework</body></html>`
+			hw := fmt.Sprintf("%shw%d.html", c.parts, j)
+			home += fmt.Sprintf(`<a href="%s">course homework %d</a>`, hw, j) + fill
+			pagesMap[hw] = `<html><body>course homework</body></html>`
 		}
-		if i == 3 {
-			pagesMap["/c3/index.html"] = home + `</body></html>`
-		} else {
-			pagesMap[fmt.Sprintf("/c%d/", i)] = home + `</body></html>`
+		if i == 0 {
+			// A sibling of the course's directory is not inside it.
+			home += `<a href="/c1-notes/">course notes</a>`
+			pagesMap["/c1-notes/"] = `<html><body>course notes</body></html>`
 		}
+		pagesMap[c.home] = home + `</body></html>`
 	}
 	s := newSite(t, pagesMap, nil)
 	for _, tc := range []struct {
 		sections, tunnel bool
 		want             string
 	}{
-		{false, false, "/ /c1/ /c1/hw1.html /c1/hw2.html"},
-		{true, false, "/ /c1/ /c2/ /c3/index.html"},
+		{false, false, "/ /c1/ /c1/hw1.html /c1/hw2.html /c1/hw3.html"},
+		{true, false, "/ /c1/ /c1-notes/ /c2/c2.html /x/c3.html"},
 		// The parts wait, shallowest first and among equals the latest.
-		{true, true, "/ /c1/ /c2/ /c3/index.html /c3/hw1.html /c3/hw2.html /c3/hw3.html"},
+		{true, true, "/ /c1/ /c1-notes/ /c2/c2.html /x/c3.html /x/c3/hw1.html /x/c3/hw2.html /x/c3/hw3.html"},
 	} {
 		scorer := newKeywordScorer(map[string][]string{"course": {"course", "syllabus", "homework"}}, "course")
-		budget := 4
+		budget := 5
 		if tc.tunnel {
-			budget = 7
+			budget = 8
 		}
 		got := fetchedPaths(t, s, crawler.Config{Workers: 1, Lockstep: true, MaxPages: budget, Sections: tc.sections, Tunnel: tc.tunnel}, scorer)
 		if g := strings.Join(got, " "); g != tc.want {
