@@ -32,6 +32,7 @@ type experimentSettings struct {
 	tunnel    bool
 	discovery int
 	oracle    bool
+	hubOracle bool
 	promote   bool
 	sections  bool
 	lockstep  bool
@@ -119,6 +120,7 @@ only the cells still missing; with other settings it starts over.`,
 	fs.BoolVar(&o.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	fs.IntVar(&o.discovery, "discovery", 1000, "pages of the breadth-first discovery crawl from the examples' sites that finds backlinks (strategy link+backlinks)")
 	fs.BoolVar(&o.oracle, "oracle", false, "score links by their target's label instead of the model (1 on-topic, 0 off): what a perfect link classifier reaches")
+	fs.BoolVar(&o.hubOracle, "hub-oracle", false, "score 1 the links to the topic's hubs, the pages that link to a page labelled with the topic (the rest as the model, or as --oracle): what knowing every hub is worth")
 	fs.StringVar(&o.out, "out", "", "output directory")
 	fs.BoolVar(&o.keep, "keep", false, "grid: keep the crawls' databases, exports and models (their folder is printed)")
 	o.mf.registerFixed(fs)
@@ -232,8 +234,8 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 		cfg.Progress = progress
 	}
 	var scorer crawler.Scorer = training.NewScorer(model)
-	if o.oracle {
-		scorer = newOracleScorer(scorer, a)
+	if o.oracle || o.hubOracle {
+		scorer = newOracleScorer(scorer, a, o.oracle, o.hubOracle)
 	}
 	c, err := crawler.New(cfg, store, f, scorer)
 	if err != nil {

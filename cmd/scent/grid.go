@@ -475,8 +475,8 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 		if c.threshold != g.trainTh {
 			sc = thresholdScorer{m.scorer, c.threshold}
 		}
-		if g.o.oracle {
-			sc = newOracleScorer(sc, g.archive)
+		if g.o.oracle || g.o.hubOracle {
+			sc = newOracleScorer(sc, g.archive, g.o.oracle, g.o.hubOracle)
 		}
 		th = map[string]float64{"": c.threshold}
 		dir := filepath.Join(g.work, "cells", name)

@@ -27,6 +27,7 @@ type gridSettings struct {
 	Sections    bool    `json:"sections"`
 	Lockstep    bool    `json:"lockstep"`
 	Oracle      bool    `json:"oracle"`
+	HubOracle   bool    `json:"hub_oracle,omitempty"`
 	Discovery   int     `json:"discovery"`
 	M           float64 `json:"m"`
 	Event       string  `json:"event"`
@@ -43,7 +44,7 @@ func (o experimentOpts) settings() (gridSettings, error) {
 		return gridSettings{}, err
 	}
 	return gridSettings{Archive: filepath.Clean(o.archive), ArchiveSize: fi.Size(), ArchiveTime: fi.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z"),
-		Group: o.group, Budget: o.budget, Workers: o.workers, Tunnel: o.tunnel, Promote: o.promote, Sections: o.sections, Lockstep: o.lockstep, Oracle: o.oracle,
+		Group: o.group, Budget: o.budget, Workers: o.workers, Tunnel: o.tunnel, Promote: o.promote, Sections: o.sections, Lockstep: o.lockstep, Oracle: o.oracle, HubOracle: o.hubOracle,
 		Discovery: o.discovery, M: o.mf.m, Event: o.mf.event, URLTokens: o.mf.urlTokens, Folds: o.mf.folds,
 		Documents: o.mf.documents, Backlinks: o.mf.backlinks, BacklinkDB: o.mf.backDB}, nil
 }
