@@ -44,6 +44,13 @@ for topic in course faculty; do
 	run "$topic-oracle" --topic "$topic" --strategy link --budget 1000 --oracle
 	run "$topic-oracle-tunnel" --topic "$topic" --strategy link --budget 1000 --oracle --tunnel
 done
+# What knowing every hub (a page that links to a page of the topic) is
+# worth: links to hubs score 1, with the model's scores for the rest, and
+# with the oracle's.
+for topic in course faculty; do
+	run "$topic-hub-oracle-tunnel-sections-promote" --topic "$topic" --strategy link --budget 1000 --tunnel --sections --promote --hub-oracle
+	run "$topic-oracles-tunnel" --topic "$topic" --strategy link --budget 1000 --tunnel --oracle --hub-oracle
+done
 # Tunnelling with promotion: a page's reserve links move to the stack once
 # most pages fetched through its links are on-topic (--promote).
 promoted() {
