@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/scent-crawler/scent/urlnorm"
@@ -75,4 +76,30 @@ func TestSections_memoryIsBounded(t *testing.T) {
 	if s.within(0, urlnorm.MustParse("http://a.test/c0/x.html")) || !s.within(0, urlnorm.MustParse(fmt.Sprintf("http://a.test/c%d/x.html", sectionsKept+9))) {
 		t.Error("eviction is not oldest first")
 	}
+}
+
+func FuzzSectionOf(f *testing.F) {
+	for _, s := range []string{"http://a.test/cs100/", "http://a.test/~cs302/cs302.html", "http://a.test/x/c.d.html", "http://a.test/.html", "http://a.test/a/.b", "http://a.test/?q=1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := urlnorm.Parse(s)
+		if err != nil {
+			return
+		}
+		sec := sectionOf(u)
+		if sec == "" {
+			return
+		}
+		// A section is a directory of u's host: u's own, or the folder
+		// named after u's file, next to it.
+		p := u.Path()
+		dir := u.Origin() + p[:strings.LastIndexByte(p, '/')+1]
+		if !strings.HasSuffix(sec, "/") || !strings.HasPrefix(sec, dir) || sec == u.Origin()+"/" {
+			t.Fatalf("sectionOf(%s) = %q: not its directory %q or a folder in it", u, sec, dir)
+		}
+		if sec != dir && strings.Count(sec, "/") != strings.Count(dir, "/")+1 {
+			t.Fatalf("sectionOf(%s) = %q: more than one level below %q", u, sec, dir)
+		}
+	})
 }
