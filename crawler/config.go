@@ -91,9 +91,9 @@ type Config struct {
 	// like, or a file named after the directory, /cs302/cs302.html), the
 	// folder named after it otherwise (/courses/cs100.html:
 	// /courses/cs100/); a host's root is left alone. It sends the links
-	// into that directory to the topic's parts, served (with Tunnel) after its
-	// reserve, or drops them (without), instead of pushing them on the
-	// topic's stack: the pages of a document already found are not more
+	// into that directory to the topic's parts, served (with Tunnel)
+	// after its reserve, or drops them (without), instead of pushing them
+	// on the topic's stack: the pages of a document already found are not more
 	// entries. It remembers the last 65,536 such directories found by
 	// this run of the crawl (a resumed crawl learns them again). Off by
 	// default; ignored by bfs.

@@ -13,11 +13,12 @@ const sectionsKept = 1 << 16
 
 // sections remembers, per topic, the directories of the documents whose
 // entry page (see sectionOf) the page classifier found on-topic. Such a
-// page is the entry of a compound document — a course's home page and its syllabus, assignments and
-// notes, a person's home page and their photos and papers — and the links
-// into that directory lead to the document's own parts rather than to
-// more entries: they wait on the topic's parts, served after its reserve
-// (or are dropped without tunnelling), instead of on its stack.
+// page is the entry of a compound document — a course's home page and
+// its syllabus, assignments and notes, a person's home page and their
+// photos and papers — and the links into that directory lead to the
+// document's own parts rather than to more entries: they wait on the
+// topic's parts, served after its reserve (or are dropped without
+// tunnelling), instead of on its stack.
 type sections struct {
 	topics []string
 	lru    *list.List // of sectionKey, most recent first
@@ -42,42 +43,42 @@ var indexNames = map[string]bool{
 
 // sectionOf returns the directory that holds the parts of the document u
 // is the entry page of, or "" when u has a query or lies at a host's root
-// (the root page's directory is the whole site, and a root file's folder,
-// /courses/, belongs to the site as much as to the file). The entry of a directory
-// — a path ending in a slash, an index file (index.html, home.html, …),
-// a file named after its directory (/cs302/cs302.html,
-// /~cs354-1/cs354.html) — owns that directory; any other file owns the
-// folder named after it (/courses/cs100.html owns /courses/cs100/), where
-// document converters and authors put a page's own pages, and not its
-// own directory, which it shares with its siblings (a listing's courses,
-// a person's pages).
+// (the root page's directory is the whole site, and a root file's
+// folder, /courses/, belongs to the site as much as to the file). The
+// entry of a directory — a path ending in a slash, an index file
+// (index.html, home.html, …), a file named after its directory
+// (/cs302/cs302.html, /~cs354-1/cs354.html) — owns that directory; any
+// other file owns the folder named after it (/courses/cs100.html owns
+// /courses/cs100/), where document converters and authors put a page's
+// own pages, and not its own directory, which it shares with its
+// siblings (a listing's courses, a person's pages).
 func sectionOf(u urlnorm.URL) string {
 	p := u.Path()
 	slash := strings.LastIndexByte(p, '/')
 	if slash <= 0 || u.Query() != "" {
 		return ""
 	}
-	name := strings.ToLower(p[slash+1:])
-	if name == "" || indexNames[name] || namesItsDirectory(p[:slash], name) {
-		return u.Origin() + p[:slash+1]
+	dir, name := p[:slash+1], strings.ToLower(p[slash+1:])
+	if name == "" || indexNames[name] {
+		return u.Origin() + dir
 	}
-	if dot := strings.LastIndexByte(name, '.'); dot > 0 {
-		return u.Origin() + p[:slash+1+dot] + "/"
-	}
-	return ""
-}
-
-// namesItsDirectory reports whether the file name (lower case) is its
-// directory's name (the path dir, without its final slash) — less a
-// leading "~" and a suffix after "-" or "_" on the directory's side, which
-// tell apart the sections of one course (~cs354-1, ~cs354-2).
-func namesItsDirectory(dir, name string) bool {
 	dot := strings.LastIndexByte(name, '.')
 	if dot <= 0 {
-		return false
+		return "" // no extension: no folder of its own
 	}
-	stem := name[:dot]
-	d := strings.ToLower(strings.TrimPrefix(dir[strings.LastIndexByte(dir, '/')+1:], "~"))
+	if namesDirectory(name[:dot], dir) {
+		return u.Origin() + dir
+	}
+	return u.Origin() + p[:slash+1+dot] + "/"
+}
+
+// namesDirectory reports whether stem (a file name without its
+// extension, in lower case) is the name of dir (a path ending in "/"),
+// less a leading "~" and a suffix after "-" or "_" on the directory's
+// side, which tell apart the sections of one course (~cs354-1, ~cs354-2).
+func namesDirectory(stem, dir string) bool {
+	d := dir[:len(dir)-1]
+	d = strings.ToLower(strings.TrimPrefix(d[strings.LastIndexByte(d, '/')+1:], "~"))
 	return d == stem || strings.HasPrefix(d, stem+"-") || strings.HasPrefix(d, stem+"_")
 }
 

@@ -39,8 +39,9 @@ func newOracleScorer(s crawler.Scorer, a *replay.Archive, targets, hubs bool) *o
 				if !ok || q == p {
 					continue
 				}
+				label := o.labels[q.URL]
 				for i, t := range topics {
-					if o.labels[q.URL] == t {
+					if label == t {
 						if o.hubs[p] == nil {
 							o.hubs[p] = make([]bool, len(topics))
 						}
