@@ -11,7 +11,8 @@ FNR == NR { label[$1] = $2; next }
 	pages++
 	if (label[u] == topic) {
 		d = u; sub(/[^\/]*$/, "", d); dir[d] = 1
-		if (u ~ /^[a-z]+:\/\/[^\/]+\/.+/ && u !~ /\?/) {
+		# Not at a host's root (as --sections), and no query.
+		if (u ~ /^[a-z]+:\/\/[^\/]+\/[^?]*\// && u !~ /\?/) {
 			name = tolower(substr(u, length(d) + 1))
 			parent = d; sub(/\/$/, "", parent); sub(/.*\//, "", parent); sub(/^~/, "", parent); parent = tolower(parent)
 			stem = name; sub(/\.[^.]*$/, "", stem)
