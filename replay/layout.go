@@ -80,58 +80,10 @@ type LabelLayout struct {
 const unlabelled = "(unlabelled)"
 
 // TopicLayout computes the Layout of topic from seeds, over the pages BFS
-// reaches; a page's links are resolved as the handler answers them (its
-// own redirects included, as Follow does).
+// reaches (see reach).
 func (a *Archive) TopicLayout(seeds []urlnorm.URL, topic string) *Layout {
-	label := make(map[*Page]string, len(a.labels))
-	for _, l := range a.labels {
-		if p, ok := a.Lookup(l.URL); ok {
-			label[p] = l.Label
-		}
-	}
-	labelOf := func(p *Page) string {
-		if l, ok := label[p]; ok {
-			return l
-		}
-		return unlabelled
-	}
-	// The reached pages, each with its distinct link targets (a stored
-	// redirect links to its Location).
-	var order []*Page
-	out := make(map[*Page][]*Page)
-	a.walk(seeds, nil, func(p *Page, status int, links []urlnorm.URL) {
-		if status == 200 {
-			order = append(order, p)
-		}
-		seen := make(map[*Page]bool)
-		for _, u := range links {
-			if q, ok := a.Follow(u); ok && !seen[q] {
-				seen[q] = true
-				out[p] = append(out[p], q)
-			}
-		}
-	})
-	// Depth: links followed from the nearest seed, breadth-first over out.
-	depth := make(map[*Page]int)
-	var queue []*Page
-	for _, s := range seeds {
-		if p, ok := a.Follow(s); ok {
-			if _, seen := depth[p]; !seen {
-				depth[p] = 0
-				queue = append(queue, p)
-			}
-		}
-	}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, q := range out[p] {
-			if _, seen := depth[q]; !seen {
-				depth[q] = depth[p] + 1
-				queue = append(queue, q)
-			}
-		}
-	}
+	g := a.reach(seeds)
+	order, out, depth, labelOf := g.order, g.out, g.depth, g.label
 
 	l := &Layout{Topic: topic, Pages: len(order)}
 	byLabel := make(map[string]*LabelLayout)
@@ -360,4 +312,67 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// graph is the part of a collection reachable from some seeds.
+type graph struct {
+	order []*Page           // the pages reached with status 200, as BFS orders them
+	out   map[*Page][]*Page // each reached page's distinct link targets
+	depth map[*Page]int     // links from the nearest seed
+	label func(*Page) string
+}
+
+// reach returns the graph of the pages BFS reaches from seeds; a page's
+// links are resolved as the handler answers them (its own redirects
+// included, as Follow does), and a page without a label is unlabelled.
+func (a *Archive) reach(seeds []urlnorm.URL) *graph {
+	label := make(map[*Page]string, len(a.labels))
+	for _, l := range a.labels {
+		if p, ok := a.Lookup(l.URL); ok {
+			label[p] = l.Label
+		}
+	}
+	g := &graph{
+		out:   make(map[*Page][]*Page),
+		depth: make(map[*Page]int),
+		label: func(p *Page) string {
+			if l, ok := label[p]; ok {
+				return l
+			}
+			return unlabelled
+		},
+	}
+	a.walk(seeds, nil, func(p *Page, status int, links []urlnorm.URL) {
+		if status == 200 {
+			g.order = append(g.order, p)
+		}
+		seen := make(map[*Page]bool)
+		for _, u := range links {
+			if q, ok := a.Follow(u); ok && !seen[q] {
+				seen[q] = true
+				g.out[p] = append(g.out[p], q)
+			}
+		}
+	})
+	// Depth: breadth-first over out.
+	var queue []*Page
+	for _, s := range seeds {
+		if p, ok := a.Follow(s); ok {
+			if _, seen := g.depth[p]; !seen {
+				g.depth[p] = 0
+				queue = append(queue, p)
+			}
+		}
+	}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, q := range g.out[p] {
+			if _, seen := g.depth[q]; !seen {
+				g.depth[q] = g.depth[p] + 1
+				queue = append(queue, q)
+			}
+		}
+	}
+	return g
 }
