@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -17,8 +19,9 @@ func newLayoutCmd() *cobra.Command {
 	var topic string
 	var seedFlags []string
 	var asJSON bool
+	var db, crawl string
 	cmd := &cobra.Command{
-		Use:   "layout ARCHIVE --topic T [--seed URL …] [--json]",
+		Use:   "layout ARCHIVE --topic T [--seed URL …] [--db FILE [--crawl NAME]] [--json]",
 		Short: "Show where a topic's pages sit in a labelled collection and which pages lead to them",
 		Long: `layout follows the links of ARCHIVE from the seeds (default: the four
 department home pages) and describes the topic's reachable pages: how many
@@ -26,7 +29,12 @@ links from the nearest seed they are, which pages link to them (hubs) by
 label, how many topic pages the biggest hubs link to, and how many hubs link
 to half, three quarters and nine tenths of them. A crawler fetches the hubs
 it needs besides the topic pages, so this bounds what a focused crawl with a
-given budget can find, whatever its classifier.`,
+given budget can find, whatever its classifier.
+
+With --db, it also describes the topic's pages one stored crawl of ARCHIVE
+from those seeds missed: how deep they are, how many a fetched page links
+to (the crawl had their URL and left it), and, for the others, the pages
+it did not fetch that link to the most of them.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(topic) == "" {
@@ -53,16 +61,90 @@ given budget can find, whatever its classifier.`,
 				}
 			}
 			l := a.TopicLayout(seeds, topic)
-			if asJSON {
-				return jsonIndent(cmd.OutOrStdout()).Encode(l)
+			var m *replay.Missed
+			if db != "" {
+				fetched, err := fetchedURLs(cmd.Context(), db, crawl)
+				if err != nil {
+					return err
+				}
+				m = a.MissedBy(seeds, topic, fetched)
 			}
-			return writeLayout(cmd.OutOrStdout(), l, len(seeds))
+			if asJSON {
+				return jsonIndent(cmd.OutOrStdout()).Encode(struct {
+					*replay.Layout
+					Missed *replay.Missed `json:"missed,omitempty"`
+				}{l, m})
+			}
+			if err := writeLayout(cmd.OutOrStdout(), l, len(seeds)); err != nil {
+				return err
+			}
+			if m == nil {
+				return nil
+			}
+			return writeMissed(cmd.OutOrStdout(), m)
 		},
 	}
 	cmd.Flags().StringVar(&topic, "topic", "", "label of the topic's pages")
 	cmd.Flags().StringArrayVar(&seedFlags, "seed", nil, "start URL (repeat; default the department home pages)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON")
+	cmd.Flags().StringVar(&db, "db", "", "SQLite database of a crawl of ARCHIVE: describe the topic pages it missed")
+	cmd.Flags().StringVar(&crawl, "crawl", "", "crawl name in --db (default: the latest crawl)")
 	return cmd
+}
+
+// fetchedURLs returns the final URLs of the pages a stored crawl fetched
+// with status 200.
+func fetchedURLs(ctx context.Context, db, name string) ([]urlnorm.URL, error) {
+	store, err := openExisting(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	c, err := store.Crawl(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	var out []urlnorm.URL
+	err = store.EachPage(ctx, c.ID, func(p *sqlite.PageRow) error {
+		if p.Status != 200 {
+			return nil
+		}
+		u, err := urlnorm.Parse(p.FinalURL)
+		if err != nil {
+			return fmt.Errorf("crawl %s: page %d: %w", c.Name, p.Order, err)
+		}
+		out = append(out, u)
+		return nil
+	})
+	return out, err
+}
+
+func writeMissed(w io.Writer, m *replay.Missed) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "\nthe crawl fetched %d distinct pages of these, %d of the %d %s pages; it missed %d\n",
+		m.Fetched, m.Found, m.Found+m.Missed, m.Topic, m.Missed)
+	if m.Missed == 0 {
+		return bw.Flush()
+	}
+	var depths []string
+	for d, n := range m.Depth {
+		if n > 0 {
+			depths = append(depths, fmt.Sprintf("%d: %d", d, n))
+		}
+	}
+	fmt.Fprintf(bw, "missed by links from the nearest seed: %s\n", strings.Join(depths, ", "))
+	hidden := m.Missed - m.Linked
+	fmt.Fprintf(bw, "%d linked from pages the crawl fetched (their links waited in its frontier or on its reserve), %d only from pages it did not fetch\n", m.Linked, hidden)
+	if len(m.Behind) == 0 {
+		return bw.Flush()
+	}
+	fmt.Fprintf(bw, "unfetched pages linking to the most of those %d:\n", hidden)
+	fmt.Fprintf(bw, "%-14s %6s %8s %7s %9s\n", "label", "depth", "parents", "hidden", "together")
+	for i, b := range m.Behind {
+		fmt.Fprintf(bw, "%-14s %6d %8d %7d %9d\n", b.Label, b.Depth, b.Parents, b.Hidden, m.BehindTop[i])
+	}
+	fmt.Fprintf(bw, "(depth: links from the nearest seed; parents: fetched pages linking to it; hidden: %s pages it links to that no fetched page links to; together: those of the pages down to this one)\n", m.Topic)
+	return bw.Flush()
 }
 
 // checkLabel fails when no page of a is labelled topic, naming the

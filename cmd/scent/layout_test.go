@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,9 +59,50 @@ func TestLayoutCmd(t *testing.T) {
 	if _, err := runScent(t, "layout", archive, "--topic", "cource"); err == nil || !strings.Contains(err.Error(), "its labels: course, department, other") {
 		t.Errorf("a topic no page has: %v", err)
 	}
-	for _, args := range [][]string{{"layout", archive}, {"layout", archive, "--topic", "course", "--seed", "ftp://x/"}, {"layout", "/nonexistent.tgz", "--topic", "course"}} {
+	for _, args := range [][]string{{"layout", archive}, {"layout", archive, "--topic", "course", "--seed", "ftp://x/"}, {"layout", "/nonexistent.tgz", "--topic", "course"},
+		{"layout", archive, "--topic", "course", "--db", filepath.Join(t.TempDir(), "none.db")}} {
 		if _, err := runScent(t, args...); err == nil {
 			t.Errorf("%q: no error", args)
 		}
+	}
+}
+
+// TestLayoutCmd_missed describes what a real breadth-first crawl of six
+// pages missed: it fetches the four department pages, then the first two
+// links of the first (a course and an other page); the department pages
+// link to every course page, so each missed page was linked from a
+// fetched one.
+func TestLayoutCmd_missed(t *testing.T) {
+	archive := writeGridArchive(t)
+	out := filepath.Join(t.TempDir(), "bfs")
+	o := gridOpts(archive, out)
+	o.strategies, o.ks, o.budget = []string{"bfs"}, []string{"20"}, 6
+	cells, err := o.cells()
+	if err != nil || len(cells) != 1 {
+		t.Fatalf("cells = %v, %v; want one", cells, err)
+	}
+	if _, err := runExperiment(context.Background(), o.single(cells[0]), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(out, "scent.db")
+	js, err := runScent(t, "layout", archive, "--topic", "course", "--db", db, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l struct {
+		replay.Layout
+		Missed *replay.Missed `json:"missed"`
+	}
+	if err := json.Unmarshal([]byte(js), &l); err != nil {
+		t.Fatalf("--json: %v\n%s", err, js)
+	}
+	m := l.Missed
+	if l.TopicPages != 24 || m == nil || m.Fetched != 6 || m.Found != 1 || m.Missed != 23 || m.Linked != 23 || len(m.Behind) != 0 {
+		t.Fatalf("layout %d course pages, missed %+v; want 6 fetched, 1 found, 23 missed, all linked", l.TopicPages, m)
+	}
+	text, err := runScent(t, "layout", archive, "--topic", "course", "--db", db)
+	if err != nil || !strings.Contains(text, "the crawl fetched 6 distinct pages of these, 1 of the 24 course pages; it missed 23") ||
+		!strings.Contains(text, "23 linked from pages the crawl fetched") {
+		t.Errorf("text output (%v):\n%s", err, text)
 	}
 }
