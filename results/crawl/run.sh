@@ -77,6 +77,17 @@ for name in course-link-tunnel course-link-tunnel-sections course-link-tunnel-pr
 	printf '%s: ' "$name"
 	awk -v topic=course -f results/crawl/inside.awk "out/crawl/$name/labels.tsv" "out/crawl/$name/pages.jsonl"
 done > results/crawl/inside-course.txt
+# Twice the budget for one topic.
+run "course-link-tunnel-sections-promote-2000" --topic course --strategy link --budget 2000 --tunnel --sections --promote
+# What the course crawls missed and what stood before it: how deep the
+# missed pages are, whether a fetched page linked to them, and the
+# unfetched pages that link to the most of the others (counts and labels
+# only).
+for name in course-bfs course-link-tunnel-sections-promote course-link-tunnel-sections-promote-2000 \
+	course-hub-oracle-tunnel-sections-promote course-oracles-tunnel; do
+	printf '== %s\n' "$name"
+	out/scent layout "$archive" --topic course --db "out/crawl/$name/scent.db" | sed -n '/^the crawl fetched/,$p'
+done > results/crawl/missed-course.txt
 run "course+faculty-link-tunnel-sections-promote" --topic course,faculty --strategy link --budget 2000 --tunnel --sections --promote
 run "course+faculty-link+backlinks-tunnel-sections-promote" --topic course,faculty --strategy link+backlinks --budget 2000 --tunnel --sections --promote
 # The model's options, one at a time, with tunnelling.
