@@ -320,6 +320,7 @@ type graph struct {
 	out   map[*Page][]*Page // each reached page's distinct link targets
 	depth map[*Page]int     // links from the nearest seed
 	label func(*Page) string
+	group func(*Page) string // "" for a page without a label
 }
 
 // reach returns the graph of the pages BFS reaches from seeds; a page's
@@ -327,12 +328,15 @@ type graph struct {
 // included, as Follow does), and a page without a label is unlabelled.
 func (a *Archive) reach(seeds []urlnorm.URL) *graph {
 	label := make(map[*Page]string, len(a.labels))
+	group := make(map[*Page]string, len(a.labels))
 	for _, l := range a.labels {
 		if p, ok := a.Lookup(l.URL); ok {
 			label[p] = l.Label
+			group[p] = l.Group
 		}
 	}
 	g := &graph{
+		group: func(p *Page) string { return group[p] },
 		out:   make(map[*Page][]*Page),
 		depth: make(map[*Page]int),
 		label: func(p *Page) string {

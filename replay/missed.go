@@ -2,6 +2,7 @@ package replay
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -26,12 +27,24 @@ type Missed struct {
 	// Depth[d] counts the missed topic pages d links from the nearest
 	// seed.
 	Depth []int `json:"depth"`
+	// Groups splits the reachable topic pages by the collection's group
+	// (for WebKB, the university, or misc: the other sites, where the
+	// training examples come from), in group order.
+	Groups []GroupFound `json:"groups"`
 	// Behind lists the pages the crawl did not fetch that link to hidden
 	// topic pages, up to 10, those linking to the most first.
 	Behind []Behind `json:"behind"`
 	// BehindTop[i] counts the hidden topic pages linked from the first
 	// i+1 pages of Behind together.
 	BehindTop []int `json:"hidden_behind_top"`
+}
+
+// GroupFound counts the reachable topic pages of one group and those of
+// them a crawl fetched.
+type GroupFound struct {
+	Group string `json:"group"`
+	Pages int    `json:"pages"`
+	Found int    `json:"found"`
 }
 
 // Behind is a page a crawl did not fetch that links to topic pages no
@@ -81,12 +94,20 @@ func (a *Archive) MissedBy(seeds []urlnorm.URL, topic string, fetched []urlnorm.
 		}
 	}
 	behind := make(map[*Page]int)
+	groups := make(map[string]*GroupFound)
 	for _, p := range g.order {
 		if !isTopic(p) {
 			continue
 		}
+		gf := groups[g.group(p)]
+		if gf == nil {
+			gf = &GroupFound{Group: g.group(p)}
+			groups[gf.Group] = gf
+		}
+		gf.Pages++
 		if got[p] {
 			m.Found++
+			gf.Found++
 			continue
 		}
 		m.Missed++
@@ -103,6 +124,10 @@ func (a *Archive) MissedBy(seeds []urlnorm.URL, topic string, fetched []urlnorm.
 			behind[h]++
 		}
 	}
+	for _, gf := range groups {
+		m.Groups = append(m.Groups, *gf)
+	}
+	slices.SortFunc(m.Groups, func(x, y GroupFound) int { return strings.Compare(x.Group, y.Group) })
 	hubs := make([]*Page, 0, len(behind))
 	for h := range behind {
 		hubs = append(hubs, h)

@@ -38,6 +38,9 @@ func TestArchive_MissedBy(t *testing.T) {
 	if !slices.Equal(m.Depth, []int{0, 1, 1}) {
 		t.Errorf("depth of the missed = %v, want [0 1 1]", m.Depth)
 	}
+	if want := []GroupFound{{Group: "cornell", Pages: 2}}; !slices.Equal(m.Groups, want) {
+		t.Errorf("groups = %+v, want %+v", m.Groups, want)
+	}
 	want := []Behind{
 		{Label: "course", Depth: 1, Parents: 1, Hidden: 1},
 		{Label: "student", Depth: 2, Parents: 0, Hidden: 1},
@@ -48,7 +51,7 @@ func TestArchive_MissedBy(t *testing.T) {
 
 	// With /courses/: cs1 is missed but linked.
 	m = a.MissedBy(seeds, "course", append(slices.Clone(seeds), mustURLs(t, "http://a.test/courses/")...))
-	if m.Found != 1 || m.Missed != 1 || m.Linked != 1 || len(m.Behind) != 0 {
+	if m.Found != 1 || m.Missed != 1 || m.Linked != 1 || len(m.Behind) != 0 || !slices.Equal(m.Groups, []GroupFound{{"cornell", 2, 1}}) {
 		t.Errorf("with /courses/: %+v; want 1 found, 1 missed and linked, nothing behind", m)
 	}
 
@@ -94,6 +97,17 @@ func TestArchive_MissedBy_corpus(t *testing.T) {
 	}
 	if m.Fetched != 1000 || m.Found != found || m.Found+m.Missed != l.TopicPages || sum != m.Missed {
 		t.Errorf("fetched %d, found %d (want %d), missed %d (depths sum to %d) of %d", m.Fetched, m.Found, found, m.Missed, sum, l.TopicPages)
+	}
+	pages, inGroups := 0, 0
+	for i, gf := range m.Groups {
+		pages += gf.Pages
+		inGroups += gf.Found
+		if gf.Found > gf.Pages || i > 0 && gf.Group <= m.Groups[i-1].Group {
+			t.Errorf("groups %+v", m.Groups)
+		}
+	}
+	if pages != l.TopicPages || inGroups != m.Found || len(m.Groups) != 5 {
+		t.Errorf("groups %+v: %d pages, %d found; want 5 groups, %d and %d", m.Groups, pages, inGroups, l.TopicPages, m.Found)
 	}
 	hidden := m.Missed - m.Linked
 	if m.Linked <= 0 || hidden <= 0 || len(m.Behind) != 10 {

@@ -123,6 +123,15 @@ func writeMissed(w io.Writer, m *replay.Missed) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "\nthe crawl fetched %d distinct pages of these, %d of the %d %s pages; it missed %d\n",
 		m.Fetched, m.Found, m.Found+m.Missed, m.Topic, m.Missed)
+	var groups []string
+	for _, g := range m.Groups {
+		name := g.Group
+		if name == "" {
+			name = "(no group)"
+		}
+		groups = append(groups, fmt.Sprintf("%s %d of %d", name, g.Found, g.Pages))
+	}
+	fmt.Fprintf(bw, "found by group: %s\n", strings.Join(groups, ", "))
 	if m.Missed == 0 {
 		return bw.Flush()
 	}
