@@ -35,6 +35,8 @@
 //
 // For evaluation, Page.Links gives a page's links as an HTML parser sees
 // them, BFS and Reachable give the pages a breadth-first crawl can reach
-// from seeds through the handler, and DepartmentSeeds gives the home pages
-// of the four department sites.
+// from seeds through the handler, DepartmentSeeds gives the home pages
+// of the four department sites, TopicLayout tells where a topic's pages sit
+// and which pages lead to them, and MissedBy which of them one crawl
+// missed and what stood before them.
 package replay
