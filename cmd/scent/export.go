@@ -60,15 +60,11 @@ func newExportCmd() *cobra.Command {
 }
 
 func exportJSONL(ctx context.Context, db, name string, w io.Writer) error {
-	store, err := openExisting(ctx, db)
+	store, c, err := openCrawl(ctx, db, name)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	c, err := store.Crawl(ctx, name)
-	if err != nil {
-		return err
-	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	err = store.EachPage(ctx, c.ID, func(p *sqlite.PageRow) error {
@@ -92,6 +88,21 @@ func openExisting(ctx context.Context, db string) (*sqlite.Store, error) {
 		return nil, fmt.Errorf("database %s: %w", db, err)
 	}
 	return sqlite.Open(ctx, db)
+}
+
+// openCrawl opens an existing database and finds the crawl named name in
+// it (the latest when name is empty). The caller closes the store.
+func openCrawl(ctx context.Context, db, name string) (*sqlite.Store, sqlite.CrawlInfo, error) {
+	store, err := openExisting(ctx, db)
+	if err != nil {
+		return nil, sqlite.CrawlInfo{}, err
+	}
+	c, err := store.Crawl(ctx, name)
+	if err != nil {
+		store.Close()
+		return nil, c, err
+	}
+	return store, c, nil
 }
 
 func newReportCmd() *cobra.Command {
@@ -296,15 +307,11 @@ func buildReportThreshold(ctx context.Context, db, name, labelsPath string, ever
 			return nil, err
 		}
 	}
-	store, err := openExisting(ctx, db)
+	store, c, err := openCrawl(ctx, db, name)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	c, err := store.Crawl(ctx, name)
-	if err != nil {
-		return nil, err
-	}
 	if len(topics) == 0 {
 		topics = c.Topics
 	}

@@ -95,15 +95,11 @@ it did not fetch that link to the most of them.`,
 // fetchedURLs returns the final URLs of the pages a stored crawl fetched
 // with status 200.
 func fetchedURLs(ctx context.Context, db, name string) ([]urlnorm.URL, error) {
-	store, err := openExisting(ctx, db)
+	store, c, err := openCrawl(ctx, db, name)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	c, err := store.Crawl(ctx, name)
-	if err != nil {
-		return nil, err
-	}
 	var out []urlnorm.URL
 	err = store.EachPage(ctx, c.ID, func(p *sqlite.PageRow) error {
 		if p.Status != 200 {
@@ -135,13 +131,7 @@ func writeMissed(w io.Writer, m *replay.Missed) error {
 	if m.Missed == 0 {
 		return bw.Flush()
 	}
-	var depths []string
-	for d, n := range m.Depth {
-		if n > 0 {
-			depths = append(depths, fmt.Sprintf("%d: %d", d, n))
-		}
-	}
-	fmt.Fprintf(bw, "missed by links from the nearest seed: %s\n", strings.Join(depths, ", "))
+	fmt.Fprintf(bw, "missed by links from the nearest seed: %s\n", joinDepths(m.Depth))
 	hidden := m.Missed - m.Linked
 	fmt.Fprintf(bw, "%d linked from pages the crawl fetched (their links waited in its frontier or on its reserve), %d only from pages it did not fetch\n", m.Linked, hidden)
 	if len(m.Behind) == 0 {
@@ -181,13 +171,7 @@ func writeLayout(w io.Writer, l *replay.Layout, seeds int) error {
 	if l.TopicPages == 0 {
 		return bw.Flush()
 	}
-	var depths []string
-	for d, n := range l.Depth {
-		if n > 0 {
-			depths = append(depths, fmt.Sprintf("%d: %d", d, n))
-		}
-	}
-	fmt.Fprintf(bw, "%s pages by links from the nearest seed: %s\n\n", l.Topic, strings.Join(depths, ", "))
+	fmt.Fprintf(bw, "%s pages by links from the nearest seed: %s\n\n", l.Topic, joinDepths(l.Depth))
 	fmt.Fprintf(bw, "%-14s %6s %6s %7s %9s %9s\n", "linking pages", "pages", "hubs", "share", "linked", "only")
 	for _, ll := range l.Labels {
 		fmt.Fprintf(bw, "%-14s %6d %6d %6.1f%% %9d %9d\n", ll.Label, ll.Pages, ll.Hubs, 100*float64(ll.Hubs)/float64(ll.Pages), ll.TopicLinked, ll.Only)
@@ -220,6 +204,17 @@ func writeLayout(w io.Writer, l *replay.Layout, seeds int) error {
 	}
 	fmt.Fprintln(bw)
 	return bw.Flush()
+}
+
+// joinDepths writes counts by depth as "d: n, …", leaving out the zeros.
+func joinDepths(byDepth []int) string {
+	var parts []string
+	for d, n := range byDepth {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d: %d", d, n))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func joinInts(v []int) string {
