@@ -51,6 +51,7 @@ for topic in course faculty; do
 	run "$topic-hub-oracle-tunnel-sections-promote" --topic "$topic" --strategy link --budget 1000 --tunnel --sections --promote --hub-oracle
 	run "$topic-oracles-tunnel" --topic "$topic" --strategy link --budget 1000 --tunnel --oracle --hub-oracle
 done
+run "course-oracles-best-first-tunnel" --topic course --strategy link --budget 1000 --tunnel --oracle --hub-oracle --frontier best-first
 # Tunnelling with promotion: a page's reserve links move to the stack once
 # most pages fetched through its links are on-topic (--promote).
 promoted() {
