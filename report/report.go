@@ -49,6 +49,7 @@ type Report struct {
 	Topics      []*TopicStats `json:"topics"`
 
 	labels   Labels
+	byDir    map[urlnorm.URL]urlnorm.URL // see indexAliases
 	finished bool
 	hosts    map[string]bool
 	seen     map[urlnorm.URL]bool // labelled pages already counted
@@ -100,20 +101,58 @@ func New(crawl, strategy string, topics []string, labels Labels, every int) *Rep
 		every = 100
 	}
 	r := &Report{Crawl: crawl, Strategy: strategy, Labelled: labels != nil, Every: every, labels: labels, TargetScope: ScopeCrawledHosts,
-		hosts: make(map[string]bool), seen: make(map[urlnorm.URL]bool)}
+		byDir: indexAliases(labels), hosts: make(map[string]bool), seen: make(map[urlnorm.URL]bool)}
 	for _, t := range topics {
 		r.Topics = append(r.Topics, &TopicStats{Topic: t, Estimated: labels == nil})
 	}
 	return r
 }
 
+// dirForm is u without a final index document: the key under which a
+// directory and its index page ("/d/" and "/d/index.html" or
+// "/d/index.htm") meet.
+func dirForm(u urlnorm.URL) urlnorm.URL {
+	return u.Extend(urlnorm.EN4IndexHTM, urlnorm.EN5IndexHTML)
+}
+
+// indexAliases maps the directory form of every labelled URL to that URL,
+// so that a labelled directory fetched under its index page, or the other
+// way round (as servers answer both with one page), is found. A directory
+// form shared by two labelled URLs is left out: each is found only under
+// its own URL.
+func indexAliases(labels Labels) map[urlnorm.URL]urlnorm.URL {
+	if labels == nil {
+		return nil
+	}
+	m := make(map[urlnorm.URL]urlnorm.URL, len(labels))
+	shared := make(map[urlnorm.URL]bool)
+	for u := range labels {
+		k := dirForm(u)
+		if _, dup := m[k]; dup {
+			shared[k] = true
+		}
+		m[k] = u
+	}
+	for k := range shared {
+		delete(m, k)
+	}
+	return m
+}
+
+// labelOf returns the labelled URL raw names, by itself or as an index
+// alias, and its label.
 func (r *Report) labelOf(raw string) (urlnorm.URL, string, bool) {
 	u, err := urlnorm.Parse(raw)
 	if err != nil {
 		return u, "", false
 	}
-	l, ok := r.labels[u]
-	return u, l, ok
+	if l, ok := r.labels[u]; ok {
+		return u, l, true
+	}
+	if v, ok := r.byDir[dirForm(u)]; ok {
+		return v, r.labels[v], true
+	}
+	return u, "", false
 }
 
 // Add counts the next fetch. Failed fetches are counted apart; the

@@ -91,6 +91,35 @@ func TestReport_withoutLabelsIsEstimated(t *testing.T) {
 	}
 }
 
+// TestReport_Add_indexAliases finds a labelled directory fetched under its
+// index page and a labelled index page fetched as its directory, counts a
+// page reached under both once, and leaves a directory whose two forms are
+// labelled apart to their own URLs.
+func TestReport_Add_indexAliases(t *testing.T) {
+	labels := Labels{
+		urlnorm.MustParse("http://a.com/c1/"):             "course",
+		urlnorm.MustParse("http://a.com/c2/index.htm"):    "course",
+		urlnorm.MustParse("http://a.com/c3/"):             "course",
+		urlnorm.MustParse("http://a.com/both/"):           "course",
+		urlnorm.MustParse("http://a.com/both/index.html"): "other",
+	}
+	r := New("x", "link", []string{"course"}, labels, 100)
+	for _, u := range []string{
+		"http://a.com/c1/index.html",  // the labelled directory
+		"http://a.com/c1/",            // the same page again
+		"http://a.com/c2/",            // the labelled index page
+		"http://a.com/c3/INDEX.HTM",   // index names in any case
+		"http://a.com/both/index.htm", // ambiguous: neither
+		"http://a.com/both/index.html",
+	} {
+		r.Add(Page{URL: u, FinalURL: u, Stack: "course"})
+	}
+	r.Finish()
+	if c := r.Topic("course"); c.Relevant != 3 || c.Targets != 4 {
+		t.Errorf("relevant %d of %d targets, want 3 of 4", c.Relevant, c.Targets)
+	}
+}
+
 func TestReport_Add_duplicates(t *testing.T) {
 	r := New("x", "link", []string{"course", "faculty"}, nil, 100)
 	r.Add(Page{URL: "http://a.com/1", Stack: "course"})

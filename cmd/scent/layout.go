@@ -93,7 +93,8 @@ it did not fetch that link to the most of them.`,
 }
 
 // fetchedURLs returns the final URLs of the pages a stored crawl fetched
-// with status 200.
+// and kept: status 200 and no failure (a body of a type the crawl does
+// not accept is a failed fetch, as in its report).
 func fetchedURLs(ctx context.Context, db, name string) ([]urlnorm.URL, error) {
 	store, c, err := openCrawl(ctx, db, name)
 	if err != nil {
@@ -102,7 +103,7 @@ func fetchedURLs(ctx context.Context, db, name string) ([]urlnorm.URL, error) {
 	defer store.Close()
 	var out []urlnorm.URL
 	err = store.EachPage(ctx, c.ID, func(p *sqlite.PageRow) error {
-		if p.Status != 200 {
+		if p.Status != 200 || p.Failure != "" {
 			return nil
 		}
 		u, err := urlnorm.Parse(p.FinalURL)
