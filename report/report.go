@@ -149,10 +149,22 @@ func (r *Report) labelOf(raw string) (urlnorm.URL, string, bool) {
 	if l, ok := r.labels[u]; ok {
 		return u, l, true
 	}
-	if v, ok := r.byDir[dirForm(u)]; ok {
-		return v, r.labels[v], true
+	if mayAlias(u) {
+		if v, ok := r.byDir[dirForm(u)]; ok {
+			return v, r.labels[v], true
+		}
 	}
 	return u, "", false
+}
+
+// mayAlias reports whether u is a directory or an index page, the only
+// URLs whose directory form can name another page; it spares the others
+// (most links a report looks up) the cost of building that form.
+func mayAlias(u urlnorm.URL) bool {
+	p := u.Path()
+	i := strings.LastIndexByte(p, '/')
+	name := p[i+1:]
+	return name == "" || strings.EqualFold(name, "index.html") || strings.EqualFold(name, "index.htm")
 }
 
 // Add counts the next fetch. Failed fetches are counted apart; the
@@ -256,7 +268,7 @@ func (r *Report) Finish() {
 	}
 	// A finished report keeps its numbers only, so that many of them
 	// (a grid's) hold no labels or URL sets.
-	r.labels, r.hosts, r.seen = nil, nil, nil
+	r.labels, r.byDir, r.hosts, r.seen = nil, nil, nil, nil
 }
 
 // Topic returns the stats of one topic, or nil.
