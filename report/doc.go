@@ -7,7 +7,10 @@
 // With labels it also judges the link classifier on the crawl's labelled
 // links (AddLink): a link is relevant when its target is labelled with the
 // topic, and predicted relevant when its score reaches the topic's
-// threshold.
+// threshold. A page counts under its own URL, the final URL of its
+// redirects, or as the index page of a labelled directory ("/d/" and
+// "/d/index.html" or "/d/index.htm", which servers answer with one page),
+// and once however many of these it was fetched under.
 //
 // A report is built from a stream of pages in fetch order (Add), then of
 // links (AddLink), and closed by Finish. It keeps counters and curve
