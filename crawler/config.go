@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/scent-crawler/scent/segment"
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // Strategy is how a crawl decides which links to follow.
@@ -106,6 +107,15 @@ type Config struct {
 	// waiting for each round's slowest fetch: for experiments that must
 	// repeat exactly. Off by default.
 	Lockstep bool
+	// Learner, when set, gives the value of every link and learns from
+	// the crawl's own pages (see Learner); the stacks are then served
+	// best first, Tunnel and Promote do not apply, and Sections sends the
+	// links into a found document to the topic's parts, served once the
+	// stack is empty. Only the link strategies take one.
+	Learner Learner
+	// Known are URLs already in hand, such as the pages the model learnt
+	// from: links to them are never followed.
+	Known []urlnorm.URL
 	// MaxURLLength drops longer URLs (spider traps). Default 2048.
 	MaxURLLength int
 	// SkipExtensions lists path extensions (lower-case, without the dot)
@@ -184,6 +194,10 @@ func (c Config) Validate() error {
 		return errors.New("segment window must not be negative")
 	case c.Promote && !c.Tunnel:
 		return errors.New("promote needs tunnel: it moves links from the reserve")
+	case c.Learner != nil && c.Strategy != "" && c.Strategy != StrategyLink && c.Strategy != StrategyLinkBacklinks:
+		return fmt.Errorf("a link learner needs a link strategy, not %s", c.Strategy)
+	case c.Learner != nil && (c.Tunnel || c.Promote):
+		return errors.New("a link learner keeps every link on the stacks: tunnel and promote do not apply")
 	}
 	return nil
 }

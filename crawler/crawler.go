@@ -57,6 +57,7 @@ type Crawler struct {
 	stacks  []string
 	order   Order
 	signer  *minhash.Signer
+	known   map[urlnorm.URL]bool
 }
 
 // New checks the configuration and returns a crawler. scorer may be nil
@@ -74,6 +75,12 @@ func New(cfg Config, store Store, fetcher Fetcher, scorer Scorer) (*Crawler, err
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
 	c := &Crawler{cfg: cfg, store: store, fetcher: fetcher, scorer: scorer, skip: make(map[string]bool), signer: signer}
+	if len(cfg.Known) > 0 {
+		c.known = make(map[urlnorm.URL]bool, len(cfg.Known))
+		for _, u := range cfg.Known {
+			c.known[u] = true
+		}
+	}
 	for _, e := range cfg.SkipExtensions {
 		c.skip[strings.ToLower(strings.TrimPrefix(e, "."))] = true
 	}
@@ -90,7 +97,7 @@ func New(cfg Config, store Store, fetcher Fetcher, scorer Scorer) (*Crawler, err
 		}
 		c.stacks = c.topics
 		c.order = LIFO
-		if cfg.Frontier == FrontierBestFirst {
+		if cfg.Frontier == FrontierBestFirst || cfg.Learner != nil {
 			c.order = BestFirst
 		}
 	}
@@ -178,13 +185,11 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	start := time.Now()
 	params := c.signer.Params()
 	stacks := c.stacks
-	if c.cfg.Tunnel && c.order != FIFO {
+	if fb := c.fallbacks(""); len(fb) > 0 {
 		stacks = nil
 		for _, t := range c.stacks {
-			stacks = append(stacks, t, reserveOf(t))
-			if c.cfg.Sections {
-				stacks = append(stacks, partsOf(t))
-			}
+			stacks = append(stacks, t)
+			stacks = append(stacks, c.fallbacks(t)...)
 		}
 	}
 	spec := CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Stacks: stacks, SeedStacks: c.stacks, Topics: c.topics, Seeds: seeds, Config: config, MinHash: &params}
@@ -193,6 +198,15 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		return Summary{}, err
 	}
 	sum := Summary{Crawl: st.ID, Resumed: st.Resumed, Total: st.Fetched, Succeeded: st.Succeeded, Relevant: make(map[string]int)}
+	var learn *learning
+	if c.cfg.Learner != nil {
+		learn = &learning{l: c.cfg.Learner, store: c.store, crawl: st.ID}
+		if st.Learner != nil {
+			if err := c.cfg.Learner.RestoreState(st.Learner); err != nil {
+				return sum, fmt.Errorf("resume crawl %s: %w", c.cfg.Name, err)
+			}
+		}
+	}
 
 	jobs := make(chan Entry)
 	results := make(chan result, c.cfg.Workers)
@@ -246,7 +260,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 			rp := r.push
 			if secs != nil {
 				secs.observe(r.page)
-				rp = secs.divert(rp, c.cfg.Tunnel)
+				rp = secs.divert(rp, c.cfg.Tunnel || c.cfg.Learner != nil)
 			}
 			var promoted []Entry
 			if promo != nil {
@@ -266,6 +280,11 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		}
 		if err := c.store.Commit(context.WithoutCancel(ctx), st.ID, pages, push); err != nil {
 			return err
+		}
+		if learn != nil {
+			if err := learn.observe(context.WithoutCancel(ctx), rs); err != nil {
+				return err
+			}
 		}
 		for _, p := range pages {
 			sum.Fetched++
@@ -351,6 +370,12 @@ loop:
 			}
 		}
 		// Refill, round-robin over the stacks (see popSize).
+		if learn != nil && len(pending) == 0 && (!lockstep || inflight == 0) {
+			if err := learn.rescore(ctx); err != nil {
+				runErr = err
+				break loop
+			}
+		}
 		for len(pending) == 0 && budgetLeft() && ctx.Err() == nil && (!lockstep || inflight == 0) {
 			found := false
 			for k := 0; k < len(c.stacks); k++ {
@@ -462,6 +487,9 @@ loop:
 	if err := commit(rest); err != nil && runErr == nil {
 		runErr = err
 	}
+	if learn != nil && runErr == nil {
+		runErr = learn.save(context.WithoutCancel(ctx))
+	}
 	sum.Elapsed = time.Since(start)
 	if s := sum.Elapsed.Seconds(); s > 0 {
 		sum.FetchesPerSec = float64(sum.Fetched) / s
@@ -508,14 +536,7 @@ func (c *Crawler) popTopic(ctx context.Context, crawl int64, topic string, empty
 		}
 		empty[topic] = true
 	}
-	if !c.cfg.Tunnel || c.order == FIFO {
-		return nil, nil
-	}
-	fallbacks := []string{reserveOf(topic)}
-	if c.cfg.Sections {
-		fallbacks = append(fallbacks, partsOf(topic))
-	}
-	for _, res := range fallbacks {
+	for _, res := range c.fallbacks(topic) {
 		if empty[res] {
 			continue
 		}
@@ -533,6 +554,22 @@ func (c *Crawler) popTopic(ctx context.Context, crawl int64, topic string, empty
 		return es, nil
 	}
 	return nil, nil
+}
+
+// fallbacks lists where topic's entries come from once its stack is
+// empty: its reserve when tunnelling, then, with sections, its parts.
+func (c *Crawler) fallbacks(topic string) []string {
+	if c.order == FIFO {
+		return nil
+	}
+	var out []string
+	if c.cfg.Tunnel {
+		out = append(out, reserveOf(topic))
+	}
+	if c.cfg.Sections && (c.cfg.Tunnel || c.cfg.Learner != nil) {
+		out = append(out, partsOf(topic))
+	}
+	return out
 }
 
 // popSize is how many entries to take from a stack at once: one for the
@@ -587,12 +624,15 @@ func (c *Crawler) progress(ctx context.Context, crawl int64, sum Summary, start 
 				name = "queue"
 			}
 			fmt.Fprintf(&b, " %s %d", name, sizes[s])
-			if c.cfg.Tunnel && c.order != FIFO {
-				fmt.Fprintf(&b, " (reserve %d", sizes[reserveOf(s)])
-				if c.cfg.Sections {
-					fmt.Fprintf(&b, ", parts %d", sizes[partsOf(s)])
+			for k, fb := range c.fallbacks(s) {
+				sep := ", "
+				if k == 0 {
+					sep = " ("
 				}
-				b.WriteString(")")
+				fmt.Fprintf(&b, "%s%s %d", sep, strings.TrimPrefix(fb, s+"~"), sizes[fb])
+				if k == len(c.fallbacks(s))-1 {
+					b.WriteString(")")
+				}
 			}
 		}
 	}
@@ -604,6 +644,7 @@ func (c *Crawler) progress(ctx context.Context, crawl int64, sum Summary, start 
 type worker struct {
 	c      *Crawler
 	tokens []string
+	vals   []float64
 }
 
 func newWorker(c *Crawler) *worker { return &worker{c: c} }
@@ -659,6 +700,11 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 	}
 	scoreLinks := c.scorer != nil && (c.cfg.Strategy == StrategyLink || c.cfg.Strategy == StrategyLinkBacklinks)
 	linkScorer, _ := c.scorer.(LinkScorer)
+	learner := c.cfg.Learner
+	var lf LinkFeatures
+	if learner != nil {
+		lf = LinkFeatures{Source: p.FinalURL, Depth: e.Depth + 1, Page: p.Scores}
+	}
 	depth := e.Depth + 1
 	followable := c.cfg.MaxDepth == 0 || depth <= c.cfg.MaxDepth
 	type best struct {
@@ -681,18 +727,24 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 			l.Scores = c.scorer.Score(w.tokens, nil)
 		}
 		p.Links = append(p.Links, l)
-		if !followable || len(s.URL.String()) > c.cfg.MaxURLLength || s.URL == p.FinalURL || s.URL == p.URL || c.skipped(s.URL) {
+		if !followable || len(s.URL.String()) > c.cfg.MaxURLLength || s.URL == p.FinalURL || s.URL == p.URL || c.skipped(s.URL) || c.known[s.URL] {
 			continue
+		}
+		vals := l.Scores
+		if learner != nil && scoreLinks {
+			lf.Target, lf.Tokens, lf.Base = s.URL, w.tokens, l.Scores
+			w.vals = learner.ScoreLink(&lf, w.vals[:0])
+			vals = w.vals
 		}
 		b := bests[s.URL]
 		if b == nil {
-			b = &best{scores: make([]float64, len(l.Scores))}
-			copy(b.scores, l.Scores)
+			b = &best{scores: make([]float64, len(vals))}
+			copy(b.scores, vals)
 			bests[s.URL] = b
 			order = append(order, s.URL)
 			continue
 		}
-		for i, v := range l.Scores {
+		for i, v := range vals {
 			if v > b.scores[i] {
 				b.scores[i] = v
 			}
@@ -713,7 +765,7 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 			}
 		default:
 			for i, v := range bests[u].scores {
-				if v >= c.scorer.Threshold(i) {
+				if learner != nil || v >= c.scorer.Threshold(i) {
 					r.push = append(r.push, Entry{Topic: c.topics[i], URL: u, Depth: depth, Score: v, Parent: p.FinalURL})
 				} else if c.cfg.Tunnel {
 					r.push = append(r.push, Entry{Topic: reserveOf(c.topics[i]), URL: u, Depth: depth, Score: v, Parent: p.FinalURL})

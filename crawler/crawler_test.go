@@ -739,3 +739,50 @@ func TestCrawler_Run_progressShowsTheFrontier(t *testing.T) {
 		t.Errorf("last progress line %q", last)
 	}
 }
+
+func TestCrawler_Run_knownURLsAreNotFetched(t *testing.T) {
+	// The pages a model learnt from are in hand: a link to one is not
+	// followed, the rest of the crawl goes on.
+	s := newSite(t, map[string]string{
+		"/":        `<html><body><a href="/example">course syllabus</a> <a href="/c1">course lecture</a></body></html>`,
+		"/example": `<html><body>course syllabus lecture <a href="/c2">course homework</a></body></html>`,
+		"/c1":      `<html><body>course lecture notes</body></html>`,
+		"/c2":      `<html><body>course homework</body></html>`,
+	}, nil)
+	scorer := newKeywordScorer(map[string][]string{"course": {"course"}}, "course")
+	got := fetchedPaths(t, s, crawler.Config{Workers: 1, Known: []urlnorm.URL{s.url("/example")}}, scorer)
+	if want := []string{"/", "/c1"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("fetched %v, want %v", got, want)
+	}
+	if n := s.hitsOf("/example"); n != 0 {
+		t.Errorf("known page fetched %d times", n)
+	}
+}
+
+func TestConfig_Validate_learner(t *testing.T) {
+	var l crawler.Learner = nopLearner{}
+	for _, cfg := range []crawler.Config{
+		{Learner: l, Strategy: crawler.StrategyBFS},
+		{Learner: l, Strategy: crawler.StrategyPage},
+		{Learner: l, Tunnel: true},
+		{Learner: l, Tunnel: true, Promote: true},
+	} {
+		if err := cfg.Validate(); err == nil {
+			t.Errorf("%+v: no error", cfg)
+		}
+	}
+	if err := (crawler.Config{Learner: l, Sections: true}).Validate(); err != nil {
+		t.Errorf("learner with sections: %v", err)
+	}
+}
+
+// nopLearner is a Learner that learns nothing: the base scores stand.
+type nopLearner struct{}
+
+func (nopLearner) ScoreLink(l *crawler.LinkFeatures, dst []float64) []float64 {
+	return append(dst[:0], l.Base...)
+}
+func (nopLearner) Observe(*crawler.Page, crawler.Entry, []crawler.Entry) {}
+func (nopLearner) Rescore() []crawler.Entry                              { return nil }
+func (nopLearner) MarshalState() ([]byte, error)                         { return []byte("{}"), nil }
+func (nopLearner) RestoreState([]byte) error                             { return nil }

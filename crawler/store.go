@@ -30,6 +30,12 @@ type Store interface {
 	FrontierSizes(ctx context.Context, crawl int64) (map[string]int, error)
 	// FinishCrawl records that the crawl ended with the given reason.
 	FinishCrawl(ctx context.Context, crawl int64, reason string) error
+	// Rescore sets the score of each entry still waiting on its stack
+	// (Entry.Topic); entries no longer waiting there are ignored.
+	Rescore(ctx context.Context, crawl int64, entries []Entry) error
+	// SaveLearner keeps the state of the crawl's learner; OpenCrawl gives
+	// it back in CrawlState.Learner when the crawl resumes.
+	SaveLearner(ctx context.Context, crawl int64, state []byte) error
 }
 
 // CrawlSpec identifies a crawl and what it was started with.
@@ -57,6 +63,7 @@ type CrawlState struct {
 	Succeeded int            // of Fetched, those without failure
 	ByTopic   map[string]int // pages committed per stack
 	Requeue   int            // in-flight URLs put back on their stacks
+	Learner   []byte         // the learner's state last saved, or nil
 }
 
 // Order is how a stack is served.

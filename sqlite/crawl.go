@@ -110,7 +110,52 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
 	}
 	s.ords[st.ID] = int(maxOrd.Int64)
+	if st.Resumed {
+		err := s.db.QueryRowContext(ctx, `SELECT state FROM learners WHERE crawl_id = ?`, st.ID).Scan(&st.Learner)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return crawler.CrawlState{}, fmt.Errorf("open crawl %s: learner: %w", spec.Name, err)
+		}
+	}
 	return st, nil
+}
+
+// Rescore implements crawler.Store: it sets the score of each entry
+// still waiting on its stack; entries no longer waiting are left alone.
+func (s *Store) Rescore(ctx context.Context, crawl int64, entries []crawler.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("rescore: %w", err)
+	}
+	defer tx.Rollback()
+	upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET score = ?4
+		WHERE crawl_id = ?1 AND topic = ?2 AND url_id = (SELECT id FROM urls WHERE crawl_id = ?1 AND url = ?3)`)
+	if err != nil {
+		return fmt.Errorf("rescore: %w", err)
+	}
+	defer upd.Close()
+	for _, e := range entries {
+		if _, err := upd.ExecContext(ctx, crawl, e.Topic, e.URL.String(), e.Score); err != nil {
+			return fmt.Errorf("rescore %s: %w", e.URL, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("rescore: %w", err)
+	}
+	return nil
+}
+
+// SaveLearner implements crawler.Store.
+func (s *Store) SaveLearner(ctx context.Context, crawl int64, state []byte) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO learners(crawl_id, state, saved_at) VALUES (?, ?, ?)
+		ON CONFLICT(crawl_id) DO UPDATE SET state = excluded.state, saved_at = excluded.saved_at`,
+		crawl, state, time.Now().UTC().Format(time.RFC3339Nano))
+	if err != nil {
+		return fmt.Errorf("save learner: %w", err)
+	}
+	return nil
 }
 
 func jsonList(v []string) string {

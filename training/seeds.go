@@ -23,6 +23,25 @@ type Seeds struct {
 	Crawl  []urlnorm.URL       // where a crawl starts
 }
 
+// Examples returns the URLs of the example pages, topics' and negatives',
+// in seed-file order: the pages a model trained from the file learns from.
+func (s *Seeds) Examples() []urlnorm.URL {
+	var out []urlnorm.URL
+	for _, t := range s.Topics {
+		for _, src := range s.Train[t] {
+			if !src.URL.IsZero() {
+				out = append(out, src.URL)
+			}
+		}
+	}
+	for _, src := range s.Other {
+		if !src.URL.IsZero() {
+			out = append(out, src.URL)
+		}
+	}
+	return out
+}
+
 // Source is one example page: a URL, or a local file.
 type Source struct {
 	URL  urlnorm.URL // set for web pages

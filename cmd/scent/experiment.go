@@ -15,6 +15,7 @@ import (
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/learn"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/sqlite"
@@ -36,7 +37,25 @@ type experimentSettings struct {
 	promote   bool
 	sections  bool
 	lockstep  bool
+	learn     bool
+	skipEx    bool
+	learnOpts learn.Options
+	negatives string
 	mf        modelFlags
+}
+
+// learning sets cfg's link learner (--learn) and the URLs it never
+// fetches (--skip-examples: the pages the model learnt from).
+func (o experimentSettings) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Scorer) error {
+	if o.skipEx {
+		cfg.Known = seeds.Examples()
+	}
+	if !o.learn || cfg.Strategy == crawler.StrategyBFS {
+		return nil
+	}
+	l, err := learn.New(sc.Topics(), o.learnOpts)
+	cfg.Learner = l
+	return err
 }
 
 // experimentOpts are the flags of scent experiment: the shared settings
@@ -118,6 +137,11 @@ only the cells still missing; with other settings it starts over.`,
 	fs.BoolVar(&o.lockstep, "lockstep", true, "fetch in rounds of --workers pages, each committed in order before the next, so that an experiment repeats exactly whatever the timing; --lockstep=false fetches whenever a worker is free, as scent crawl does by default")
 	fs.BoolVar(&o.sections, "sections", false, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the reserve is spent (with --tunnel) or are dropped")
 	fs.BoolVar(&o.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
+	fs.StringVar(&o.negatives, "negatives", "other", `negative examples: the pages of --group labelled "other", or "rest": every page of --group not labelled with a topic`)
+	fs.Float64Var(&o.learnOpts.RewardAt, "learn-reward", learn.DefaultRewardAt, "with --learn: the page score at which a fetched page rewards the links that led to it")
+	fs.Float64Var(&o.learnOpts.Gamma, "learn-gamma", learn.DefaultGamma, "with --learn: the weight of a link's value that comes from the pages beyond its target")
+	fs.BoolVar(&o.skipEx, "skip-examples", false, "never fetch the pages the model learnt from (they are in hand)")
+	fs.BoolVar(&o.learn, "learn", false, "learn the value of links from the crawl's own pages and serve every link best first by it")
 	fs.IntVar(&o.discovery, "discovery", 1000, "pages of the breadth-first discovery crawl from the examples' sites that finds backlinks (strategy link+backlinks)")
 	fs.BoolVar(&o.oracle, "oracle", false, "score links by their target's label instead of the model (1 on-topic, 0 off): what a perfect link classifier reaches")
 	fs.BoolVar(&o.hubOracle, "hub-oracle", false, "score 1 the links to the topic's hubs, the pages that link to a page labelled with the topic (the rest as the model, or as --oracle): what knowing every hub is worth")
@@ -169,7 +193,7 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 	defer stop()
 
 	seedPath := filepath.Join(o.out, "seeds.txt")
-	if err := writeFileAtomic(seedPath, func(f *os.File) error { return writeSeeds(f, a, o.topics, o.group) }); err != nil {
+	if err := writeFileAtomic(seedPath, func(f *os.File) error { return writeSeeds(f, a, o.topics, o.group, o.negatives) }); err != nil {
 		return nil, err
 	}
 	labelPath := filepath.Join(o.out, "labels.tsv")
@@ -236,6 +260,9 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 	var scorer crawler.Scorer = training.NewScorer(model)
 	if o.oracle || o.hubOracle {
 		scorer = newOracleScorer(scorer, a, o.oracle, o.hubOracle)
+	}
+	if err := o.learning(&cfg, seeds, scorer); err != nil {
+		return nil, err
 	}
 	c, err := crawler.New(cfg, store, f, scorer)
 	if err != nil {

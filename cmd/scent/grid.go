@@ -337,7 +337,7 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 			continue
 		}
 		path := filepath.Join(work, "seeds-"+set+".txt")
-		if err := writeFileAtomic(path, func(f *os.File) error { return writeSeeds(f, a, c.topics, o.group) }); err != nil {
+		if err := writeFileAtomic(path, func(f *os.File) error { return writeSeeds(f, a, c.topics, o.group, o.negatives) }); err != nil {
 			return nil, fmt.Errorf("grid: seeds of %s: %w", set, err)
 		}
 		if g.seeds[set], err = training.LoadSeeds(path); err != nil {
@@ -481,8 +481,13 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 		th = map[string]float64{"": c.threshold}
 		dir := filepath.Join(g.work, "cells", name)
 		db, crawl = filepath.Join(dir, "scent.db"), name
-		if sum, err = g.crawl(ctx, dir, g.seeds[report.TopicSet(c.topics)].Crawl, crawler.Config{Name: name, Strategy: c.strategy, Frontier: c.frontier, Workers: g.o.workers,
-			MaxPages: g.o.budget, Segment: g.segment(c.window), Tunnel: g.o.tunnel, Promote: g.o.promote, Sections: g.o.sections, Lockstep: g.o.lockstep}, sc); err != nil {
+		seeds := g.seeds[report.TopicSet(c.topics)]
+		cfg := crawler.Config{Name: name, Strategy: c.strategy, Frontier: c.frontier, Workers: g.o.workers,
+			MaxPages: g.o.budget, Segment: g.segment(c.window), Tunnel: g.o.tunnel, Promote: g.o.promote, Sections: g.o.sections, Lockstep: g.o.lockstep}
+		if err := g.o.learning(&cfg, seeds, sc); err != nil {
+			return nil, err
+		}
+		if sum, err = g.crawl(ctx, dir, seeds.Crawl, cfg, sc); err != nil {
 			return nil, err
 		}
 	}

@@ -28,6 +28,11 @@ type gridSettings struct {
 	Lockstep    bool    `json:"lockstep"`
 	Oracle      bool    `json:"oracle"`
 	HubOracle   bool    `json:"hub_oracle,omitempty"`
+	Learn       bool    `json:"learn,omitempty"`
+	LearnReward float64 `json:"learn_reward,omitempty"`
+	LearnGamma  float64 `json:"learn_gamma,omitempty"`
+	SkipEx      bool    `json:"skip_examples,omitempty"`
+	Negatives   string  `json:"negatives,omitempty"`
 	Discovery   int     `json:"discovery"`
 	M           float64 `json:"m"`
 	Event       string  `json:"event"`
@@ -45,8 +50,26 @@ func (o experimentOpts) settings() (gridSettings, error) {
 	}
 	return gridSettings{Archive: filepath.Clean(o.archive), ArchiveSize: fi.Size(), ArchiveTime: fi.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z"),
 		Group: o.group, Budget: o.budget, Workers: o.workers, Tunnel: o.tunnel, Promote: o.promote, Sections: o.sections, Lockstep: o.lockstep, Oracle: o.oracle, HubOracle: o.hubOracle,
+		Learn: o.learn, LearnReward: learnKey(o.learn, o.learnOpts.RewardAt), LearnGamma: learnKey(o.learn, o.learnOpts.Gamma), SkipEx: o.skipEx, Negatives: negativesKey(o.negatives),
 		Discovery: o.discovery, M: o.mf.m, Event: o.mf.event, URLTokens: o.mf.urlTokens, Folds: o.mf.folds,
 		Documents: o.mf.documents, Backlinks: o.mf.backlinks, BacklinkDB: o.mf.backDB}, nil
+}
+
+// learnKey is a learner setting for the settings: 0 without a learner.
+func learnKey(learn bool, v float64) float64 {
+	if !learn {
+		return 0
+	}
+	return v
+}
+
+// negativesKey leaves the default negatives out of the settings, so that
+// grids run before the choice existed resume.
+func negativesKey(n string) string {
+	if n == "other" {
+		return ""
+	}
+	return n
 }
 
 const (

@@ -74,13 +74,14 @@ rule that picked each label as a third column.`,
 
 func newSeedsCmd() *cobra.Command {
 	var topics []string
-	var group, out string
+	var group, out, negatives string
 	cmd := &cobra.Command{
 		Use:   "seeds ARCHIVE --topic T[,T…] [--group misc] [--out FILE]",
 		Short: "Write a seed file from a labelled collection",
 		Long: `seeds writes a seed file whose example pages are the pages labelled with each
 topic in --group, whose negative examples are the pages labelled "other" in
-that group, and whose crawl seeds are the department home pages of cornell,
+that group (with --negatives rest: every page of the group not labelled with
+a topic), and whose crawl seeds are the department home pages of cornell,
 texas, washington and wisconsin.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -88,7 +89,7 @@ texas, washington and wisconsin.`,
 			if err != nil {
 				return err
 			}
-			write := func(w io.Writer) error { return writeSeeds(w, a, topics, group) }
+			write := func(w io.Writer) error { return writeSeeds(w, a, topics, group, negatives) }
 			if out == "" || out == "-" {
 				return write(cmd.OutOrStdout())
 			}
@@ -97,11 +98,23 @@ texas, washington and wisconsin.`,
 	}
 	cmd.Flags().StringSliceVar(&topics, "topic", nil, "topics (labels) to learn")
 	cmd.Flags().StringVar(&group, "group", "misc", "group whose pages are the examples")
+	cmd.Flags().StringVar(&negatives, "negatives", "other", `negative examples: the pages of --group labelled "other", or "rest": every page of --group not labelled with a topic`)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output)")
 	return cmd
 }
 
-func writeSeeds(w io.Writer, a *replay.Archive, topics []string, group string) error {
+// writeSeeds writes the seed file of an experiment: the department seeds,
+// the pages of group labelled with the topics as examples and, as
+// negatives, the pages of group labelled "other" (negatives "other") or
+// every page of group not labelled with a topic (negatives "rest"); ""
+// means "other".
+func writeSeeds(w io.Writer, a *replay.Archive, topics []string, group, negatives string) error {
+	if negatives == "" {
+		negatives = "other"
+	}
+	if negatives != "other" && negatives != "rest" {
+		return fmt.Errorf("--negatives %q: want other or rest", negatives)
+	}
 	if len(topics) == 0 {
 		return fmt.Errorf("--topic is required")
 	}
@@ -118,7 +131,11 @@ func writeSeeds(w io.Writer, a *replay.Archive, topics []string, group string) e
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# topics %s: examples from group %s, negatives: other pages of %s\n", strings.Join(topics, ","), group, group)
+	what := `pages of ` + group + ` labelled "other"`
+	if negatives == "rest" {
+		what = "every other page of " + group
+	}
+	fmt.Fprintf(bw, "# topics %s: examples from group %s, negatives: %s\n", strings.Join(topics, ","), group, what)
 	for _, s := range seeds {
 		fmt.Fprintf(bw, "seed\t%s\n", s)
 	}
@@ -127,10 +144,15 @@ func writeSeeds(w io.Writer, a *replay.Archive, topics []string, group string) e
 		if l.Group != group || !isHTMLPage(a, l.URL) {
 			continue
 		}
-		if want[l.Label] || l.Label == "other" {
-			fmt.Fprintf(bw, "%s\t%s\n", l.Label, l.URL)
-			counts[l.Label]++
+		role := l.Label
+		if !want[role] {
+			if negatives == "other" && role != "other" {
+				continue
+			}
+			role = "other"
 		}
+		fmt.Fprintf(bw, "%s\t%s\n", role, l.URL)
+		counts[role]++
 	}
 	for _, t := range topics {
 		if counts[t] == 0 {

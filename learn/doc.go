@@ -1,0 +1,28 @@
+// Package learn is a link model that learns during a crawl where its
+// topic lives.
+//
+// The base model (package classify, trained on example pages) judges
+// every fetched page; the crawler gives each judged page to a Learner,
+// which turns the link that led to the page into a training document of
+// the topic's link model: "leads to relevant pages" when the page is
+// relevant, "does not" otherwise. A relevant page also credits, with the
+// discount Gamma, the link before it and, with Gamma², the one before
+// that (the value of a link is the discounted reward found beyond it:
+// a people list is worth following for the pages it lists).
+//
+// A link's features are the words of its context segment (±n words and
+// the anchor), the words of its target's path,
+// whether it leaves its page's host, its depth, the base model's score
+// of it and whether its page was relevant. Each topic's link model is a
+// binary Naive Bayes model with m-estimate smoothing over the K features
+// of highest χ², built from incremental counts (classify.Counts): the
+// counts add, so the model equals a batch retrain on the same evidence.
+// Once the evidence has grown enough the models are rebuilt and every
+// remembered link still waiting on the stacks is rescored.
+//
+//	crawler ─ScoreLink─► Learner (current models, lock-free)
+//	crawler ─Observe(page)─► counts ─Rescore─► rebuilt models ─► new scores ─► store
+//
+// Memory is bounded: at most Options.Memory links are remembered and at
+// most Options.Terms features counted per topic.
+package learn

@@ -1,0 +1,474 @@
+package learn
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// Defaults of Options' zero fields.
+const (
+	DefaultK        = 1000
+	DefaultM        = 1.0
+	DefaultGamma    = 0.5
+	DefaultMinDocs  = 8
+	DefaultMemory   = 100_000
+	DefaultTerms    = 200_000
+	DefaultGrowth   = 0.1
+	DefaultMinBatch = 16
+	DefaultRewardAt = 0.5
+)
+
+// Options set a Learner. The zero value of a field means its default.
+type Options struct {
+	// K is the number of features the link model keeps by χ². Default 1000.
+	K int
+	// M is the m-estimate's equivalent sample size. Default 1.
+	M float64
+	// Gamma discounts the credit a link earns for the relevant pages
+	// found one and two links beyond its target. Default 0.5.
+	Gamma float64
+	// MinDocs is the weight of evidence each class of a topic's link
+	// model needs (links that led to relevant pages and links that did
+	// not) before the learnt value replaces the base model's score.
+	// Default 8.
+	MinDocs float64
+	// Memory is the most links remembered (their features, to learn from
+	// them once their target is fetched and to rescore them while they
+	// wait). Default 100,000.
+	Memory int
+	// Terms bounds the distinct features counted per topic. Default 200,000.
+	Terms int
+	// Growth: the model is rebuilt and the waiting links rescored once
+	// the evidence has grown by this fraction since the last rebuild,
+	// and by at least MinBatch pages. Defaults 0.1 and 16.
+	Growth   float64
+	MinBatch int
+	// RewardAt is the page score (the base model's posterior of the
+	// topic) at which a fetched page counts as relevant for learning:
+	// the most probable class of a page against the background. Default
+	// 0.5.
+	RewardAt float64
+}
+
+// Validate reports the first invalid option.
+func (o Options) Validate() error {
+	switch {
+	case o.K < 0, o.MinDocs < 0, o.Memory < 0, o.Terms < 0, o.MinBatch < 0:
+		return errors.New("learner options must not be negative")
+	case math.IsNaN(o.M) || o.M < 0:
+		return errors.New("learner m-estimate must not be negative")
+	case math.IsNaN(o.Gamma) || o.Gamma < 0 || o.Gamma >= 1:
+		return errors.New("learner discount gamma must be in [0, 1)")
+	case math.IsNaN(o.RewardAt) || o.RewardAt < 0 || o.RewardAt > 1:
+		return errors.New("learner reward threshold must be in [0, 1]")
+	case math.IsNaN(o.Growth) || o.Growth < 0:
+		return errors.New("learner growth must not be negative")
+	}
+	return nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.K == 0 {
+		o.K = DefaultK
+	}
+	if o.M == 0 {
+		o.M = DefaultM
+	}
+	if o.Gamma == 0 {
+		o.Gamma = DefaultGamma
+	}
+	if o.MinDocs == 0 {
+		o.MinDocs = DefaultMinDocs
+	}
+	if o.Memory == 0 {
+		o.Memory = DefaultMemory
+	}
+	if o.Terms == 0 {
+		o.Terms = DefaultTerms
+	}
+	if o.Growth == 0 {
+		o.Growth = DefaultGrowth
+	}
+	if o.MinBatch == 0 {
+		o.MinBatch = DefaultMinBatch
+	}
+	if o.RewardAt == 0 {
+		o.RewardAt = DefaultRewardAt
+	}
+	return o
+}
+
+// The classes of a topic's link model (the layers of a context graph):
+// links whose target was relevant, links whose target led on to relevant
+// pages, and the others.
+const (
+	classLeads = 0
+	classNext  = 1
+	classNot   = 2
+)
+
+// Learner implements crawler.Learner. Its methods other than ScoreLink
+// are called from one goroutine.
+type Learner struct {
+	topics []string
+	opts   Options
+	counts []*classify.Counts // per topic
+	models atomic.Pointer[[]*classify.Model]
+
+	links    map[urlnorm.URL]*record // by target URL (and a fetched page's final URL)
+	ring     []urlnorm.URL           // targets in the order remembered, for eviction
+	ringNext int
+	sources  map[urlnorm.URL]*siblings // fetched pages' outcomes by the page linking to them
+	seen     int                       // pages observed
+	built    int                       // pages observed at the last rebuild
+	feats    []string
+}
+
+// siblings counts, for one page, the pages fetched through its links and
+// how many of them were relevant to each topic.
+type siblings struct {
+	fetched  int
+	relevant []int
+}
+
+// record is one remembered link.
+type record struct {
+	source  urlnorm.URL
+	shared  []string    // features every topic's model sees
+	base    []float64   // the base model's score per topic
+	srcRel  []bool      // the source page's relevance per topic
+	score   []float64   // the value last given to the stack, per topic
+	credit  []float64   // per topic: weight counted as leading to relevant pages
+	counted bool        // its target was fetched and judged
+	taught  [][]string  // per topic: the features it was counted with
+	waiting bool        // its target waits on the stacks
+	target  urlnorm.URL // the URL it was remembered under
+}
+
+// New returns a learner for topics (the crawl scorer's Topics order).
+func New(topics []string, opts Options) (*Learner, error) {
+	if len(topics) == 0 {
+		return nil, errors.New("learner: no topic")
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("learner: %w", err)
+	}
+	opts = opts.withDefaults()
+	l := &Learner{topics: append([]string(nil), topics...), opts: opts, links: make(map[urlnorm.URL]*record), sources: make(map[urlnorm.URL]*siblings)}
+	for range topics {
+		c, err := classify.NewCounts([]string{"leads", "leads-next", "not"}, opts.Terms)
+		if err != nil {
+			return nil, err
+		}
+		l.counts = append(l.counts, c)
+	}
+	models := make([]*classify.Model, len(topics))
+	l.models.Store(&models)
+	return l, nil
+}
+
+var _ crawler.Learner = (*Learner)(nil)
+
+// Features returns the features of a link for topic t's model: the words
+// of its context, the words of its target's path, whether it leaves its page's host, its depth, the base model's score
+// (in fifths), whether its page was relevant to t (scored at least
+// rewardAt) and how many of the pages fetched through its page's links
+// were (unknown for a new link).
+func Features(dst []string, l *crawler.LinkFeatures, t int, rewardAt float64) []string {
+	dst = sharedFeatures(dst, l.Source, l.Target, l.Tokens, l.Depth)
+	var base float64
+	if t < len(l.Base) {
+		base = l.Base[t]
+	}
+	return topicFeatures(dst, base, t < len(l.Page) && l.Page[t] >= rewardAt, nil, t)
+}
+
+func sharedFeatures(dst []string, source, target urlnorm.URL, tokens []string, depth int) []string {
+	dst = append(dst, tokens...)
+	path := strings.ToLower(target.Path())
+	for _, w := range strings.FieldsFunc(path, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
+	}) {
+		dst = append(dst, "url:"+w)
+	}
+	if strings.Contains(path, "~") {
+		dst = append(dst, "url:~")
+	}
+	if strings.HasSuffix(path, "/") {
+		dst = append(dst, "url:/$")
+	}
+	if target.Host() == source.Host() {
+		dst = append(dst, "link:same-host")
+	} else {
+		dst = append(dst, "link:other-host")
+	}
+	return append(dst, "depth:"+strconv.Itoa(min(depth, 8)))
+}
+
+func topicFeatures(dst []string, base float64, rel bool, sib *siblings, t int) []string {
+	dst = append(dst, "base:"+strconv.Itoa(min(int(base*5), 4)))
+	if rel {
+		dst = append(dst, "source:relevant")
+	} else {
+		dst = append(dst, "source:not-relevant")
+	}
+	switch {
+	case sib == nil || sib.fetched == 0:
+		return append(dst, "siblings:unknown")
+	case sib.relevant[t] == 0:
+		return append(dst, "siblings:none-relevant")
+	case 2*sib.relevant[t] < sib.fetched:
+		return append(dst, "siblings:some-relevant")
+	}
+	return append(dst, "siblings:most-relevant")
+}
+
+// ScoreLink implements crawler.Learner: per topic, P(leads to relevant
+// pages | features) under the topic's link model, or the base score while
+// the model has too little evidence.
+func (l *Learner) ScoreLink(lf *crawler.LinkFeatures, dst []float64) []float64 {
+	models := *l.models.Load()
+	dst = dst[:0]
+	var feats []string
+	var post [3]float64
+	for t := range l.topics {
+		m := models[t]
+		if m == nil {
+			v := 0.0
+			if t < len(lf.Base) {
+				v = lf.Base[t]
+			}
+			dst = append(dst, v)
+			continue
+		}
+		feats = Features(feats[:0], lf, t, l.opts.RewardAt) // a new link: no sibling fetched yet
+		p := m.Posterior(feats, post[:0])
+		dst = append(dst, p[classLeads]+l.opts.Gamma*p[classNext])
+	}
+	return dst
+}
+
+// value scores a remembered link for topic t with models.
+func (l *Learner) value(models []*classify.Model, r *record, t int) float64 {
+	m := models[t]
+	if m == nil {
+		return r.base[t]
+	}
+	l.feats = append(l.feats[:0], r.shared...)
+	l.feats = topicFeatures(l.feats, r.base[t], r.srcRel[t], l.sources[r.source], t)
+	var post [3]float64
+	p := m.Posterior(l.feats, post[:0])
+	return p[classLeads] + l.opts.Gamma*p[classNext]
+}
+
+// Observe implements crawler.Learner. The link that led to the page is
+// counted as leading to relevant pages for each topic the page is
+// relevant to, and as not leading for the others; for a relevant page,
+// the link before it earns Gamma and the one before that Gamma²
+// (discounted future reward). Failed fetches teach nothing. The page's
+// pushed links are remembered.
+func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry) {
+	l.seen++
+	r := l.links[e.URL]
+	if r != nil {
+		r.waiting = false
+		if p.FinalURL != e.URL {
+			l.links[p.FinalURL] = r
+		}
+	}
+	if p.Failure == "" && r != nil && !r.counted {
+		r.counted = true
+		r.taught = make([][]string, len(l.topics))
+		sib := l.sources[r.source]
+		for t := range l.topics {
+			rel := l.rewarded(p, t)
+			w := 0.0
+			if rel {
+				w = 1
+			}
+			f := append([]string(nil), r.shared...)
+			f = topicFeatures(f, r.base[t], r.srcRel[t], sib, t)
+			r.taught[t] = f
+			l.counts[t].Add(classLeads, f, w)
+			l.counts[t].Add(classNot, f, 1-w)
+			r.credit[t] = w
+			if rel {
+				l.creditAncestors(r, t)
+			}
+		}
+		if sib == nil {
+			sib = &siblings{relevant: make([]int, len(l.topics))}
+			l.sources[r.source] = sib
+		}
+		sib.fetched++
+		for t := range l.topics {
+			if l.rewarded(p, t) {
+				sib.relevant[t]++
+			}
+		}
+	}
+	if p.Failure != "" || len(push) == 0 {
+		return
+	}
+	l.remember(p, e, push)
+}
+
+// rewarded reports whether page p counts as relevant to topic t.
+func (l *Learner) rewarded(p *crawler.Page, t int) bool {
+	return p.Failure == "" && t < len(p.Scores) && p.Scores[t] >= l.opts.RewardAt
+}
+
+// creditAncestors moves the link before r, counted as leading nowhere,
+// to the links that lead on to pages relevant to topic t.
+func (l *Learner) creditAncestors(r *record, t int) {
+	a := l.links[r.source]
+	if a == nil || a == r || !a.counted || a.credit[t] > 0 {
+		return
+	}
+	l.counts[t].Move(classNot, classNext, a.taught[t], 1)
+	a.credit[t] = l.opts.Gamma
+}
+
+// remember keeps the features of the links p pushed, under their targets.
+func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entry) {
+	want := make(map[urlnorm.URL]bool, len(push))
+	for _, pe := range push {
+		want[pe.URL] = true
+	}
+	for i := range p.Links {
+		lk := &p.Links[i]
+		if !want[lk.Target] {
+			continue
+		}
+		delete(want, lk.Target) // the first link to a target stands for it
+		if old := l.links[lk.Target]; old != nil {
+			if !old.counted {
+				old.waiting = true
+			}
+			continue
+		}
+		r := &record{source: p.FinalURL, target: lk.Target, base: make([]float64, len(l.topics)), srcRel: make([]bool, len(l.topics)),
+			score: make([]float64, len(l.topics)), credit: make([]float64, len(l.topics)), waiting: true}
+		copy(r.base, lk.Scores)
+		for t := range l.topics {
+			r.srcRel[t] = l.rewarded(p, t)
+		}
+		r.shared = sharedFeatures(nil, p.FinalURL, lk.Target, strings.Fields(lk.Context), e.Depth+1)
+		models := *l.models.Load()
+		for t := range l.topics {
+			r.score[t] = l.value(models, r, t)
+		}
+		l.keep(r)
+	}
+}
+
+// keep remembers r, forgetting the oldest record beyond Memory.
+func (l *Learner) keep(r *record) {
+	if len(l.ring) < l.opts.Memory {
+		l.ring = append(l.ring, r.target)
+	} else {
+		old := l.ring[l.ringNext]
+		if o := l.links[old]; o != nil && o.target == old {
+			delete(l.links, old)
+			delete(l.sources, old) // the page it led to, as a source
+		}
+		l.ring[l.ringNext] = r.target
+		l.ringNext = (l.ringNext + 1) % len(l.ring)
+	}
+	l.links[r.target] = r
+}
+
+// Rescore implements crawler.Learner: once the pages observed have grown
+// by Growth (and MinBatch) since the last rebuild, it rebuilds every
+// topic's link model from its counts and returns the waiting links whose
+// value changed.
+func (l *Learner) Rescore() []crawler.Entry {
+	if l.seen-l.built < max(l.opts.MinBatch, int(l.opts.Growth*float64(l.built))) {
+		return nil
+	}
+	l.built = l.seen
+	models := l.build()
+
+	var out []crawler.Entry
+	for u, r := range l.links {
+		if !r.waiting || r.target != u {
+			continue
+		}
+		for t, topic := range l.topics {
+			v := l.value(models, r, t)
+			if math.Abs(v-r.score[t]) > 1e-9 {
+				r.score[t] = v
+				out = append(out, crawler.Entry{Topic: topic, URL: u, Score: v})
+			}
+		}
+	}
+	return out
+}
+
+// build makes each topic's model from its counts (nil while the evidence
+// is short) and publishes them.
+func (l *Learner) build() []*classify.Model {
+	models := make([]*classify.Model, len(l.topics))
+	for t, c := range l.counts {
+		if c.Docs(classLeads)+c.Docs(classNext) < l.opts.MinDocs || c.Docs(classNot) < l.opts.MinDocs {
+			continue
+		}
+		m, err := c.Model(classify.Options{K: l.opts.K, M: l.opts.M})
+		if err != nil {
+			continue // not enough evidence yet
+		}
+		models[t] = m
+	}
+	l.models.Store(&models)
+	return models
+}
+
+// Model returns topic t's current link model, or nil while it has too
+// little evidence.
+func (l *Learner) Model(t int) *classify.Model { return (*l.models.Load())[t] }
+
+// Counts returns topic t's evidence.
+func (l *Learner) Counts(t int) *classify.Counts { return l.counts[t] }
+
+// state is the saved form of a Learner.
+type state struct {
+	Format string             `json:"format"`
+	Topics []string           `json:"topics"`
+	Seen   int                `json:"seen"`
+	Counts []*classify.Counts `json:"counts"`
+}
+
+const stateFormat = "scent-learner/1"
+
+// MarshalState implements crawler.Learner: the topics' counts; the
+// remembered links are not kept (a resumed crawl learns from the links
+// it finds from then on).
+func (l *Learner) MarshalState() ([]byte, error) {
+	return json.Marshal(state{Format: stateFormat, Topics: l.topics, Seen: l.seen, Counts: l.counts})
+}
+
+// RestoreState implements crawler.Learner.
+func (l *Learner) RestoreState(data []byte) error {
+	var s state
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("learner state: %w", err)
+	}
+	if s.Format != stateFormat {
+		return fmt.Errorf("learner state: format %q, want %q", s.Format, stateFormat)
+	}
+	if strings.Join(s.Topics, ",") != strings.Join(l.topics, ",") || len(s.Counts) != len(l.topics) {
+		return fmt.Errorf("learner state: topics %v, want %v", s.Topics, l.topics)
+	}
+	l.counts, l.seen, l.built = s.Counts, s.Seen, s.Seen
+	l.build()
+	return nil
+}

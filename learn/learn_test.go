@@ -1,0 +1,260 @@
+package learn_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/learn"
+	"github.com/scent-crawler/scent/sqlite"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// wordScorer is a small real Scorer: a page or link is on-topic (0.9)
+// when it holds one of the topic's words, off-topic (0.1) otherwise.
+type wordScorer struct{ words map[string]bool }
+
+func (s wordScorer) Topics() []string      { return []string{"robots"} }
+func (s wordScorer) Threshold(int) float64 { return 0.5 }
+func (s wordScorer) ScorePage(tokens []string, dst []float64) []float64 {
+	return s.Score(tokens, dst)
+}
+func (s wordScorer) Score(tokens []string, dst []float64) []float64 {
+	for _, t := range tokens {
+		if s.words[t] {
+			return append(dst[:0], 0.9)
+		}
+	}
+	return append(dst[:0], 0.1)
+}
+
+// labWeb serves a department whose home page lists 20 labs. Three of
+// them (3, 11 and 17) are people lists — anchored "people of lab …", a
+// word no topic page holds — whose 8 pages are about robots; the others
+// are news lists of 8 pages about gardens. Every listing link is
+// anchored "page N": nothing in it tells the topic.
+func labWeb(t *testing.T) (*httptest.Server, map[string]bool) {
+	people := map[int]bool{3: true, 11: true, 17: true}
+	pages := map[string]string{}
+	on := map[string]bool{}
+	var home strings.Builder
+	home.WriteString("<html><body><h1>department</h1><ul>")
+	for k := 1; k <= 20; k++ {
+		kind := "news"
+		if people[k] {
+			kind = "people"
+		}
+		fmt.Fprintf(&home, `<li><a href="/lab%d/">%s of lab number %d</a> in the building</li>`, k, kind, k)
+		var list strings.Builder
+		fmt.Fprintf(&list, "<html><body><h1>lab %d</h1><ul>", k)
+		for j := 1; j <= 8; j++ {
+			p := fmt.Sprintf("/lab%d/p%d.html", k, j)
+			fmt.Fprintf(&list, `<li><a href="%s">page %d</a></li>`, p, j)
+			if people[k] {
+				pages[p] = `<html><body><p>robot arm vision and robot planning</p><a href="/">home</a></body></html>`
+				on[p] = true
+			} else {
+				pages[p] = `<html><body><p>garden flowers and garden tools</p><a href="/">home</a></body></html>`
+			}
+		}
+		list.WriteString("</ul></body></html>")
+		pages[fmt.Sprintf("/lab%d/", k)] = list.String()
+	}
+	home.WriteString("</ul></body></html>")
+	pages["/"] = home.String()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, on
+}
+
+// crawlLabs crawls labWeb with a learner of opts for budget pages and
+// returns how many topic pages it fetched.
+func crawlLabs(t *testing.T, opts learn.Options, budget int) int {
+	t.Helper()
+	srv, on := labWeb(t)
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	f, err := fetch.New(fetch.Config{IgnoreRobots: true, HostParallelism: 0, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	scorer := wordScorer{words: map[string]bool{"robot": true, "vision": true}}
+	l, err := learn.New(scorer.Topics(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := crawler.New(crawler.Config{Workers: 4, Lockstep: true, MaxPages: budget, Learner: l}, st, f, scorer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(ctx, []urlnorm.URL{urlnorm.MustParse(srv.URL + "/")}, "{}"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.DB().QueryContext(ctx, `SELECT url FROM pages WHERE failure = ''`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	found := 0
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			t.Fatal(err)
+		}
+		if on[strings.TrimPrefix(u, srv.URL)] {
+			found++
+		}
+	}
+	return found
+}
+
+func TestLearner_findsTopicBehindOffTopicListings(t *testing.T) {
+	// The fixed model never has evidence enough to learn; the learner
+	// learns from the first people list it stumbles on that "people"
+	// links lead to robot pages, and goes to the other two next.
+	const budget = 60
+	fixed := crawlLabs(t, learn.Options{MinDocs: 1e9}, budget)
+	learnt := crawlLabs(t, learn.Options{}, budget)
+	t.Logf("topic pages in %d fetched: fixed model %d, learner %d (of 24)", budget, fixed, learnt)
+	if learnt < fixed+8 {
+		t.Errorf("learner found %d topic pages in %d, fixed model %d: want at least 8 more", learnt, budget, fixed)
+	}
+	if again := crawlLabs(t, learn.Options{}, budget); again != learnt {
+		t.Errorf("lockstep learning crawl not repeatable: %d then %d", learnt, again)
+	}
+}
+
+// observe feeds l a page fetched for e whose links are links (target
+// path → context), relevant or not.
+func observe(l *learn.Learner, e crawler.Entry, relevant bool, links map[string]string) {
+	score := 0.1
+	if relevant {
+		score = 0.9
+	}
+	p := &crawler.Page{URL: e.URL, FinalURL: e.URL, Depth: e.Depth, Relevant: []bool{relevant}, Scores: []float64{score}}
+	var push []crawler.Entry
+	for path, ctx := range links {
+		u := urlnorm.MustParse("http://h.test" + path)
+		p.Links = append(p.Links, crawler.Link{Target: u, Context: ctx, Scores: []float64{0.1}})
+		push = append(push, crawler.Entry{Topic: "robots", URL: u, Depth: e.Depth + 1})
+	}
+	l.Observe(p, e, push)
+}
+
+func entry(path string, depth int) crawler.Entry {
+	return crawler.Entry{Topic: "robots", URL: urlnorm.MustParse("http://h.test" + path), Depth: depth}
+}
+
+func TestLearner_creditAndRescore(t *testing.T) {
+	l, err := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1, Gamma: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	observe(l, entry("/", 0), false, map[string]string{"/people/": "people of the lab", "/news/": "news of the lab"})
+	observe(l, entry("/people/", 1), false, map[string]string{"/people/a.html": "alice", "/people/b.html": "bob"})
+	observe(l, entry("/news/", 1), false, map[string]string{"/news/a.html": "flowers"})
+	if ups := l.Rescore(); ups != nil {
+		t.Errorf("rescored %d links with no relevant page yet", len(ups))
+	}
+	observe(l, entry("/people/a.html", 2), true, nil)
+	observe(l, entry("/news/a.html", 2), false, nil)
+	// The relevant page's link leads; the link to its list leads next.
+	c := l.Counts(0)
+	if got := c.Docs(0); got != 1 {
+		t.Errorf("weight of links that lead: %v, want 1", got)
+	}
+	if got := c.Docs(1); got != 1 {
+		t.Errorf("weight of links that lead next: %v, want 1 (the list's)", got)
+	}
+	ups := l.Rescore()
+	if len(ups) == 0 || l.Model(0) == nil {
+		t.Fatal("no rescore after relevant evidence")
+	}
+	var bob float64 = -1
+	for _, u := range ups {
+		if u.URL.Path() == "/people/b.html" {
+			bob = u.Score
+		}
+	}
+	if bob < 0.5 {
+		t.Errorf("the sibling of a relevant page scores %v, want ≥ 0.5 (%v)", bob, ups)
+	}
+}
+
+func TestLearner_state(t *testing.T) {
+	l, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1})
+	observe(l, entry("/", 0), false, map[string]string{"/people/": "people of the lab", "/news/": "news of the lab"})
+	observe(l, entry("/people/", 1), true, map[string]string{"/people/a.html": "alice"})
+	observe(l, entry("/news/", 1), false, nil)
+	l.Rescore()
+	state, err := l.MarshalState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1})
+	if err := back.RestoreState(state); err != nil {
+		t.Fatal(err)
+	}
+	for _, lf := range []crawler.LinkFeatures{
+		{Source: urlnorm.MustParse("http://h.test/"), Target: urlnorm.MustParse("http://h.test/people/x.html"), Tokens: []string{"people", "x"}, Depth: 1, Base: []float64{0.1}, Page: []float64{0.1}},
+		{Source: urlnorm.MustParse("http://h.test/a"), Target: urlnorm.MustParse("http://o.test/news"), Tokens: []string{"news"}, Depth: 3, Base: []float64{0.7}, Page: []float64{0.9}},
+	} {
+		want := l.ScoreLink(&lf, nil)
+		got := back.ScoreLink(&lf, nil)
+		if math.Abs(want[0]-got[0]) > 1e-12 {
+			t.Errorf("%s: restored learner scores %v, want %v", lf.Target, got, want)
+		}
+	}
+	other, _ := learn.New([]string{"course"}, learn.Options{})
+	for _, bad := range [][]byte{state, []byte(`{`), []byte(`{"format":"x"}`)} {
+		if err := other.RestoreState(bad); err == nil {
+			t.Errorf("%.40s: restored into another topic set", bad)
+		}
+	}
+}
+
+func TestOptions_Validate(t *testing.T) {
+	for _, o := range []learn.Options{{K: -1}, {Gamma: 1}, {Gamma: -0.1}, {M: math.NaN()}, {Growth: -1}, {Memory: -1}} {
+		if _, err := learn.New([]string{"a"}, o); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+	if _, err := learn.New(nil, learn.Options{}); err == nil {
+		t.Error("no topic: no error")
+	}
+}
+
+func BenchmarkLearner_ScoreLink(b *testing.B) {
+	l, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1})
+	for i := range 200 {
+		observe(l, entry(fmt.Sprintf("/l%d/", i), 1), i%3 == 0, map[string]string{fmt.Sprintf("/l%d/p.html", i): fmt.Sprintf("word%d people of lab", i%17)})
+	}
+	l.Rescore()
+	lf := crawler.LinkFeatures{Source: urlnorm.MustParse("http://h.test/"), Target: urlnorm.MustParse("http://h.test/people/x.html"),
+		Tokens: strings.Fields("the people of the robotics lab and their students in the building of the department"), Depth: 2, Base: []float64{0.3}, Page: []float64{0.2}}
+	dst := make([]float64, 1)
+	b.ResetTimer()
+	for b.Loop() {
+		dst = l.ScoreLink(&lf, dst)
+	}
+}

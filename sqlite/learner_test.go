@@ -1,0 +1,68 @@
+package sqlite
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+func TestStore_Rescore(t *testing.T) {
+	ctx := context.Background()
+	s, _ := open(t)
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"t", "u"}, Topics: []string{"t", "u"}, Seeds: []urlnorm.URL{u("/seed")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	popAll(t, s, st.ID, "t", crawler.BestFirst)
+	push := []crawler.Entry{{Topic: "t", URL: u("/a"), Score: 0.1}, {Topic: "t", URL: u("/b"), Score: 0.9}, {Topic: "t", URL: u("/c"), Score: 0.5},
+		{Topic: "u", URL: u("/a"), Score: 0.2}}
+	if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+		t.Fatal(err)
+	}
+	// /a rises above /b on t only; /gone waits nowhere and is ignored.
+	ups := []crawler.Entry{{Topic: "t", URL: u("/a"), Score: 0.95}, {Topic: "t", URL: u("/gone"), Score: 1}}
+	if err := s.Rescore(ctx, st.ID, ups); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := popAll(t, s, st.ID, "t", crawler.BestFirst), []string{"/a", "/b", "/c"}; !slices.Equal(got, want) {
+		t.Errorf("t after rescore: %v, want %v", got, want)
+	}
+	var score float64
+	if err := s.db.QueryRowContext(ctx, `SELECT score FROM frontier WHERE topic = 'u'`).Scan(&score); err != nil || score != 0.2 {
+		t.Errorf("u's entry: score %v (%v), want 0.2 unchanged", score, err)
+	}
+}
+
+func TestStore_SaveLearner(t *testing.T) {
+	ctx := context.Background()
+	s, path := open(t)
+	spec := crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"t"}, Topics: []string{"t"}, Seeds: []urlnorm.URL{u("/seed")}}
+	st, err := s.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Learner != nil {
+		t.Errorf("new crawl has learner state %q", st.Learner)
+	}
+	for _, state := range []string{`{"v":1}`, `{"v":2}`} {
+		if err := s.SaveLearner(ctx, st.ID, []byte(state)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s2, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	st2, err := s2.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(st2.Learner) != `{"v":2}` {
+		t.Errorf("resumed learner state %q, want the last saved", st2.Learner)
+	}
+}
