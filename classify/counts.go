@@ -1,6 +1,9 @@
 package classify
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -217,13 +220,37 @@ func (c *Counts) Model(opts Options) (*Model, error) {
 		terms[i] = t
 	}
 	m := &Model{opts: opts, classes: slices.Clone(c.classes), priors: make([]float64, nc), docs: make([]int, nc),
-		thresh: newThresholds(nc, opts.Threshold), terms: terms}
+		thresh: newThresholds(nc, opts.Threshold), terms: terms, hash: c.hash()}
 	for ci := range nc {
 		m.priors[ci] = max(c.docs[ci], 0) / n
 		m.docs[ci] = int(math.Round(c.docs[ci]))
 	}
 	m.prepare()
 	return m, nil
+}
+
+// hash is the hex SHA-256 of the counts (classes, class weights, and
+// every term with its weights in the order first counted): the training
+// set hash of the models built from them.
+func (c *Counts) hash() string {
+	h := sha256.New()
+	var buf []byte
+	for i, cl := range c.classes {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(cl)))
+		buf = append(buf, cl...)
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(c.docs[i]))
+		h.Write(buf)
+	}
+	nc := len(c.classes)
+	for k, w := range c.words {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(w)))
+		buf = append(buf, w...)
+		for _, v := range c.dfc[k*nc : k*nc+nc] {
+			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+		}
+		h.Write(buf)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // countsFile is the saved form of Counts.

@@ -204,10 +204,10 @@ func (f *fileModel) check() error {
 			return fmt.Errorf("class %d has no name", i)
 		case names[c.Name]:
 			return fmt.Errorf("class %q appears twice", c.Name)
-		case !(c.Prior > 0 && c.Prior <= 1):
-			return fmt.Errorf("class %q: prior %v is outside (0, 1]", c.Name, c.Prior)
-		case c.Documents < 1:
-			return fmt.Errorf("class %q: %d training documents, need at least 1", c.Name, c.Documents)
+		case !(c.Prior >= 0 && c.Prior <= 1):
+			return fmt.Errorf("class %q: prior %v is outside [0, 1]", c.Name, c.Prior)
+		case c.Documents < 0 || c.Prior > 0 && c.Documents < 1:
+			return fmt.Errorf("class %q: %d training documents, need at least 1 for a prior of %v", c.Name, c.Documents, c.Prior)
 		case !validThreshold(c.Threshold):
 			return fmt.Errorf("class %q: threshold %v is outside (0, 1]", c.Name, c.Threshold)
 		}

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -444,16 +445,33 @@ type state struct {
 	Format string             `json:"format"`
 	Topics []string           `json:"topics"`
 	Seen   int                `json:"seen"`
+	Built  int                `json:"built"`
 	Counts []*classify.Counts `json:"counts"`
+	// Models are the link models in use (classify model files), null
+	// for a topic still scored by the base model.
+	Models []json.RawMessage `json:"models"`
 }
 
 const stateFormat = "scent-learner/1"
 
-// MarshalState implements crawler.Learner: the topics' counts; the
-// remembered links are not kept (a resumed crawl learns from the links
-// it finds from then on).
+// MarshalState implements crawler.Learner: the topics' counts and the
+// models in use, so that a resumed crawl scores as the stopped one did
+// and rebuilds its models when it would have. The remembered links are
+// not kept: a resumed crawl learns from the links it finds from then on.
 func (l *Learner) MarshalState() ([]byte, error) {
-	return json.Marshal(state{Format: stateFormat, Topics: l.topics, Seen: l.seen, Counts: l.counts})
+	s := state{Format: stateFormat, Topics: l.topics, Seen: l.seen, Built: l.built, Counts: l.counts}
+	for _, m := range *l.models.Load() {
+		if m == nil {
+			s.Models = append(s.Models, json.RawMessage("null"))
+			continue
+		}
+		var b bytes.Buffer
+		if err := m.Save(&b); err != nil {
+			return nil, err
+		}
+		s.Models = append(s.Models, bytes.TrimSpace(b.Bytes()))
+	}
+	return json.Marshal(s)
 }
 
 // RestoreState implements crawler.Learner.
@@ -465,10 +483,21 @@ func (l *Learner) RestoreState(data []byte) error {
 	if s.Format != stateFormat {
 		return fmt.Errorf("learner state: format %q, want %q", s.Format, stateFormat)
 	}
-	if strings.Join(s.Topics, ",") != strings.Join(l.topics, ",") || len(s.Counts) != len(l.topics) {
+	if strings.Join(s.Topics, ",") != strings.Join(l.topics, ",") || len(s.Counts) != len(l.topics) || len(s.Models) != len(l.topics) {
 		return fmt.Errorf("learner state: topics %v, want %v", s.Topics, l.topics)
 	}
-	l.counts, l.seen, l.built = s.Counts, s.Seen, s.Seen
-	l.build()
+	models := make([]*classify.Model, len(l.topics))
+	for t, raw := range s.Models {
+		if string(raw) == "null" {
+			continue
+		}
+		m, err := classify.Load(bytes.NewReader(raw))
+		if err != nil {
+			return fmt.Errorf("learner state: model of %s: %w", l.topics[t], err)
+		}
+		models[t] = m
+	}
+	l.counts, l.seen, l.built = s.Counts, s.Seen, s.Built
+	l.models.Store(&models)
 	return nil
 }

@@ -258,3 +258,73 @@ func BenchmarkLearner_ScoreLink(b *testing.B) {
 		dst = l.ScoreLink(&lf, dst)
 	}
 }
+
+// BenchmarkLearner_Rescore measures one model rebuild and rescore of a
+// full stack: 100,000 waiting links, after evidence from 2,000 pages.
+func BenchmarkLearner_Rescore(b *testing.B) {
+	l, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1, Growth: 1e-9})
+	words := strings.Fields("people faculty course lab robot vision news garden student home page research group paper talk seminar")
+	for i := range 2000 {
+		links := map[string]string{}
+		for j := range 50 {
+			links[fmt.Sprintf("/p%d/l%d.html", i, j)] = words[(i+j)%len(words)] + " " + words[(i*j)%len(words)] + fmt.Sprintf(" w%d", j%97)
+		}
+		observe(l, entry(fmt.Sprintf("/p%d/", i), 1+i%4), i%5 == 0, links)
+	}
+	for i := range 2000 {
+		observe(l, entry(fmt.Sprintf("/p%d/l0.html", i), 2), i%7 == 0, nil)
+	}
+	l.Rescore()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		observe(l, entry(fmt.Sprintf("/p%d/l%d.html", i%2000, 1+i/2000), 2), true, nil) // new evidence: the model changes
+		ups := l.Rescore()
+		if l.Model(0) == nil {
+			b.Fatal("no model")
+		}
+		b.ReportMetric(float64(len(ups)), "moved")
+	}
+}
+
+func TestLearner_resumedCrawlScoresAsTheStoppedOne(t *testing.T) {
+	srv, _ := labWeb(t)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	scorer := wordScorer{words: map[string]bool{"robot": true, "vision": true}}
+	run := func(budget int) *learn.Learner {
+		st, err := sqlite.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		f, err := fetch.New(fetch.Config{IgnoreRobots: true, HostParallelism: 0, Retries: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		l, _ := learn.New(scorer.Topics(), learn.Options{})
+		c, err := crawler.New(crawler.Config{Workers: 4, Lockstep: true, MaxPages: budget, Learner: l}, st, f, scorer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Run(ctx, []urlnorm.URL{urlnorm.MustParse(srv.URL + "/")}, "{}"); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	stopped := run(50)
+	if stopped.Model(0) == nil {
+		t.Fatal("no link model after 50 pages")
+	}
+	resumed := run(50) // the same crawl: its budget is spent, the learner is restored
+	probe := []crawler.LinkFeatures{
+		{Source: urlnorm.MustParse(srv.URL + "/"), Target: urlnorm.MustParse(srv.URL + "/lab21/"), Tokens: strings.Fields("people of lab number 21"), Depth: 1, Base: []float64{0.1}, Page: []float64{0.1}},
+		{Source: urlnorm.MustParse(srv.URL + "/lab21/"), Target: urlnorm.MustParse(srv.URL + "/lab21/p1.html"), Tokens: strings.Fields("page 1"), Depth: 2, Base: []float64{0.1}, Page: []float64{0.1}},
+	}
+	for _, lf := range probe {
+		want, got := stopped.ScoreLink(&lf, nil), resumed.ScoreLink(&lf, nil)
+		if math.Abs(want[0]-got[0]) > 1e-12 {
+			t.Errorf("%s: resumed learner scores %v, the stopped one %v", lf.Target, got, want)
+		}
+	}
+}
