@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -58,6 +59,9 @@ type Options struct {
 	// the most probable class of a page against the background. Default
 	// 0.5.
 	RewardAt float64
+	// Rewards, when set, are per topic (in the order of New's topics)
+	// reward thresholds that replace RewardAt; a zero entry keeps it.
+	Rewards []float64
 }
 
 // Validate reports the first invalid option.
@@ -71,6 +75,8 @@ func (o Options) Validate() error {
 		return errors.New("learner discount gamma must be in [0, 1)")
 	case math.IsNaN(o.RewardAt) || o.RewardAt < 0 || o.RewardAt > 1:
 		return errors.New("learner reward threshold must be in [0, 1]")
+	case slices.ContainsFunc(o.Rewards, func(v float64) bool { return math.IsNaN(v) || v < 0 || v > 1 }):
+		return errors.New("learner reward thresholds must be in [0, 1]")
 	case math.IsNaN(o.Growth) || o.Growth < 0:
 		return errors.New("learner growth must not be negative")
 	}
@@ -251,7 +257,7 @@ func (l *Learner) ScoreLink(lf *crawler.LinkFeatures, dst []float64) []float64 {
 			dst = append(dst, v)
 			continue
 		}
-		feats = Features(feats[:0], lf, t, l.opts.RewardAt) // a new link: no sibling fetched yet
+		feats = Features(feats[:0], lf, t, l.rewardAt(t)) // a new link: no sibling fetched yet
 		p := m.Posterior(feats, post[:0])
 		dst = append(dst, p[classLeads]+l.opts.Gamma*p[classNext])
 	}
@@ -325,7 +331,15 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 
 // rewarded reports whether page p counts as relevant to topic t.
 func (l *Learner) rewarded(p *crawler.Page, t int) bool {
-	return p.Failure == "" && t < len(p.Scores) && p.Scores[t] >= l.opts.RewardAt
+	return p.Failure == "" && t < len(p.Scores) && p.Scores[t] >= l.rewardAt(t)
+}
+
+// rewardAt is topic t's reward threshold.
+func (l *Learner) rewardAt(t int) float64 {
+	if t < len(l.opts.Rewards) && l.opts.Rewards[t] > 0 {
+		return l.opts.Rewards[t]
+	}
+	return l.opts.RewardAt
 }
 
 // creditAncestors moves the link before r, counted as leading nowhere,

@@ -138,7 +138,7 @@ only the cells still missing; with other settings it starts over.`,
 	fs.BoolVar(&o.sections, "sections", false, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the reserve is spent (with --tunnel) or are dropped")
 	fs.BoolVar(&o.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	fs.StringVar(&o.negatives, "negatives", "other", `negative examples: the pages of --group labelled "other", or "rest": every page of --group not labelled with a topic`)
-	fs.Float64Var(&o.learnOpts.RewardAt, "learn-reward", learn.DefaultRewardAt, "with --learn: the page score at which a fetched page rewards the links that led to it")
+	fs.Float64Var(&o.learnOpts.RewardAt, "learn-reward", 0, "with --learn: the page score at which a fetched page rewards the links that led to it (0: per topic, where the cross-validated page F1 is best; 0.5 without cross-validation)")
 	fs.Float64Var(&o.learnOpts.Gamma, "learn-gamma", learn.DefaultGamma, "with --learn: the weight of a link's value that comes from the pages beyond its target")
 	fs.BoolVar(&o.skipEx, "skip-examples", false, "never fetch the pages the model learnt from (they are in hand)")
 	fs.BoolVar(&o.learn, "learn", false, "learn the value of links from the crawl's own pages and serve every link best first by it")
@@ -240,6 +240,9 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 		src = store
 	}
 	start := time.Now()
+	if o.learn && o.learnOpts.RewardAt == 0 && o.mf.folds >= 2 {
+		o.mf.cvThresholds = withRewardGrid(o.mf.cvThresholds)
+	}
 	model, trep, err := trainModel(ctx, seeds, &ff, &o.mf, progress, src)
 	if err != nil {
 		return nil, err
@@ -260,6 +263,10 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 	var scorer crawler.Scorer = training.NewScorer(model)
 	if o.oracle || o.hubOracle {
 		scorer = newOracleScorer(scorer, a, o.oracle, o.hubOracle)
+	}
+	if o.learn && o.learnOpts.RewardAt == 0 {
+		o.learnOpts.Rewards = rewardThresholds(trep, scorer.Topics())
+		fmt.Fprintf(progress, "learner reward thresholds (best cross-validated page F1): %v\n", o.learnOpts.Rewards)
 	}
 	if err := o.learning(&cfg, seeds, scorer); err != nil {
 		return nil, err
