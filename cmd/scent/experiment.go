@@ -41,7 +41,10 @@ type experimentSettings struct {
 	skipEx    bool
 	learnOpts learn.Options
 	negatives string
-	mf        modelFlags
+	// pageNegatives, when it differs from negatives, trains a second
+	// model with these negatives to judge pages.
+	pageNegatives string
+	mf            modelFlags
 }
 
 // learning sets cfg's link learner (--learn) and the URLs it never
@@ -140,6 +143,7 @@ only the cells still missing; with other settings it starts over.`,
 	fs.StringVar(&o.negatives, "negatives", "other", `negative examples: the pages of --group labelled "other", or "rest": every page of --group not labelled with a topic`)
 	fs.Float64Var(&o.learnOpts.RewardAt, "learn-reward", 0, "with --learn: the page score at which a fetched page rewards the links that led to it (0: per topic, where the cross-validated page F1 is best; 0.5 without cross-validation)")
 	fs.Float64Var(&o.learnOpts.Gamma, "learn-gamma", learn.DefaultGamma, "with --learn: the weight of a link's value that comes from the pages beyond its target")
+	fs.StringVar(&o.pageNegatives, "page-negatives", "", "negative examples of a second model that judges fetched pages (other or rest; default: the link model's, one model for both)")
 	fs.BoolVar(&o.skipEx, "skip-examples", false, "never fetch the pages the model learnt from (they are in hand)")
 	fs.BoolVar(&o.learn, "learn", false, "learn the value of links from the crawl's own pages and serve every link best first by it")
 	fs.IntVar(&o.discovery, "discovery", 1000, "pages of the breadth-first discovery crawl from the examples' sites that finds backlinks (strategy link+backlinks)")
@@ -261,6 +265,14 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 		cfg.Progress = progress
 	}
 	var scorer crawler.Scorer = training.NewScorer(model)
+	if o.pageNegatives != "" && o.pageNegatives != o.negatives {
+		pageModel, pageRep, known, err := o.trainPageModel(ctx, a, &ff, progress)
+		if err != nil {
+			return nil, err
+		}
+		scorer, trep = pageScorer{Scorer: scorer, page: training.NewScorer(pageModel)}, pageRep
+		seeds.Other = append(seeds.Other, known...)
+	}
 	if o.oracle || o.hubOracle {
 		scorer = newOracleScorer(scorer, a, o.oracle, o.hubOracle)
 	}

@@ -1,8 +1,16 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 
+	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/training"
 )
 
@@ -42,4 +50,38 @@ func rewardThresholds(rep *training.Report, topics []string) []float64 {
 		}
 	}
 	return out
+}
+
+// pageScorer scores links with one model and pages with another.
+type pageScorer struct {
+	crawler.Scorer
+	page crawler.Scorer
+}
+
+// ScorePage implements crawler.Scorer with the page model.
+func (s pageScorer) ScorePage(tokens []string, dst []float64) []float64 {
+	return s.page.ScorePage(tokens, dst)
+}
+
+// trainPageModel trains the model that judges pages (--page-negatives):
+// the experiment's examples with those negatives. It returns the model,
+// its report and the negatives' sources, which the model learnt from too.
+func (o singleExperiment) trainPageModel(ctx context.Context, a *replay.Archive, ff *fetchFlags, progress io.Writer) (*classify.Model, *training.Report, []training.Source, error) {
+	path := filepath.Join(o.out, "seeds-page.txt")
+	if err := writeFileAtomic(path, func(f *os.File) error { return writeSeeds(f, a, o.topics, o.group, o.pageNegatives) }); err != nil {
+		return nil, nil, nil, err
+	}
+	seeds, err := training.LoadSeeds(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	mf := o.mf
+	m, rep, err := trainModel(ctx, seeds, ff, &mf, progress, nil)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("page model: %w", err)
+	}
+	if err := saveModel(filepath.Join(o.out, "page-model.json"), m); err != nil {
+		return nil, nil, nil, err
+	}
+	return m, rep, seeds.Other, nil
 }
