@@ -619,6 +619,7 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 			p.FinalURL = res.FinalURL
 		}
 		p.Duration = res.Duration
+		p.Exchanges = res.Exchanges
 	}
 	if err != nil {
 		if ctx.Err() != nil || fetch.ReasonOf(err) == fetch.ReasonCanceled {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/scent-crawler/scent/fetch"
+
 	"github.com/scent-crawler/scent/minhash"
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -103,6 +105,10 @@ type Page struct {
 	Relevant  []bool
 	Failure   string // "reason: detail" when the fetch or parse failed
 	Links     []Link
+	// Exchanges are the fetch's requests and responses as sent and
+	// received (fetch.Config.KeepRaw), which the store keeps compressed;
+	// nil when raw responses are not kept.
+	Exchanges []*fetch.Exchange
 }
 
 // Link is one hyperlink of a fetched page with its context and scores.

@@ -59,6 +59,9 @@ type Config struct {
 	// RobotsTTL is how long a robots.txt answer is trusted. Default 1h; a
 	// 5xx or network failure is retried after a tenth of it.
 	RobotsTTL time.Duration
+	// KeepRaw keeps every request and response as sent and received
+	// (Result.Exchanges), for the raw-response store and WARC files.
+	KeepRaw bool
 }
 
 // DefaultUserAgent identifies scent to servers.
@@ -177,6 +180,9 @@ type Result struct {
 	Body        []byte
 	Attempts    int
 	Duration    time.Duration
+	// Exchanges are the request and response of every hop of the last
+	// attempt, redirects first, when Config.KeepRaw is set.
+	Exchanges []*Exchange
 }
 
 // Fetcher fetches pages; it is safe for concurrent use.
@@ -198,6 +204,7 @@ type call struct {
 	reason Reason
 	final  *url.URL
 	status int // of the response whose headers set reason
+	raw    []*capture
 }
 
 const idHeader = "X-Scent-Fetch"
@@ -291,7 +298,15 @@ func (t *ctxTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	r2 := req.Clone(ctx) // the id is ours: never send it
 	r2.Header.Del(idHeader)
+	var c *capture
+	if cl := t.f.lookup(id); cl != nil && t.f.cfg.KeepRaw {
+		c = startCapture(r2)
+		cl.raw = append(cl.raw, c)
+	}
 	resp, err := t.base.RoundTrip(r2)
+	if resp != nil && c != nil {
+		c.wrap(resp, t.f.cfg.MaxBodyBytes+1)
+	}
 	if resp != nil {
 		// colly finds the call by the id in the response's request.
 		resp.Request = req
@@ -491,6 +506,9 @@ func (f *Fetcher) attempt(ctx context.Context, u urlnorm.URL, hdr http.Header) (
 		}
 	}
 	res := &Result{URL: u, FinalURL: final, Status: r.StatusCode, Body: r.Body}
+	for _, c := range cl.raw {
+		res.Exchanges = append(res.Exchanges, c.exchange())
+	}
 	if r.Headers != nil {
 		res.Header = *r.Headers
 	}

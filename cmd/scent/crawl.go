@@ -18,6 +18,7 @@ import (
 
 type crawlFlags struct {
 	ff         fetchFlags
+	af         archiveFlags
 	mf         modelFlags
 	seeds      string
 	model      string
@@ -84,6 +85,7 @@ runs again.`,
 	fs.BoolVar(&cf.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	cf.ff.register(fs)
 	cf.mf.register(fs)
+	cf.af.register(fs)
 	return cmd
 }
 
@@ -112,6 +114,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 	fcfg := cf.ff.config()
+	fcfg.KeepRaw = cf.af.raw || cf.af.dir != ""
 	if err := fcfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -168,7 +171,12 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if !cf.quiet && isTerminal(os.Stderr) {
 		cfg.Progress = cmd.ErrOrStderr()
 	}
-	c, err := crawler.New(cfg, store, f, scorer)
+	cs, closeWARC, err := archiveStore(ctx, &cf.af, cf.name, fcfg, store, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, err
+	}
+	defer closeWARC()
+	c, err := crawler.New(cfg, cs, f, scorer)
 	if err != nil {
 		return nil, err
 	}
