@@ -97,8 +97,8 @@ func (c *capture) wrap(resp *http.Response, limit int64) {
 }
 
 type teeBody struct {
-	rc   io.ReadCloser
-	c    *capture
+	rc      io.ReadCloser
+	c       *capture
 	left    int64
 	dropped bool
 }
