@@ -106,6 +106,11 @@ type Config struct {
 	// waiting for each round's slowest fetch: for experiments that must
 	// repeat exactly. Off by default.
 	Lockstep bool
+	// Sitemaps reads the sitemaps of each site (robots.txt Sitemap:
+	// lines, /sitemap.xml) at the first fetch from it, when the Fetcher
+	// implements SitemapFetcher, and pushes the URLs they list, scored by
+	// their URL's words (see sitemaps.go). Off by default.
+	Sitemaps bool
 	// MaxURLLength drops longer URLs (spider traps). Default 2048.
 	MaxURLLength int
 	// SkipExtensions lists path extensions (lower-case, without the dot)

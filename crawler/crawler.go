@@ -57,6 +57,8 @@ type Crawler struct {
 	stacks  []string
 	order   Order
 	signer  *minhash.Signer
+	// sitemapSites are the sites whose sitemaps were read (sitemaps.go).
+	sitemapSites sitemapSites
 }
 
 // New checks the configuration and returns a crawler. scorer may be nil
@@ -621,6 +623,7 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 		p.Duration = res.Duration
 		p.Exchanges = res.Exchanges
 	}
+	r.push = w.sitemapEntries(ctx, e, p)
 	if err != nil {
 		if ctx.Err() != nil || fetch.ReasonOf(err) == fetch.ReasonCanceled {
 			r.canceled = true

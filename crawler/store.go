@@ -109,6 +109,10 @@ type Page struct {
 	// received (fetch.Config.KeepRaw), which the store keeps compressed;
 	// nil when raw responses are not kept.
 	Exchanges []*fetch.Exchange
+	// Sitemaps are the sitemaps of the page's site read at this fetch
+	// (Config.Sitemaps; the first fetch from the site), with their URLs
+	// and lastmod, or why each was refused.
+	Sitemaps []fetch.Sitemap
 }
 
 // Link is one hyperlink of a fetched page with its context and scores.
