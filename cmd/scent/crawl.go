@@ -39,6 +39,7 @@ type crawlFlags struct {
 	sections   bool
 	lockstep   bool
 	sitemaps   bool
+	metrics    string
 }
 
 func newCrawlCmd() *cobra.Command {
@@ -83,6 +84,7 @@ runs again.`,
 	fs.BoolVar(&cf.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
 	fs.BoolVar(&cf.lockstep, "lockstep", false, "fetch in rounds of --workers pages, each committed in order before the next: the crawl repeats exactly whatever the timing, but each round waits for its slowest fetch")
 	fs.BoolVar(&cf.sections, "sections", false, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the reserve is spent (with --tunnel) or are dropped")
+	fs.StringVar(&cf.metrics, "metrics-addr", "", "serve Prometheus metrics of the crawl at this address (e.g. 127.0.0.1:9090, path /metrics)")
 	fs.BoolVar(&cf.sitemaps, "sitemaps", true, "read each site's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) at its first fetch and push the URLs they list, scored by their URL's words")
 	fs.BoolVar(&cf.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	cf.ff.register(fs)
@@ -179,6 +181,11 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 	defer closeWARC()
+	cs, stopMetrics, err := serveMetrics(cf.metrics, cs, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, err
+	}
+	defer stopMetrics()
 	c, err := crawler.New(cfg, cs, f, scorer)
 	if err != nil {
 		return nil, err
