@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
@@ -22,19 +23,20 @@ type Writer struct {
 	dir    *warc.Dir
 	topics []string
 	seen   map[string]origin
+	byURL  map[string]origin // the last complete 2xx response of a URL
 	// Records counts the records written, by WARC-Type.
 	Records map[string]int
 }
 
 // origin is the first response archived with a payload.
 type origin struct {
-	id, uri, date string
+	id, uri, date, digest string
 }
 
 // NewWriter returns a Writer into dir; topics name the page's and links'
 // scores (crawler.CrawlSpec.Topics).
 func NewWriter(dir *warc.Dir, topics []string) *Writer {
-	return &Writer{dir: dir, topics: topics, seen: make(map[string]origin), Records: make(map[string]int)}
+	return &Writer{dir: dir, topics: topics, seen: make(map[string]origin), byURL: make(map[string]origin), Records: make(map[string]int)}
 }
 
 // SetTopics sets the names of the scores.
@@ -75,6 +77,37 @@ func (w *Writer) WritePage(ctx context.Context, p *crawler.Page) error {
 	return nil
 }
 
+// ProfileNotModified is the WARC-Profile of a revisit record made from
+// a 304 Not Modified answer.
+const ProfileNotModified = "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
+
+// WriteRevisit writes a revisit record for a later check of the page
+// archived under original that found it unchanged: checked is the URL
+// checked, at date; notModified says the server answered 304. It writes
+// nothing and returns false when this Writer archived no complete 2xx
+// response of original (raw responses were not kept).
+func (w *Writer) WriteRevisit(ctx context.Context, checked, original string, date time.Time, notModified bool) (bool, error) {
+	o, ok := w.byURL[original]
+	if !ok {
+		return false, nil
+	}
+	r := warc.NewRecord(warc.TypeRevisit, date, checked, nil)
+	if notModified {
+		r.Header.Add("WARC-Profile", ProfileNotModified)
+	} else {
+		r.Header.Add("WARC-Profile", warc.ProfileIdenticalPayload)
+		r.Header.Add("WARC-Payload-Digest", o.digest)
+	}
+	r.Header.Add("WARC-Refers-To", o.id)
+	r.Header.Add("WARC-Refers-To-Target-URI", o.uri)
+	r.Header.Add("WARC-Refers-To-Date", o.date)
+	if err := w.dir.Write(ctx, r); err != nil {
+		return false, fmt.Errorf("archive revisit of %s: %w", checked, err)
+	}
+	w.Records[warc.TypeRevisit]++
+	return true, nil
+}
+
 // response makes the response record of e, or a revisit record when its
 // payload was archived before.
 func (w *Writer) response(e *fetch.Exchange) *warc.Record {
@@ -101,7 +134,12 @@ func (w *Writer) response(e *fetch.Exchange) *warc.Record {
 		if len(w.seen) >= maxDigests {
 			clear(w.seen)
 		}
-		w.seen[digest] = origin{id: r.ID(), uri: e.URL, date: r.Header.Get("WARC-Date")}
+		if len(w.byURL) >= maxDigests {
+			clear(w.byURL)
+		}
+		o := origin{id: r.ID(), uri: e.URL, date: r.Header.Get("WARC-Date"), digest: digest}
+		w.seen[digest] = o
+		w.byURL[e.URL] = o
 	}
 	return r
 }

@@ -40,6 +40,12 @@ func TestWriter_WritePage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if ok, err := w.WriteRevisit(ctx, "http://a.test/a", "http://a.test/a", time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), true); !ok || err != nil {
+		t.Fatalf("revisit of an archived page: %v %v", ok, err)
+	}
+	if ok, _ := w.WriteRevisit(ctx, "http://a.test/none", "http://a.test/none", time.Now(), false); ok {
+		t.Errorf("revisit of a page never archived written")
+	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +68,7 @@ func TestWriter_WritePage(t *testing.T) {
 		kinds = append(kinds, r.Type())
 		recs = append(recs, r)
 	}
-	want := "warcinfo request response metadata request revisit metadata metadata"
+	want := "warcinfo request response metadata request revisit metadata metadata revisit"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Fatalf("records %s, want %s", got, want)
 	}
@@ -79,6 +85,9 @@ func TestWriter_WritePage(t *testing.T) {
 		if !strings.Contains(meta, s) {
 			t.Errorf("metadata %q lacks %q", meta, s)
 		}
+	}
+	if r := recs[8]; r.Header.Get("WARC-Profile") != ProfileNotModified || r.Header.Get("WARC-Refers-To") != resp.ID() || len(r.Block) != 0 {
+		t.Errorf("not-modified revisit %v", r.Header)
 	}
 	if !strings.Contains(string(recs[7].Block), "scent-failure: robots: disallowed") || recs[7].TargetURI() != "http://a.test/private" {
 		t.Errorf("refused page's metadata %q", recs[7].Block)

@@ -10,7 +10,9 @@
 // record follows, concurrent to the last response, with scent's view of
 // the page: the stack it was popped from, its depth, its relevance score
 // per topic, its failure, and each outgoing link with its score per
-// topic. A fetch without exchanges (refused by robots.txt, or raw
+// topic. WriteRevisit adds a revisit record for a later check of a page
+// that found it unchanged (scent revisit), referring to the page's
+// response. A fetch without exchanges (refused by robots.txt, or raw
 // responses off) gets its metadata record only.
 //
 // Store wraps a crawler.Store so that a crawl writes its WARC files as it

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/scent-crawler/scent/crawler"
@@ -59,7 +60,11 @@ func TestStore_scrapedDuringCrawl(t *testing.T) {
 			<-g
 		}
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, `<html><body><p>page %d about crawling</p><a href="/p%d">next</a> <a href="/missing%d">gone</a> <a href="/private/%d">private</a></body></html>`, i, i+1, i, i)
+		text := fmt.Sprintf("page %d about crawling", i)
+		if i == 7 || i == 8 { // the same text: p8 is stored as a duplicate of p7
+			text = strings.Repeat("the same words on two pages of the site ", 20)
+		}
+		fmt.Fprintf(w, `<html><body><p>%s</p><a href="/p%d">next</a> <a href="/missing%d">gone</a> <a href="/private/%d">private</a></body></html>`, text, i+1, i, i)
 	}))
 	defer srv.Close()
 
@@ -105,6 +110,7 @@ func TestStore_scrapedDuringCrawl(t *testing.T) {
 		`scent_fetches_total{class="2xx"}`:            n,
 		`scent_fetches_total{class="4xx"}`:            n + 1, // /p20 too
 		`scent_fetches_total{class="none"}`:           n,
+		"scent_duplicates_total":                      1,
 		"scent_robots_refusals_total":                 n,
 		`scent_fetch_failures_total{reason="status"}`: n + 1,
 		`scent_topic_pages_total{topic=""}`:           n,

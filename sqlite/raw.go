@@ -222,3 +222,42 @@ func (s *Store) completeFetch(ctx context.Context, id int64, p *crawler.Page, to
 	}
 	return rows.Err()
 }
+
+// UnchangedCheck is a revisit of a page that found it unchanged.
+type UnchangedCheck struct {
+	URL       string // as checked
+	FinalURL  string // of the page as the crawl fetched it
+	CheckedAt time.Time
+	Status    int // 304 when the server said Not Modified
+}
+
+// EachUnchangedCheck calls fn for every revisit of the crawl's pages that
+// found the page unchanged, in the order of the checks.
+func (s *Store) EachUnchangedCheck(ctx context.Context, crawl int64, fn func(UnchangedCheck) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT c.url, p.final_url, c.checked_at, c.status FROM change_log c
+		JOIN pages p ON p.id = c.page_id WHERE p.crawl_id = ? AND c.changed = 0 AND c.failure = '' ORDER BY c.id`, crawl)
+	if err != nil {
+		return fmt.Errorf("read checks: %w", err)
+	}
+	var checks []UnchangedCheck
+	for rows.Next() {
+		var c UnchangedCheck
+		var at string
+		if err := rows.Scan(&c.URL, &c.FinalURL, &at, &c.Status); err != nil {
+			rows.Close()
+			return fmt.Errorf("read checks: %w", err)
+		}
+		c.CheckedAt, _ = time.Parse(checkTime, at)
+		checks = append(checks, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read checks: %w", err)
+	}
+	for _, c := range checks {
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -176,16 +176,18 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if !cf.quiet && isTerminal(os.Stderr) {
 		cfg.Progress = cmd.ErrOrStderr()
 	}
-	cs, closeWARC, err := archiveStore(ctx, &cf.af, cf.name, fcfg, store, cmd.ErrOrStderr())
-	if err != nil {
-		return nil, err
-	}
-	defer closeWARC()
-	cs, stopMetrics, err := serveMetrics(cf.metrics, cs, cmd.ErrOrStderr())
+	// The metrics see the store itself (it counts duplicates); the
+	// archive writes each batch before passing it on.
+	cs, stopMetrics, err := serveMetrics(cf.metrics, store, cmd.ErrOrStderr())
 	if err != nil {
 		return nil, err
 	}
 	defer stopMetrics()
+	cs, closeWARC, err := archiveStore(ctx, &cf.af, cf.name, fcfg, cs, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, err
+	}
+	defer closeWARC()
 	c, err := crawler.New(cfg, cs, f, scorer)
 	if err != nil {
 		return nil, err

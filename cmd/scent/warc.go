@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 
 	"github.com/spf13/pflag"
 
 	"github.com/scent-crawler/scent/archive"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/warc"
 )
 
@@ -86,6 +88,18 @@ func exportWARC(ctx context.Context, db, name, dir string, maxSize int64, log io
 		}
 		return w.WritePage(ctx, p)
 	})
+	var revisits, unarchived int
+	if err == nil {
+		err = store.EachUnchangedCheck(ctx, c.ID, func(u sqlite.UnchangedCheck) error {
+			ok, err := w.WriteRevisit(ctx, u.URL, u.FinalURL, u.CheckedAt, u.Status == http.StatusNotModified)
+			if ok {
+				revisits++
+			} else {
+				unarchived++
+			}
+			return err
+		})
+	}
 	if cerr := d.Close(); err == nil {
 		err = cerr
 	}
@@ -95,6 +109,9 @@ func exportWARC(ctx context.Context, db, name, dir string, maxSize int64, log io
 	files, _ := d.Files()
 	fmt.Fprintf(log, "%d fetches (%d with raw responses) written to %d WARC files in %s: %d request, %d response, %d revisit, %d metadata records\n",
 		pages, raw, len(files), dir, w.Records[warc.TypeRequest], w.Records[warc.TypeResponse], w.Records[warc.TypeRevisit], w.Records[warc.TypeMetadata])
+	if revisits+unarchived > 0 {
+		fmt.Fprintf(log, "%d revisits found their page unchanged: %d revisit records (%d without an archived response to refer to)\n", revisits+unarchived, revisits, unarchived)
+	}
 	if raw < pages {
 		fmt.Fprintf(log, "%d fetches have no raw response (refused before a request, or crawled with --raw=false): metadata records only\n", pages-raw)
 	}

@@ -136,6 +136,11 @@ func TestCrawl_warcKillAndResume(t *testing.T) {
 		}
 	}
 
+	// A revisit finds every page unchanged: the export adds a revisit
+	// record for each check.
+	if out, err := exec.Command(bin, "revisit", "--db", db, "--delay", "0", "--host-parallelism", "0", "--quiet").CombinedOutput(); err != nil {
+		t.Fatalf("revisit: %v\n%s", err, out)
+	}
 	// The export of the same crawl, checked by our reader and by warcio.
 	exp := filepath.Join(dir, "export")
 	if out, err := exec.Command(bin, "export", "--db", db, "--format", "warc", "--out", exp).CombinedOutput(); err != nil {
@@ -143,6 +148,18 @@ func TestCrawl_warcKillAndResume(t *testing.T) {
 	}
 	targets, files := warcTargets(t, exp)
 	fetched := fetchedSet(t, db)
+	revisits := 0
+	for _, f := range files {
+		recs, _ := readWARC(t, f)
+		for _, r := range recs {
+			if r.Type() == warc.TypeRevisit && r.Header.Get("WARC-Refers-To") != "" {
+				revisits++
+			}
+		}
+	}
+	if revisits != len(fetched) {
+		t.Errorf("export: %d revisit records for %d pages revisited unchanged", revisits, len(fetched))
+	}
 	if len(targets) != len(fetched) {
 		t.Errorf("export: %d response targets for %d fetched pages", len(targets), len(fetched))
 	}
