@@ -26,9 +26,10 @@ func (f *Fetcher) crawlDelay(origin string, d time.Duration) time.Duration {
 // ipGate applies per-IP politeness: a hostGate keyed by the address a
 // host resolves to. Addresses are cached for ipTTL.
 type ipGate struct {
-	gate *hostGate
-	mu   sync.Mutex
-	addr map[string]ipEntry
+	gate   *hostGate
+	lookup func(ctx context.Context, host string) ([]net.IPAddr, error)
+	mu     sync.Mutex
+	addr   map[string]ipEntry
 }
 
 type ipEntry struct {
@@ -42,7 +43,8 @@ func newIPGate(cfg Config) *ipGate {
 	if cfg.IPDelay <= 0 && cfg.IPParallelism <= 0 || cfg.Proxy != "" {
 		return nil
 	}
-	return &ipGate{gate: newHostGate(cfg.IPDelay, cfg.IPParallelism), addr: make(map[string]ipEntry)}
+	return &ipGate{gate: newHostGate(cfg.IPDelay, cfg.IPParallelism), addr: make(map[string]ipEntry),
+		lookup: net.DefaultResolver.LookupIPAddr}
 }
 
 // acquire waits for a slot of u's address; a host that does not resolve
@@ -69,7 +71,7 @@ func (g *ipGate) resolve(ctx context.Context, u urlnorm.URL) string {
 		return e.ip
 	}
 	ip := host
-	if addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host); err == nil && len(addrs) > 0 {
+	if addrs, err := g.lookup(ctx, host); err == nil && len(addrs) > 0 {
 		ip = addrs[0].IP.String()
 	}
 	g.mu.Lock()

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // The timing checks below are lower bounds that follow from causality
@@ -191,5 +194,39 @@ func TestConfig_contact(t *testing.T) {
 	}
 	if err := (Config{Contact: "x\r\nHost: y"}).Validate(); err == nil {
 		t.Error("contact with a line break accepted")
+	}
+}
+
+func TestIPGate_acquire(t *testing.T) {
+	ctx := context.Background()
+	g := newIPGate(Config{IPDelay: time.Second, IPParallelism: 1})
+	g.lookup = func(_ context.Context, host string) ([]net.IPAddr, error) {
+		switch host {
+		case "a.test", "b.test": // one server, two names
+			return []net.IPAddr{{IP: net.ParseIP("192.0.2.1")}}, nil
+		}
+		return nil, fmt.Errorf("no such host %s", host)
+	}
+	start := time.Now()
+	rel, err := g.acquire(ctx, urlnorm.MustParse("http://a.test/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel()
+	// Another name of the same address waits for the delay; an address
+	// of its own does not wait for it.
+	if _, err := g.acquire(ctx, urlnorm.MustParse("http://c.test/")); err != nil {
+		t.Fatal(err)
+	}
+	rel, err = g.acquire(ctx, urlnorm.MustParse("http://b.test/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel()
+	if el := time.Since(start); el < time.Second {
+		t.Errorf("b.test, on a.test's address, went %s after it, before the 1 s delay", el)
+	}
+	if newIPGate(Config{IPDelay: time.Second, Proxy: "http://127.0.0.1:1"}) != nil {
+		t.Error("per-IP limits applied through a proxy")
 	}
 }
