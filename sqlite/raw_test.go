@@ -65,3 +65,11 @@ func TestStore_EachFetch_rawExchanges(t *testing.T) {
 		t.Errorf("stats %+v", rs)
 	}
 }
+
+func BenchmarkDeflate(b *testing.B) {
+	page := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + strings.Repeat("<p>a page of words about courses, homework and lectures</p>\n", 120))
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		deflate(page)
+	}
+}
