@@ -116,6 +116,11 @@ type Config struct {
 	// Known are URLs already in hand, such as the pages the model learnt
 	// from: links to them are never followed.
 	Known []urlnorm.URL
+	// Sitemaps reads the sitemaps of each site (robots.txt Sitemap:
+	// lines, /sitemap.xml) at the first fetch from it, when the Fetcher
+	// implements SitemapFetcher, and pushes the URLs they list, scored by
+	// their URL's words (see sitemaps.go). Off by default.
+	Sitemaps bool
 	// MaxURLLength drops longer URLs (spider traps). Default 2048.
 	MaxURLLength int
 	// SkipExtensions lists path extensions (lower-case, without the dot)

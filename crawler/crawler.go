@@ -58,6 +58,8 @@ type Crawler struct {
 	order   Order
 	signer  *minhash.Signer
 	known   map[urlnorm.URL]bool
+	// sitemapSites are the sites whose sitemaps were read (sitemaps.go).
+	sitemapSites sitemapSites
 }
 
 // New checks the configuration and returns a crawler. scorer may be nil
@@ -660,7 +662,9 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 			p.FinalURL = res.FinalURL
 		}
 		p.Duration = res.Duration
+		p.Exchanges = res.Exchanges
 	}
+	r.push = w.sitemapEntries(ctx, e, p)
 	if err != nil {
 		if ctx.Err() != nil || fetch.ReasonOf(err) == fetch.ReasonCanceled {
 			r.canceled = true

@@ -39,6 +39,13 @@
 // on-topic page's own pages (a compound document already found) off the
 // stack.
 //
+// With Config.Sitemaps, the first fetch from a site also reads the site's
+// sitemaps (when the Fetcher implements SitemapFetcher): each listed URL,
+// which has no link context, is scored by the words of its URL path and
+// pushed like a link of that page, under the page's own links
+// (sitemaps.go); the page record carries the sitemaps read, refused ones
+// with their reason.
+//
 // A Scorer that also implements LinkScorer sees each link's target URL (an
 // evaluation oracle built from labels does).
 package crawler

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/scent-crawler/scent/fetch"
+
 	"github.com/scent-crawler/scent/minhash"
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -110,6 +112,14 @@ type Page struct {
 	Relevant  []bool
 	Failure   string // "reason: detail" when the fetch or parse failed
 	Links     []Link
+	// Exchanges are the fetch's requests and responses as sent and
+	// received (fetch.Config.KeepRaw), which the store keeps compressed;
+	// nil when raw responses are not kept.
+	Exchanges []*fetch.Exchange
+	// Sitemaps are the sitemaps of the page's site read at this fetch
+	// (Config.Sitemaps; the first fetch from the site), with their URLs
+	// and lastmod, or why each was refused.
+	Sitemaps []fetch.Sitemap
 }
 
 // Link is one hyperlink of a fetched page with its context and scores.

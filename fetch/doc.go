@@ -9,9 +9,19 @@
 //     everything for that origin for a while, and redirect targets are
 //     checked against their own robots.txt, not only the first URL;
 //   - politeness: at most HostParallelism requests at once per host and at
-//     least HostDelay between the starts of two requests to one host;
+//     least HostDelay between the starts of two requests to one host, or
+//     the host's robots.txt Crawl-delay when longer (capped by
+//     MaxCrawlDelay, the cut logged through Logf); optionally the same per
+//     IP address (IPParallelism, IPDelay) for hosts that share a server;
 //   - retries with exponential backoff on 5xx, 429 and network errors,
-//     honouring Retry-After (capped by MaxRetryAfter);
+//     honouring Retry-After (capped by MaxRetryAfter); a 429 or 503 with
+//     Retry-After holds every request to the host until then, not only
+//     the page retried;
+//   - a user agent that names the crawler and, with Contact, where its
+//     operator is reached;
+//   - with KeepRaw, every request and response as sent and received
+//     (Result.Exchanges: status line, headers and body before charset
+//     conversion, one per redirect hop), for archives;
 //   - a maximum body size, allowed content types checked on the headers
 //     (the body of a refused page is never downloaded) and a redirect limit
 //     with loop detection;

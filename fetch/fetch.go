@@ -59,6 +59,26 @@ type Config struct {
 	// RobotsTTL is how long a robots.txt answer is trusted. Default 1h; a
 	// 5xx or network failure is retried after a tenth of it.
 	RobotsTTL time.Duration
+	// MaxCrawlDelay caps the Crawl-delay a robots.txt may ask for; a
+	// longer one is cut to it and the cut is logged. Default 30s;
+	// negative ignores Crawl-delay.
+	MaxCrawlDelay time.Duration
+	// IPDelay and IPParallelism are HostDelay and HostParallelism for
+	// all the hosts served from one IP address (the first the resolver
+	// gives); 0 means no limit. They need DNS and are not applied
+	// through a Proxy, which hides the servers' addresses.
+	IPDelay       time.Duration
+	IPParallelism int
+	// Contact is a URL (or e-mail address) where site owners reach the
+	// crawler's operator; it is added to the user agent: "scent/0.1
+	// (focused crawler; +CONTACT)".
+	Contact string
+	// Logf receives notices that are not errors (a Crawl-delay cut to
+	// MaxCrawlDelay); nil discards them.
+	Logf func(format string, args ...any)
+	// KeepRaw keeps every request and response as sent and received
+	// (Result.Exchanges), for the raw-response store and WARC files.
+	KeepRaw bool
 }
 
 // DefaultUserAgent identifies scent to servers.
@@ -67,6 +87,17 @@ const DefaultUserAgent = "scent/0.1 (focused crawler; +https://github.com/scent-
 func (c Config) withDefaults() Config {
 	if c.UserAgent == "" {
 		c.UserAgent = DefaultUserAgent
+		if c.Contact != "" {
+			c.UserAgent = "scent/0.1 (focused crawler; +" + c.Contact + ")"
+		}
+	} else if c.Contact != "" && !strings.Contains(c.UserAgent, c.Contact) {
+		c.UserAgent += " (+" + c.Contact + ")"
+	}
+	if c.MaxCrawlDelay == 0 {
+		c.MaxCrawlDelay = 30 * time.Second
+	}
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
 	}
 	if c.Timeout == 0 {
 		c.Timeout = 20 * time.Second
@@ -108,8 +139,12 @@ func (c Config) Validate() error {
 		return errors.New("fetch: max redirects must not be negative")
 	case c.RetryBackoff < 0 || c.MaxRetryAfter < 0 || c.HostDelay < 0 || c.RobotsTTL < 0:
 		return errors.New("fetch: durations must not be negative")
-	case c.HostParallelism < 0:
-		return errors.New("fetch: host parallelism must not be negative")
+	case c.HostParallelism < 0 || c.IPParallelism < 0:
+		return errors.New("fetch: host and IP parallelism must not be negative")
+	case c.IPDelay < 0:
+		return errors.New("fetch: durations must not be negative")
+	case strings.ContainsAny(c.Contact, "\r\n()"):
+		return errors.New("fetch: contact must be a URL or an e-mail address")
 	}
 	if c.Proxy != "" {
 		u, err := url.Parse(c.Proxy)
@@ -177,6 +212,9 @@ type Result struct {
 	Body        []byte
 	Attempts    int
 	Duration    time.Duration
+	// Exchanges are the request and response of every hop of the last
+	// attempt, redirects first, when Config.KeepRaw is set.
+	Exchanges []*Exchange
 }
 
 // Fetcher fetches pages; it is safe for concurrent use.
@@ -186,6 +224,7 @@ type Fetcher struct {
 	tr       *http.Transport
 	robots   *robotsCache
 	hosts    *hostGate
+	ips      *ipGate
 	mu       sync.Mutex
 	inflight map[string]*call // by request id
 }
@@ -198,6 +237,7 @@ type call struct {
 	reason Reason
 	final  *url.URL
 	status int // of the response whose headers set reason
+	raw    []*capture
 }
 
 const idHeader = "X-Scent-Fetch"
@@ -225,6 +265,7 @@ func New(cfg Config) (*Fetcher, error) {
 		cfg:      cfg,
 		tr:       tr,
 		hosts:    newHostGate(cfg.HostDelay, cfg.HostParallelism),
+		ips:      newIPGate(cfg),
 		inflight: make(map[string]*call),
 	}
 	f.robots = newRobotsCache(f, cfg.RobotsTTL, 4096)
@@ -291,7 +332,15 @@ func (t *ctxTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	r2 := req.Clone(ctx) // the id is ours: never send it
 	r2.Header.Del(idHeader)
+	var c *capture
+	if cl := t.f.lookup(id); cl != nil && t.f.cfg.KeepRaw {
+		c = startCapture(r2)
+		cl.raw = append(cl.raw, c)
+	}
 	resp, err := t.base.RoundTrip(r2)
+	if resp != nil && c != nil {
+		c.wrap(resp, t.f.cfg.MaxBodyBytes+1)
+	}
 	if resp != nil {
 		// colly finds the call by the id in the response's request.
 		resp.Request = req
@@ -445,6 +494,11 @@ func (f *Fetcher) attempt(ctx context.Context, u urlnorm.URL, hdr http.Header) (
 		return nil, -1, &Error{URL: u, Reason: ReasonCanceled, Err: err}
 	}
 	defer release()
+	releaseIP, err := f.ips.acquire(ctx, u)
+	if err != nil {
+		return nil, -1, &Error{URL: u, Reason: ReasonCanceled, Err: err}
+	}
+	defer releaseIP()
 
 	id := newID()
 	cl := &call{ctx: ctx}
@@ -491,6 +545,9 @@ func (f *Fetcher) attempt(ctx context.Context, u urlnorm.URL, hdr http.Header) (
 		}
 	}
 	res := &Result{URL: u, FinalURL: final, Status: r.StatusCode, Body: r.Body}
+	for _, c := range cl.raw {
+		res.Exchanges = append(res.Exchanges, c.exchange())
+	}
 	if r.Headers != nil {
 		res.Header = *r.Headers
 	}
@@ -513,6 +570,8 @@ func (f *Fetcher) attempt(ctx context.Context, u urlnorm.URL, hdr http.Header) (
 				if d == 0 {
 					d = time.Millisecond
 				}
+				// The whole host waits, not only this page.
+				f.hosts.holdUntil(u.Host(), time.Now().Add(min(d, f.cfg.MaxRetryAfter)))
 				return res, d, e
 			}
 			return res, 0, e

@@ -15,7 +15,12 @@ type hostGate struct {
 	par   int
 	mu    sync.Mutex
 	hosts map[string]*hostState
+	// delays are longer delays asked by some hosts (robots.txt
+	// Crawl-delay), at most maxDelays of them.
+	delays map[string]time.Duration
 }
+
+const maxDelays = 1 << 14
 
 type hostState struct {
 	busy int
@@ -24,17 +29,19 @@ type hostState struct {
 }
 
 func newHostGate(delay time.Duration, par int) *hostGate {
-	return &hostGate{delay: delay, par: par, hosts: make(map[string]*hostState)}
+	return &hostGate{delay: delay, par: par, hosts: make(map[string]*hostState), delays: make(map[string]time.Duration)}
 }
 
 // acquire waits for a slot for host and returns its release function.
 func (g *hostGate) acquire(ctx context.Context, host string) (func(), error) {
-	if g.delay <= 0 && g.par <= 0 {
-		return func() {}, nil
-	}
 	for {
 		g.mu.Lock()
 		h := g.hosts[host]
+		delay := max(g.delay, g.delays[host])
+		if h == nil && delay <= 0 && g.par <= 0 {
+			g.mu.Unlock()
+			return func() {}, nil
+		}
 		if h == nil {
 			if len(g.hosts) >= 1024 {
 				g.sweep()
@@ -46,7 +53,7 @@ func (g *hostGate) acquire(ctx context.Context, host string) (func(), error) {
 		if g.par <= 0 || h.busy < g.par {
 			if wait := h.next.Sub(now); wait <= 0 {
 				h.busy++
-				h.next = now.Add(g.delay)
+				h.next = now.Add(delay)
 				g.mu.Unlock()
 				return func() { g.release(host) }, nil
 			} else {
@@ -93,5 +100,37 @@ func (g *hostGate) sweep() {
 		if h.busy == 0 && now.After(h.next) {
 			delete(g.hosts, k)
 		}
+	}
+}
+
+// setDelay makes the least time between two requests to host at least d
+// (a robots.txt Crawl-delay); d = 0 forgets it.
+func (g *hostGate) setDelay(host string, d time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if d <= 0 {
+		delete(g.delays, host)
+		return
+	}
+	if _, ok := g.delays[host]; !ok && len(g.delays) >= maxDelays {
+		clear(g.delays) // set again by the next robots.txt check of each host
+	}
+	g.delays[host] = d
+}
+
+// holdUntil starts no request to host before t (a server's Retry-After).
+func (g *hostGate) holdUntil(host string, t time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h := g.hosts[host]
+	if h == nil {
+		if len(g.hosts) >= 1024 {
+			g.sweep()
+		}
+		h = &hostState{wake: make(chan struct{})}
+		g.hosts[host] = h
+	}
+	if t.After(h.next) {
+		h.next = t
 	}
 }

@@ -36,6 +36,8 @@ type robotsEntry struct {
 	// ended: the entry says nothing about the origin and is not cached.
 	abandoned bool
 	expires   time.Time
+	delay     time.Duration // Crawl-delay of our group, capped
+	sitemaps  []string      // Sitemap: lines
 }
 
 func newRobotsCache(f *Fetcher, ttl time.Duration, max int) *robotsCache {
@@ -58,6 +60,9 @@ func (c *robotsCache) allowed(ctx context.Context, u urlnorm.URL) (bool, string,
 			return true, "", nil
 		case e.none:
 			return false, e.why, nil
+		}
+		if e.delay > 0 {
+			c.f.hosts.setDelay(u.Host(), e.delay)
 		}
 		if !e.group.Test(u.RequestURI()) {
 			return false, "disallowed by robots.txt", nil
@@ -178,4 +183,6 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
 		return
 	}
 	e.group = data.FindGroup(c.f.cfg.UserAgent)
+	e.delay = c.f.crawlDelay(e.origin, e.group.CrawlDelay)
+	e.sitemaps = data.Sitemaps
 }

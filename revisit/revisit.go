@@ -31,6 +31,10 @@ type Page struct {
 	// CheckedAt is the time of the latest check, or of the first fetch
 	// when the page was never checked.
 	CheckedAt time.Time
+	// SitemapLastMod is when the site's sitemap says the page last
+	// changed (the latest <lastmod> listed for its URL); zero when no
+	// sitemap read by the crawl gives one.
+	SitemapLastMod time.Time
 }
 
 // Version is one stored version of a page.
@@ -104,6 +108,10 @@ type Config struct {
 	// at least this long before the start of the run. Zero checks every
 	// page.
 	OlderThan time.Duration
+	// SitemapLastMod trusts the sitemaps' <lastmod>: a page whose
+	// sitemap date is not after its latest check (or fetch) is not due,
+	// and one whose date is after it is due whatever OlderThan says.
+	SitemapLastMod bool
 	// Costs are the IED costs s (copy, shrink) and t (move), each in
 	// [0, 1]; the zero value makes those operations free. The paper uses
 	// change.DefaultCosts (s = t = 0.75).
@@ -158,7 +166,16 @@ type Summary struct {
 	Unchanged   int // bodies with the latest version's hash
 	NotModified int // 304 answers
 	Failed      int // failed fetches or unreadable bodies
-	NotDue      int // pages skipped because they were checked recently
+	NotDue      int // pages skipped: checked recently, or unchanged since by their sitemap's lastmod
+}
+
+// isDue reports whether p is to be checked in a run whose pages checked
+// after cutoff are recent.
+func isDue(cfg Config, p Page, cutoff time.Time) bool {
+	if cfg.SitemapLastMod && !p.SitemapLastMod.IsZero() {
+		return p.SitemapLastMod.After(p.CheckedAt)
+	}
+	return cfg.OlderThan <= 0 || !p.CheckedAt.After(cutoff)
 }
 
 // pageBatch is how many pages are read from the store at a time.
@@ -192,7 +209,7 @@ func Run(ctx context.Context, cfg Config, st Store, f Fetcher) (Summary, error) 
 			}
 			for _, p := range pages {
 				after = p.ID
-				if cfg.OlderThan > 0 && p.CheckedAt.After(cutoff) {
+				if !isDue(cfg, p, cutoff) {
 					r.count(func(s *Summary) { s.NotDue++ })
 					continue
 				}

@@ -463,6 +463,12 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		if err != nil {
 			return err
 		}
+		if err := insertRaw(ctx, tx, pageID, p.Exchanges); err != nil {
+			return fmt.Errorf("store page %s: %w", p.URL, err)
+		}
+		if err := insertSitemaps(ctx, tx, crawl, pageID, p.Sitemaps); err != nil {
+			return fmt.Errorf("store page %s: %w", p.URL, err)
+		}
 		if err := d.add(ctx, pageID, p, sig); err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}

@@ -24,4 +24,10 @@
 //
 //	Commit ─► pages row ─► MinhashIndex check-and-insert ─┬─ original ─► search (FTS4)
 //	                                                      └─ duplicate ─► pages.duplicate_of
+//
+// Commit also keeps what a page record carries besides its text: its raw
+// HTTP exchanges, each request and response compressed with DEFLATE
+// (table raw_exchanges; EachFetch gives them back for a WARC export), and
+// the sitemaps read at its fetch with their URLs and lastmod (tables
+// sitemaps and sitemap_urls; RevisitPages passes the lastmod on).
 package sqlite

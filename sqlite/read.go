@@ -136,3 +136,19 @@ func (s *Store) Elapsed(ctx context.Context, crawl int64) (time.Duration, int, e
 	b, _ := time.Parse(timeFormat, last.String)
 	return b.Sub(a), n, nil
 }
+
+// DuplicatesSince counts the near-duplicates among the pages of crawl
+// whose fetch order is above after, and returns the highest order (after
+// when there is no such page).
+func (s *Store) DuplicatesSince(ctx context.Context, crawl int64, after int) (int, int, error) {
+	var dups int
+	var last sql.NullInt64
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(duplicate_of), MAX(ord) FROM pages WHERE crawl_id = ? AND ord > ?`, crawl, after).Scan(&dups, &last)
+	if err != nil {
+		return 0, after, fmt.Errorf("count duplicates: %w", err)
+	}
+	if !last.Valid {
+		return 0, after, nil
+	}
+	return dups, int(last.Int64), nil
+}

@@ -30,7 +30,8 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT p.id, p.url, p.fetched_at, p.etag, p.modified, p.content_hash,
 		v.version, v.etag, v.modified, v.content_hash,
-		(SELECT MAX(c.checked_at) FROM change_log c WHERE c.page_id = p.id)
+		(SELECT MAX(c.checked_at) FROM change_log c WHERE c.page_id = p.id),
+		(SELECT MAX(su.lastmod) FROM sitemap_urls su WHERE su.url IN (p.url, p.final_url))
 		FROM pages p
 		LEFT JOIN page_versions v ON v.page_id = p.id
 			AND v.version = (SELECT MAX(version) FROM page_versions WHERE page_id = p.id)
@@ -47,11 +48,11 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 			raw, fetched            string
 			version                 sql.NullInt64
 			vETag, vModified, vHash sql.NullString
-			checked                 sql.NullString
+			checked, lastmod        sql.NullString
 			pETag, pModified, pHash string
 		)
 		if err := rows.Scan(&p.ID, &raw, &fetched, &pETag, &pModified, &pHash,
-			&version, &vETag, &vModified, &vHash, &checked); err != nil {
+			&version, &vETag, &vModified, &vHash, &checked, &lastmod); err != nil {
 			return nil, fmt.Errorf("read pages to revisit: %w", err)
 		}
 		u, err := urlnorm.Parse(raw)
@@ -71,6 +72,9 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 		}
 		if p.CheckedAt, err = time.Parse(layout, when); err != nil {
 			return nil, fmt.Errorf("read pages to revisit: page %d time: %w", p.ID, err)
+		}
+		if lastmod.Valid {
+			p.SitemapLastMod, _ = time.Parse(timeFormat, lastmod.String)
 		}
 		out = append(out, p)
 	}

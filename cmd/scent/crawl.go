@@ -18,6 +18,7 @@ import (
 
 type crawlFlags struct {
 	ff         fetchFlags
+	af         archiveFlags
 	mf         modelFlags
 	seeds      string
 	model      string
@@ -37,6 +38,8 @@ type crawlFlags struct {
 	promote    bool
 	sections   bool
 	lockstep   bool
+	sitemaps   bool
+	metrics    string
 }
 
 func newCrawlCmd() *cobra.Command {
@@ -81,9 +84,12 @@ runs again.`,
 	fs.BoolVar(&cf.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
 	fs.BoolVar(&cf.lockstep, "lockstep", false, "fetch in rounds of --workers pages, each committed in order before the next: the crawl repeats exactly whatever the timing, but each round waits for its slowest fetch")
 	fs.BoolVar(&cf.sections, "sections", false, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the reserve is spent (with --tunnel) or are dropped")
+	fs.StringVar(&cf.metrics, "metrics-addr", "", "serve Prometheus metrics of the crawl at this address (e.g. 127.0.0.1:9090, path /metrics)")
+	fs.BoolVar(&cf.sitemaps, "sitemaps", true, "read each site's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) at its first fetch and push the URLs they list, scored by their URL's words")
 	fs.BoolVar(&cf.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	cf.ff.register(fs)
 	cf.mf.register(fs)
+	cf.af.register(fs)
 	return cmd
 }
 
@@ -107,11 +113,13 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		Name: cf.name, Strategy: strategy, Frontier: crawler.Frontier(cf.frontier), Workers: cf.workers,
 		MaxPages: cf.maxPages, MaxFetches: cf.maxFetches, MaxPagesPerTopic: cf.maxTopic, MaxDepth: cf.maxDepth, MaxPerHost: cf.maxPerHost,
 		MaxURLLength: cf.maxURL, Segment: cf.mf.segment(), Tunnel: cf.tunnel, Promote: cf.promote, Sections: cf.sections, Lockstep: cf.lockstep,
+		Sitemaps: cf.sitemaps,
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	fcfg := cf.ff.config()
+	fcfg.KeepRaw = cf.af.raw || cf.af.dir != ""
 	if err := fcfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -168,7 +176,19 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if !cf.quiet && isTerminal(os.Stderr) {
 		cfg.Progress = cmd.ErrOrStderr()
 	}
-	c, err := crawler.New(cfg, store, f, scorer)
+	// The metrics see the store itself (it counts duplicates); the
+	// archive writes each batch before passing it on.
+	cs, stopMetrics, err := serveMetrics(cf.metrics, store, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, err
+	}
+	defer stopMetrics()
+	cs, closeWARC, err := archiveStore(ctx, &cf.af, cf.name, fcfg, cs, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, err
+	}
+	defer closeWARC()
+	c, err := crawler.New(cfg, cs, f, scorer)
 	if err != nil {
 		return nil, err
 	}

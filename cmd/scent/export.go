@@ -16,6 +16,7 @@ import (
 
 	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/sqlite"
+	"github.com/scent-crawler/scent/warc"
 )
 
 // exportPage is one line of "scent export --format jsonl".
@@ -38,13 +39,17 @@ type exportPage struct {
 
 func newExportCmd() *cobra.Command {
 	var db, name, format, out string
+	var warcMax int64
 	cmd := &cobra.Command{
-		Use:   "export --db FILE [--crawl NAME] [--out FILE]",
-		Short: "Write the pages of a crawl, one JSON object per line in fetch order",
+		Use:   "export --db FILE [--crawl NAME] [--out FILE] [--format jsonl|warc]",
+		Short: "Write the pages of a crawl, one JSON object per line in fetch order, or as WARC files",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if format == "warc" {
+				return exportWARC(cmd.Context(), db, name, out, warcMax, cmd.ErrOrStderr())
+			}
 			if format != "jsonl" {
-				return fmt.Errorf("unknown --format %q (want jsonl)", format)
+				return fmt.Errorf("unknown --format %q (want jsonl or warc)", format)
 			}
 			if out == "" || out == "-" {
 				return exportJSONL(cmd.Context(), db, name, cmd.OutOrStdout())
@@ -54,8 +59,9 @@ func newExportCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&db, "db", "scent.db", "SQLite database")
 	cmd.Flags().StringVar(&name, "crawl", "", "crawl name (default: the latest crawl)")
-	cmd.Flags().StringVar(&format, "format", "jsonl", "output format: jsonl")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output)")
+	cmd.Flags().StringVar(&format, "format", "jsonl", "output format: jsonl, or warc (WARC 1.1 files of the raw responses into the directory --out)")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output); a directory for warc")
+	cmd.Flags().Int64Var(&warcMax, "warc-max-size", warc.DefaultMaxFileSize, "with --format warc: start a new file past this many bytes")
 	return cmd
 }
 

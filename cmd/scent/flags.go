@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,6 +26,10 @@ type fetchFlags struct {
 	delay        time.Duration
 	hostPar      int
 	types        []string
+	contact      string
+	maxCrawlDel  time.Duration
+	ipDelay      time.Duration
+	ipPar        int
 }
 
 func (f *fetchFlags) register(fs *pflag.FlagSet) {
@@ -36,6 +41,10 @@ func (f *fetchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "do not obey robots.txt")
 	fs.DurationVar(&f.delay, "delay", time.Second, "least time between two requests to one host (0: no delay)")
 	fs.IntVar(&f.hostPar, "host-parallelism", 2, "most requests in flight to one host (0: no limit)")
+	fs.StringVar(&f.contact, "contact", "", "URL or e-mail address where site owners reach you, added to the user agent")
+	fs.DurationVar(&f.maxCrawlDel, "max-crawl-delay", 30*time.Second, "cap of a robots.txt Crawl-delay (longer ones are cut and logged; negative: ignore Crawl-delay)")
+	fs.DurationVar(&f.ipDelay, "ip-delay", 0, "least time between two requests to one IP address, whatever the host (0: none; not through --proxy)")
+	fs.IntVar(&f.ipPar, "ip-parallelism", 0, "most requests in flight to one IP address (0: no limit; not through --proxy)")
 	fs.StringSliceVar(&f.types, "content-types", []string{"text/html", "application/xhtml+xml"}, "accepted media types (* for all)")
 }
 
@@ -47,7 +56,9 @@ func (f *fetchFlags) config() fetch.Config {
 	return fetch.Config{
 		UserAgent: f.userAgent, Timeout: f.timeout, MaxBodyBytes: f.maxBody, Retries: retries,
 		IgnoreRobots: f.ignoreRobots, HostDelay: f.delay, HostParallelism: f.hostPar,
-		ContentTypes: f.types, Proxy: f.proxy,
+		ContentTypes: f.types, Proxy: f.proxy, Contact: f.contact, MaxCrawlDelay: f.maxCrawlDel,
+		IPDelay: f.ipDelay, IPParallelism: f.ipPar,
+		Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "\n"+format+"\n", args...) },
 	}
 }
 

@@ -22,6 +22,8 @@ type revisitFlags struct {
 	costs     change.Costs
 	workers   int
 	quiet     bool
+	// sitemapLastMod trusts the sitemaps' lastmod (revisit.Config).
+	sitemapLastMod bool
 	// now is the clock; nil means time.Now. Tests set it.
 	now func() time.Time
 }
@@ -57,6 +59,7 @@ go on with the pages not yet checked.`,
 	fs.StringVar(&rf.db, "db", "scent.db", "SQLite database of the crawl")
 	fs.StringVar(&rf.name, "crawl", "", "crawl name (default: the latest crawl)")
 	fs.DurationVar(&rf.olderThan, "older-than", 0, "check only pages whose latest check or fetch is at least this old (0: all)")
+	fs.BoolVar(&rf.sitemapLastMod, "sitemap-lastmod", true, "trust the <lastmod> of the sitemaps read by the crawl: check a page it dates after its latest check, skip one it dates before")
 	fs.Float64Var(&rf.costs.S, "s", 0.75, "IED cost of a copy or a shrink, in [0, 1]")
 	fs.Float64Var(&rf.costs.T, "t", 0.75, "IED cost of a move, in [0, 1]")
 	fs.IntVar(&rf.workers, "workers", 4, "pages checked at once")
@@ -94,7 +97,7 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 		return err
 	}
 	defer f.Close()
-	cfg := revisit.Config{Crawl: crawl.ID, OlderThan: rf.olderThan, Costs: rf.costs, Workers: rf.workers, Now: rf.now}
+	cfg := revisit.Config{Crawl: crawl.ID, OlderThan: rf.olderThan, SitemapLastMod: rf.sitemapLastMod, Costs: rf.costs, Workers: rf.workers, Now: rf.now}
 	if !rf.quiet && isTerminal(os.Stderr) {
 		cfg.Progress = cmd.ErrOrStderr()
 	}

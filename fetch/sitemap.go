@@ -1,0 +1,147 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
+	"github.com/scent-crawler/scent/sitemap"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// Limits of sitemap discovery per site.
+const (
+	maxSitemapsPerSite = 8        // sitemaps fetched, indexes included
+	maxSitemapURLs     = 50000    // URLs kept from all of them
+	maxSitemapBytes    = 10 << 20 // one sitemap, after decompression
+)
+
+// Sitemap is one sitemap read for a site: the URLs it lists, or why it
+// was refused.
+type Sitemap struct {
+	URL    string
+	Status int
+	// Index is set for a sitemap index, whose Entries are sitemaps.
+	Index   bool
+	Entries []sitemap.Entry
+	// Failure is "reason: detail" when the sitemap could not be fetched
+	// or was refused (malformed, too large, too many entries).
+	Failure string
+}
+
+// Sitemaps reads the sitemaps of the site at origin (scheme://host[:port]):
+// those its robots.txt names on Sitemap: lines and /sitemap.xml, following
+// sitemap indexes, with the fetcher's robots.txt and politeness rules. At
+// most 8 sitemaps of at most 10 MiB each are read, and at most 50,000 URLs
+// kept. A /sitemap.xml that does not exist is not reported; every other
+// sitemap is, with its failure when it has one. The error is set only
+// when ctx ends.
+func (f *Fetcher) Sitemaps(ctx context.Context, origin string) ([]Sitemap, error) {
+	var queue []string
+	if !f.cfg.IgnoreRobots {
+		e, err := f.robots.entry(ctx, origin)
+		if err != nil {
+			return nil, err
+		}
+		queue = append(queue, e.sitemaps...)
+	}
+	guess := origin + "/sitemap.xml"
+	seen := make(map[string]bool)
+	for _, q := range queue {
+		seen[q] = true
+	}
+	if !seen[guess] {
+		queue = append(queue, guess)
+		seen[guess] = true
+	}
+	var out []Sitemap
+	urls := 0
+	for n := 0; len(queue) > 0 && n < maxSitemapsPerSite && urls < maxSitemapURLs; n++ {
+		loc := queue[0]
+		queue = queue[1:]
+		sm := f.readSitemap(ctx, loc, maxSitemapURLs-urls)
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		if loc == guess && (sm.Status == http.StatusNotFound || sm.Status == http.StatusGone) {
+			continue
+		}
+		out = append(out, sm)
+		if sm.Index {
+			for _, e := range sm.Entries {
+				if !seen[e.Loc] {
+					seen[e.Loc] = true
+					queue = append(queue, e.Loc)
+				}
+			}
+			continue
+		}
+		urls += len(sm.Entries)
+	}
+	return out, nil
+}
+
+// readSitemap fetches and parses one sitemap.
+func (f *Fetcher) readSitemap(ctx context.Context, loc string, maxEntries int) Sitemap {
+	sm := Sitemap{URL: loc}
+	u, err := urlnorm.Parse(loc)
+	if err != nil {
+		sm.Failure = fmt.Sprintf("%s: %v", ReasonBadURL, err)
+		return sm
+	}
+	if !f.cfg.IgnoreRobots {
+		ok, why, err := f.robots.allowed(ctx, u)
+		if err != nil {
+			sm.Failure = fmt.Sprintf("%s: %v", ReasonCanceled, err)
+			return sm
+		}
+		if !ok {
+			sm.Failure = fmt.Sprintf("%s: %s", ReasonRobots, why)
+			return sm
+		}
+	}
+	release, err := f.hosts.acquire(ctx, u.Host())
+	if err != nil {
+		sm.Failure = fmt.Sprintf("%s: %v", ReasonCanceled, err)
+		return sm
+	}
+	defer release()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		sm.Failure = fmt.Sprintf("%s: %v", ReasonBadURL, err)
+		return sm
+	}
+	req.Header.Set("User-Agent", f.cfg.UserAgent)
+	client := &http.Client{Transport: f.tr, Timeout: f.cfg.Timeout, CheckRedirect: func(r *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errTooManyRedirects
+		}
+		return nil
+	}}
+	resp, err := client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) && ue.Timeout() {
+			sm.Failure = fmt.Sprintf("%s: %v", ReasonTimeout, err)
+		} else {
+			sm.Failure = fmt.Sprintf("%s: %v", ReasonNetwork, err)
+		}
+		return sm
+	}
+	defer resp.Body.Close()
+	sm.Status = resp.StatusCode
+	if resp.StatusCode != http.StatusOK {
+		sm.Failure = fmt.Sprintf("%s: HTTP %d", ReasonStatus, resp.StatusCode)
+		return sm
+	}
+	parsed, err := sitemap.Parse(io.LimitReader(resp.Body, maxSitemapBytes+1), sitemap.Limits{MaxBytes: maxSitemapBytes, MaxEntries: maxEntries})
+	if err != nil {
+		sm.Failure = "sitemap: " + err.Error()
+		return sm
+	}
+	sm.Index, sm.Entries = parsed.Index, parsed.Entries
+	return sm
+}

@@ -1,0 +1,263 @@
+package sqlite
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// rawLevel is the DEFLATE level of stored exchanges: the fastest, which
+// already shrinks HTML about fourfold; a crawl commits from one
+// goroutine, so compression must stay cheap.
+const rawLevel = flate.BestSpeed
+
+var deflaters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(io.Discard, rawLevel)
+	return w
+}}
+
+func deflate(b []byte) []byte {
+	var buf bytes.Buffer
+	buf.Grow(len(b)/3 + 64)
+	w := deflaters.Get().(*flate.Writer)
+	w.Reset(&buf)
+	_, _ = w.Write(b)
+	_ = w.Close()
+	deflaters.Put(w)
+	return buf.Bytes()
+}
+
+func inflate(b []byte) ([]byte, error) {
+	r := flate.NewReader(bytes.NewReader(b))
+	defer r.Close()
+	out, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("inflate raw exchange: %w", err)
+	}
+	return out, nil
+}
+
+const insertRawSQL = `INSERT INTO raw_exchanges(page_id, hop, url, sent_at, truncated, request, response, response_size)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+
+// insertRaw stores the exchanges of a page, compressed.
+func insertRaw(ctx context.Context, tx cachedTx, pageID int64, exs []*fetch.Exchange) error {
+	for hop, e := range exs {
+		trunc := 0
+		if e.Truncated {
+			trunc = 1
+		}
+		if _, err := tx.exec(ctx, insertRawSQL, pageID, hop, e.URL, e.Date.UTC().Format(timeFormat), trunc,
+			deflate(e.Request), deflate(e.Response), len(e.Response)); err != nil {
+			return fmt.Errorf("store raw exchange: %w", err)
+		}
+	}
+	return nil
+}
+
+// RawStats sums the raw exchanges stored for a crawl.
+type RawStats struct {
+	Pages      int   // pages with at least one exchange
+	Exchanges  int   // stored exchanges (hops)
+	Bytes      int64 // responses before compression
+	Compressed int64 // requests and responses as stored
+}
+
+// RawStats counts the raw exchanges stored for crawl.
+func (s *Store) RawStats(ctx context.Context, crawl int64) (RawStats, error) {
+	var st RawStats
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(DISTINCT r.page_id), COUNT(*), COALESCE(SUM(r.response_size), 0),
+		COALESCE(SUM(length(r.request) + length(r.response)), 0)
+		FROM raw_exchanges r JOIN pages p ON p.id = r.page_id WHERE p.crawl_id = ?`, crawl).
+		Scan(&st.Pages, &st.Exchanges, &st.Bytes, &st.Compressed)
+	if err != nil {
+		return st, fmt.Errorf("raw stats: %w", err)
+	}
+	return st, nil
+}
+
+// EachFetch calls fn for every page of the crawl in fetch order, as a
+// crawler.Page with what an archive of the crawl needs: URLs, stack,
+// depth, status, fetch time, content hash, failure, page scores, links
+// with their scores and the raw exchanges (decompressed). Text,
+// signature and title are left out. Pages are streamed one at a time.
+func (s *Store) EachFetch(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error {
+	c, err := s.crawlByID(ctx, crawl)
+	if err != nil {
+		return err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, url, final_url, topic, depth, status, fetched_at, duration_ms,
+		size, content_type, content_hash, failure FROM pages WHERE crawl_id = ? ORDER BY ord`, crawl)
+	if err != nil {
+		return fmt.Errorf("read pages: %w", err)
+	}
+	defer rows.Close()
+	type row struct {
+		id int64
+		p  *crawler.Page
+	}
+	// The pages (small without their text) are read first, then
+	// completed one by one: the store has one connection, which the open
+	// page query holds.
+	var pending []row
+	for rows.Next() {
+		var id int64
+		var u, final, fetched string
+		var durMS float64
+		p := &crawler.Page{}
+		if err := rows.Scan(&id, &u, &final, &p.Topic, &p.Depth, &p.Status, &fetched, &durMS, &p.Size,
+			&p.ContentType, &p.ContentHash, &p.Failure); err != nil {
+			return fmt.Errorf("read pages: %w", err)
+		}
+		p.URL, _ = urlnorm.Parse(u)
+		p.FinalURL, _ = urlnorm.Parse(final)
+		p.FetchedAt, _ = time.Parse(timeFormat, fetched)
+		p.Duration = time.Duration(durMS * float64(time.Millisecond))
+		pending = append(pending, row{id, p})
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read pages: %w", err)
+	}
+	rows.Close()
+	for _, r := range pending {
+		if err := s.completeFetch(ctx, r.id, r.p, c.Topics); err != nil {
+			return err
+		}
+		if err := fn(r.p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) crawlByID(ctx context.Context, id int64) (CrawlInfo, error) {
+	var name string
+	if err := s.db.QueryRowContext(ctx, `SELECT name FROM crawls WHERE id = ?`, id).Scan(&name); err != nil {
+		return CrawlInfo{}, fmt.Errorf("crawl %d: %w", id, err)
+	}
+	return s.Crawl(ctx, name)
+}
+
+// completeFetch reads a page's scores, links and raw exchanges.
+func (s *Store) completeFetch(ctx context.Context, id int64, p *crawler.Page, topics []string) error {
+	idx := make(map[string]int, len(topics))
+	for i, t := range topics {
+		idx[t] = i
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT topic, score, relevant FROM page_scores WHERE page_id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("read page scores: %w", err)
+	}
+	for rows.Next() {
+		var t string
+		var sc float64
+		var rel bool
+		if err := rows.Scan(&t, &sc, &rel); err != nil {
+			rows.Close()
+			return fmt.Errorf("read page scores: %w", err)
+		}
+		i, ok := idx[t]
+		if !ok {
+			continue
+		}
+		if p.Scores == nil {
+			p.Scores = make([]float64, len(topics))
+			p.Relevant = make([]bool, len(topics))
+		}
+		p.Scores[i], p.Relevant[i] = sc, rel
+	}
+	rows.Close()
+	rows, err = s.db.QueryContext(ctx, `SELECT target, anchor, scores FROM links WHERE page_id = ? ORDER BY rowid`, id)
+	if err != nil {
+		return fmt.Errorf("read links: %w", err)
+	}
+	for rows.Next() {
+		var target, scores string
+		var l crawler.Link
+		if err := rows.Scan(&target, &l.Anchor, &scores); err != nil {
+			rows.Close()
+			return fmt.Errorf("read links: %w", err)
+		}
+		l.Target, _ = urlnorm.Parse(target)
+		if scores = strings.Trim(scores, "[]"); scores != "" {
+			for _, f := range strings.Split(scores, ",") {
+				v, _ := strconv.ParseFloat(f, 64)
+				l.Scores = append(l.Scores, v)
+			}
+		}
+		p.Links = append(p.Links, l)
+	}
+	rows.Close()
+	rows, err = s.db.QueryContext(ctx, `SELECT url, sent_at, truncated, request, response FROM raw_exchanges
+		WHERE page_id = ? ORDER BY hop`, id)
+	if err != nil {
+		return fmt.Errorf("read raw exchanges: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e fetch.Exchange
+		var sent string
+		var req, resp []byte
+		if err := rows.Scan(&e.URL, &sent, &e.Truncated, &req, &resp); err != nil {
+			return fmt.Errorf("read raw exchanges: %w", err)
+		}
+		e.Date, _ = time.Parse(timeFormat, sent)
+		if e.Request, err = inflate(req); err != nil {
+			return err
+		}
+		if e.Response, err = inflate(resp); err != nil {
+			return err
+		}
+		p.Exchanges = append(p.Exchanges, &e)
+	}
+	return rows.Err()
+}
+
+// UnchangedCheck is a revisit of a page that found it unchanged.
+type UnchangedCheck struct {
+	URL       string // as checked
+	FinalURL  string // of the page as the crawl fetched it
+	CheckedAt time.Time
+	Status    int // 304 when the server said Not Modified
+}
+
+// EachUnchangedCheck calls fn for every revisit of the crawl's pages that
+// found the page unchanged, in the order of the checks.
+func (s *Store) EachUnchangedCheck(ctx context.Context, crawl int64, fn func(UnchangedCheck) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT c.url, p.final_url, c.checked_at, c.status FROM change_log c
+		JOIN pages p ON p.id = c.page_id WHERE p.crawl_id = ? AND c.changed = 0 AND c.failure = '' ORDER BY c.id`, crawl)
+	if err != nil {
+		return fmt.Errorf("read checks: %w", err)
+	}
+	var checks []UnchangedCheck
+	for rows.Next() {
+		var c UnchangedCheck
+		var at string
+		if err := rows.Scan(&c.URL, &c.FinalURL, &at, &c.Status); err != nil {
+			rows.Close()
+			return fmt.Errorf("read checks: %w", err)
+		}
+		c.CheckedAt, _ = time.Parse(checkTime, at)
+		checks = append(checks, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read checks: %w", err)
+	}
+	for _, c := range checks {
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
