@@ -153,6 +153,13 @@ type SimReport struct {
 	Pages, TrainPages int
 	// PriorRate is the training period's mean rate, changes per week.
 	PriorRate float64
+	// Groups and Groups6 count the pages with a training history by
+	// their group (weekly rate of the training period), and Load and
+	// Load6 are the paper's load figure for them (fetches per day, share
+	// of a daily recollection).
+	Groups, Groups6         [NumGroups]int `json:"-"`
+	LoadPerDay, LoadShare   float64
+	Load6PerDay, Load6Share float64
 	// Results are ordered by capacity, then by Specs.
 	Results []Result
 }
@@ -202,6 +209,8 @@ func Simulate(ctx context.Context, h *History, cfg SimConfig) (*SimReport, error
 	rep := &SimReport{TrainStart: h.Start, TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End}
 	pages, prior := preparePages(h, cfg, rep)
 	rep.PriorRate = prior
+	rep.LoadPerDay, rep.LoadShare = Load(rep.Groups)
+	rep.Load6PerDay, rep.Load6Share = Load(rep.Groups6)
 	rep.Pages = len(pages)
 	if len(pages) == 0 {
 		return nil, errors.New("simulate: no page exists in the scored period")
@@ -294,6 +303,9 @@ func preparePages(h *History, cfg SimConfig, rep *SimReport) ([]simPage, float64
 			}
 			trainChanges += n
 			trainWeeks += p.train.Weeks
+			wr := WeeklyRate(n, span)
+			rep.Groups[GroupOf(wr, Groups16)]++
+			rep.Groups6[GroupOf(wr, Groups6)]++
 		}
 		for _, e := range ev[1:] {
 			if e.Time.After(p.start) && !e.Time.After(cfg.End) {
