@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -480,6 +481,9 @@ func TestSimulate_shared(t *testing.T) {
 	}
 }
 
+// BenchmarkQueue_PopDue measures one scheduling decision at 1,000,000
+// pages: take the 16 pages due first and put them back with their next
+// due time.
 func BenchmarkQueue_PopDue(b *testing.B) {
 	const n = 1_000_000
 	var q Queue
@@ -488,29 +492,55 @@ func BenchmarkQueue_PopDue(b *testing.B) {
 	for i := range n {
 		q.Push(int64(i), t0.Add(time.Duration(rng.Int64N(int64(4*Week)))))
 	}
-	now := t0.Add(2 * Week)
-	buf := make([]Item, 0, 64)
+	never := t0.AddDate(100, 0, 0)
+	buf := make([]Item, 0, 16)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		// One decision: take the next 16 due pages and put them back
-		// with their next due time.
-		buf = q.PopDue(buf[:0], now, 16)
-		for _, it := range buf {
-			q.Push(it.ID, it.Due.Add(Week))
+		buf = q.PopDue(buf[:0], never, 16)
+		if len(buf) != 16 {
+			b.Fatalf("popped %d", len(buf))
 		}
+		for _, it := range buf {
+			q.Push(it.ID, it.Due.Add(4*Week+time.Duration(it.ID%977)*time.Minute))
+		}
+	}
+}
+
+// BenchmarkQueue_memory reports the live heap the queue holds per page at
+// 10⁴, 10⁵ and 10⁶ pages: about the same at every size (16 bytes a page
+// and the slack of the slice's growth).
+func BenchmarkQueue_memory(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			var bytesPerPage float64
+			for b.Loop() {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				q := &Queue{}
+				for i := range n {
+					q.Push(int64(i), t0.Add(time.Duration(i)*time.Second))
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				bytesPerPage = float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+				runtime.KeepAlive(q)
+			}
+			b.ReportMetric(bytesPerPage, "B/page")
+		})
 	}
 }
 
 func BenchmarkAllocate_optimal(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	rates := make([]float64, 1_000_000)
+	rates := make([]float64, 10_000)
 	for i := range rates {
 		rates[i] = rng.ExpFloat64()
 	}
 	f := make([]float64, len(rates))
 	for b.Loop() {
-		AllocateInto(f, Optimal, rates, 100_000)
+		AllocateInto(f, Optimal, rates, 1_000)
 	}
 }
 
