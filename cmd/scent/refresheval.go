@@ -19,6 +19,7 @@ type refreshEvalFlags struct {
 	capacities []float64
 	train      float64
 	scoreFrom  float64
+	scoreUntil float64
 	out        string
 	title      string
 }
@@ -35,7 +36,7 @@ simulated clock. Rates are learnt from the first --train share of the
 history (checked hourly), then each policy fetches every page at the
 interval it sets for the capacity (fetches per day), learning from what its
 own fetches show. The scored period runs from --score-from (a share of the
-history; default --train) to the end. Per policy and capacity it reports
+history's span; default --train) to --score-until (default the end). Per policy and capacity it reports
 freshness (share of page-time with the live copy stored), mean age, fetches
 and the share of changes never seen. Policies: default (square root of the
 learnt rates), optimal (Cho and Garcia-Molina's allocation of learnt
@@ -55,6 +56,7 @@ results.json and freshness.svg.`,
 	f.Float64SliceVar(&rf.capacities, "capacity", []float64{2, 5, 10, 20, 50, 100, 200}, "capacities tried, in fetches per day")
 	f.Float64Var(&rf.train, "train", 0.5, "share of the history's time span learnt from, in (0, 1)")
 	f.Float64Var(&rf.scoreFrom, "score-from", 0, "share of the span where scoring starts (default --train)")
+	f.Float64Var(&rf.scoreUntil, "score-until", 1, "share of the span where scoring ends")
 	f.StringVar(&rf.out, "out", "", "directory for results.csv, results.json and freshness.svg (empty: none)")
 	f.StringVar(&rf.title, "title", "refresh", "title of the chart")
 	_ = cmd.MarkFlagRequired("changes")
@@ -70,6 +72,9 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 	}
 	if rf.scoreFrom < rf.train || rf.scoreFrom >= 1 {
 		return fmt.Errorf("--score-from must be in [--train, 1), not %v", rf.scoreFrom)
+	}
+	if rf.scoreUntil <= rf.scoreFrom || rf.scoreUntil > 1 {
+		return fmt.Errorf("--score-until must be in (--score-from, 1], not %v", rf.scoreUntil)
 	}
 	start := time.Now()
 	fh, err := os.Open(rf.changes)
@@ -88,6 +93,9 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 		return h.Start.Add(time.Duration(share * float64(h.End.Sub(h.Start)))).Truncate(time.Hour)
 	}
 	cfg := refresh.SimConfig{TrainEnd: at(rf.train), ScoreStart: at(rf.scoreFrom), Capacities: rf.capacities}
+	if rf.scoreUntil < 1 {
+		cfg.End = at(rf.scoreUntil)
+	}
 	rep, err := refresh.Simulate(cmd.Context(), h, cfg)
 	if err != nil {
 		return fmt.Errorf("refresh-eval: %w", err)
