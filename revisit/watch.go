@@ -99,11 +99,12 @@ func Watch(ctx context.Context, cfg WatchConfig, st WatchStore, f Fetcher) (Summ
 	if cfg.PriorRate <= 0 {
 		cfg.PriorRate = 1
 	}
-	if cfg.Sleep == nil {
+	realSleep := cfg.Sleep == nil
+	if realSleep {
 		cfg.Sleep = sleepCtx
 	}
 	w := &watcher{runner: runner{cfg: cfg.Config, st: st, f: f}, wcfg: cfg, st: st,
-		est: refresh.Estimator{PriorRate: cfg.PriorRate, PriorChanges: 1}}
+		est: refresh.Estimator{PriorRate: cfg.PriorRate, PriorChanges: 1}, realSleep: realSleep}
 	if err := w.load(ctx); err != nil {
 		return Summary{}, err
 	}
@@ -124,6 +125,9 @@ type watcher struct {
 	pages map[int64]*watchPage
 	q     refresh.Queue
 	last  time.Time // of the last progress line, by the real clock
+	// realSleep is set when the scheduler sleeps on a timer: it then
+	// wakes at least every ProgressEvery to print its progress.
+	realSleep bool
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -255,7 +259,11 @@ func (w *watcher) loop(ctx context.Context) error {
 		if !w.wcfg.Until.IsZero() && w.wcfg.Until.Before(wake) {
 			wake = w.wcfg.Until
 		}
-		if err := w.wcfg.Sleep(ctx, max(wake.Sub(now), time.Millisecond)); err != nil {
+		wait := max(wake.Sub(now), time.Millisecond)
+		if w.realSleep && w.cfg.Progress != nil {
+			wait = min(wait, w.cfg.ProgressEvery)
+		}
+		if err := w.wcfg.Sleep(ctx, wait); err != nil {
 			return err
 		}
 	}
