@@ -133,13 +133,17 @@ func Load(counts [NumGroups]int) (perDay, share float64) {
 }
 
 // Hours is a histogram of observed changes by weekday and hour of day
-// (UTC), Sunday first as in time.Weekday.
-type Hours [7][24]int
+// (UTC), Sunday first as in time.Weekday. Its counts stop at 65,535; it
+// takes 336 bytes, so a scheduler can keep one for each of a million
+// pages.
+type Hours [7][24]uint16
 
 // Add counts a change observed at t.
 func (h *Hours) Add(t time.Time) {
 	t = t.UTC()
-	h[t.Weekday()][t.Hour()]++
+	if c := &h[t.Weekday()][t.Hour()]; *c < math.MaxUint16 {
+		*c++
+	}
 }
 
 // ByHour sums the histogram over the weekdays.
@@ -147,7 +151,7 @@ func (h *Hours) ByHour() [24]int {
 	var out [24]int
 	for d := range h {
 		for hr, n := range h[d] {
-			out[hr] += n
+			out[hr] += int(n)
 		}
 	}
 	return out
