@@ -51,6 +51,13 @@ type WatchConfig struct {
 	// Hours is the time-of-day rule: refresh.PaperHours (default; the
 	// zero value refresh.AnyHour is taken as it) or refresh.AfterChanges.
 	Hours refresh.HourRule
+	// Allocate, when set, replaces the groups' intervals by Policy's
+	// sharing of the capacity between the pages' rates
+	// (refresh.Allocate), recomputed at the start of every day; the
+	// group is then only a label of the rate.
+	Allocate bool
+	// Policy is the allocation used when Allocate is set.
+	Policy refresh.Policy
 	// PriorRate is the rate, in changes per week, of a page with no
 	// check yet, and the estimator's prior. Default 1/7 (one a week).
 	PriorRate float64
@@ -68,6 +75,9 @@ type watchPage struct {
 	obs   refresh.Obs
 	hours refresh.Hours
 	due   Due
+	// interval is the page's share of the capacity under
+	// WatchConfig.Allocate; 0 means its group's interval.
+	interval time.Duration
 }
 
 // Watch checks the pages of cfg.Crawl as they fall due, for as long as
@@ -209,6 +219,9 @@ func (w *watcher) plan(p *watchPage, t time.Time) Due {
 		hour = refresh.BestHour(&p.hours, hour)
 	}
 	iv := g.Interval()
+	if p.interval > 0 {
+		iv = p.interval
+	}
 	next := t.Add(iv)
 	if iv >= 24*time.Hour {
 		next = refresh.AtHour(next, hour)
@@ -240,6 +253,9 @@ func (w *watcher) loop(ctx context.Context) error {
 				return fmt.Errorf("revisit: %w", err)
 			}
 			used = n
+			if w.wcfg.Allocate {
+				w.reallocate()
+			}
 		}
 		w.progress(now, used)
 		wake := day.Add(24 * time.Hour)
@@ -267,6 +283,37 @@ func (w *watcher) loop(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// maxInterval is the longest interval Allocate sets.
+const maxInterval = 52 * refresh.Week
+
+// reallocate shares the capacity between the pages by their current
+// rates and reschedules each from its latest check.
+func (w *watcher) reallocate() {
+	ids := make([]int64, 0, len(w.pages))
+	rates := make([]float64, 0, len(w.pages))
+	for id, p := range w.pages {
+		if p.due.Gone {
+			continue
+		}
+		ids = append(ids, id)
+		rates = append(rates, w.est.RateObs(&p.obs))
+	}
+	freqs := refresh.Allocate(w.wcfg.Policy, rates, float64(w.wcfg.Capacity))
+	var q refresh.Queue
+	q.Grow(len(ids))
+	for i, id := range ids {
+		p := w.pages[id]
+		// A page the policy gives nothing is still checked once a year.
+		p.interval = maxInterval
+		if freqs[i] > 0 {
+			p.interval = time.Duration(min(float64(24*time.Hour)/freqs[i], float64(maxInterval)))
+		}
+		p.due = w.plan(p, p.CheckedAt)
+		q.Push(id, p.due.Next)
+	}
+	w.q = q
 }
 
 // checkBatch checks the pages of batch at once and records each with its

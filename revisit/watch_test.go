@@ -252,3 +252,45 @@ func TestWatch_simulatedWeeks(t *testing.T) {
 		}
 	}
 }
+
+// TestWatch_allocate shares the capacity by the square root of the rates:
+// the fast page is checked more often than the static one, the capacity
+// holds and a 410 is still checked once.
+func TestWatch_allocate(t *testing.T) {
+	t0 := time.Date(2024, 3, 4, 8, 0, 0, 0, time.UTC)
+	clock := &simClock{now: t0}
+	srv := watchSite(t, clock, t0)
+	st, crawl := seedWatchStore(t, srv.URL, t0)
+	f, err := fetch.New(fetch.Config{Timeout: 300 * time.Millisecond, Retries: -1, IgnoreRobots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const capacity = 6
+	cfg := revisit.WatchConfig{
+		Config:   revisit.Config{Crawl: crawl, Costs: change.DefaultCosts(), Workers: 2, Now: clock.Now},
+		Capacity: capacity, Until: t0.Add(3 * refresh.Week), Sleep: clock.Sleep,
+		Allocate: true, Policy: refresh.SquareRoot,
+	}
+	if _, err := revisit.Watch(context.Background(), cfg, st, f); err != nil {
+		t.Fatal(err)
+	}
+	log := changeLog(t, st, srv.URL)
+	perDay := map[string]int{}
+	for _, rows := range log {
+		for _, r := range rows {
+			perDay[r.at.Format("2006-01-02")]++
+		}
+	}
+	for d, n := range perDay {
+		if n > capacity {
+			t.Errorf("%s: %d checks, capacity %d", d, n, capacity)
+		}
+	}
+	if len(log["/fast"]) <= len(log["/static"]) {
+		t.Errorf("fast page checked %d times, static %d: want more", len(log["/fast"]), len(log["/static"]))
+	}
+	if g := log["/gone"]; len(g) != 1 {
+		t.Errorf("/gone checked %d times, want 1", len(g))
+	}
+}

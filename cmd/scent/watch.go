@@ -20,6 +20,7 @@ type watchFlags struct {
 	capacity int
 	groups   int
 	hours    string
+	policy   string
 	until    string
 	every    time.Duration
 	// clockEpoch and clockScale run a faster clock for demonstrations and
@@ -32,6 +33,7 @@ func (w *watchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&w.on, "watch", false, "keep running: check pages as they fall due (see above)")
 	fs.IntVar(&w.capacity, "capacity", 1000, "with --watch: most checks a day")
 	fs.IntVar(&w.groups, "groups", 16, "with --watch: the paper's 16 revisit groups, or its 6-group variant (6)")
+	fs.StringVar(&w.policy, "policy", "groups", "with --watch: groups (the paper's intervals), or a sharing of --capacity by rate: sqrt, optimal, uniform, proportional")
 	fs.StringVar(&w.hours, "hours", "paper", "with --watch: hour-of-day rule, paper (00:00 or 12:00) or after-changes")
 	fs.StringVar(&w.until, "until", "", "with --watch: stop at this time (RFC 3339); default never")
 	fs.DurationVar(&w.every, "progress-every", 10*time.Second, "with --watch: time between progress lines")
@@ -50,6 +52,13 @@ func runWatch(cmd *cobra.Command, wf *watchFlags, quiet bool, base revisit.Confi
 		cfg.Groups = refresh.Groups6
 	default:
 		return fmt.Errorf("--groups must be 16 or 6, not %d", wf.groups)
+	}
+	if wf.policy != "groups" {
+		p, err := refresh.ParsePolicy(wf.policy)
+		if err != nil {
+			return err
+		}
+		cfg.Allocate, cfg.Policy = true, p
 	}
 	switch wf.hours {
 	case "paper":
