@@ -100,9 +100,33 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 	if err != nil {
 		return fmt.Errorf("refresh-eval: %w", err)
 	}
+	// The paper's groups as the paper ran them, at their own load, beside
+	// the default at the same number of fetches; and the hour rules.
+	natural, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End,
+		Capacities: []float64{1}, Specs: []refresh.Spec{{Name: "groups at own load", Policy: refresh.Paper, Hour: refresh.PaperHours, Natural: true}}})
+	if err != nil {
+		return fmt.Errorf("refresh-eval: %w", err)
+	}
+	own := natural.Results[0]
+	same, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End,
+		Capacities: []float64{own.FetchesPerDay}, Specs: []refresh.Spec{
+			{Name: "default", Policy: refresh.DefaultPolicy},
+			{Name: "groups, any hour", Policy: refresh.Paper},
+			{Name: "groups, paper's hours", Policy: refresh.Paper, Hour: refresh.PaperHours},
+			{Name: "groups, after changes", Policy: refresh.Paper, Hour: refresh.AfterChanges},
+			{Name: "default, after changes", Policy: refresh.DefaultPolicy, Hour: refresh.AfterChanges},
+		}})
+	if err != nil {
+		return fmt.Errorf("refresh-eval: %w", err)
+	}
 	elapsed := time.Since(start)
 	out := cmd.OutOrStdout()
 	printRefreshReport(out, h, rep)
+	fmt.Fprintf(out, "the paper's groups at their own load: %.1f fetches a day, freshness %.4f, mean age %.1f h, missed %.3f; at that capacity:\n",
+		own.FetchesPerDay, own.Freshness, own.MeanAgeHours, own.MissedShare)
+	for _, r := range same.Results {
+		fmt.Fprintf(out, "  %-23s freshness %.4f, mean age %.1f h, missed %.3f, %.1f fetches a day\n", r.Policy, r.Freshness, r.MeanAgeHours, r.MissedShare, r.FetchesPerDay)
+	}
 	fmt.Fprintf(out, "read and replayed in %.2f s\n", elapsed.Seconds())
 	if rf.out == "" {
 		return nil
