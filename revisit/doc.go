@@ -30,6 +30,15 @@
 // not recorded; running it again with the same OlderThan resumes where it
 // stopped.
 //
-// Time comes from Config.Now, so that tests and simulations control the
-// check times and the age filter.
+// Watch keeps doing it: it loads the pages, their change logs and the
+// stored schedule, orders the pages by next due time (refresh.Queue) and
+// checks them as they fall due, at most WatchConfig.Capacity a day. A
+// page's next check follows from its change rate (refresh.Estimator on
+// its checks), its revisit group (refresh.GroupOf) and the hour of day its
+// changes were seen at (refresh.PaperHour); WatchStore.RecordScheduledCheck
+// stores it with the check in one transaction, which is what lets a
+// killed scheduler resume without losing or repeating a check.
+//
+// Time comes from Config.Now (and, for Watch, WatchConfig.Sleep), so that
+// tests and simulations control the check times and the age filter.
 package revisit

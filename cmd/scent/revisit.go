@@ -25,7 +25,8 @@ type revisitFlags struct {
 	// sitemapLastMod trusts the sitemaps' lastmod (revisit.Config).
 	sitemapLastMod bool
 	// now is the clock; nil means time.Now. Tests set it.
-	now func() time.Time
+	now   func() time.Time
+	watch watchFlags
 }
 
 // newRevisitCmd builds "scent revisit": check the stored pages of a crawl
@@ -47,9 +48,18 @@ for the costs --s and --t. Every check, changed or not, failed or not,
 appends a row to the change log (check time, URL, fetched size, update size
 δ_E, changed flag). Each check is committed on its own, so Ctrl-C loses
 nothing but the checks in flight; run the same command with --older-than to
-go on with the pages not yet checked.`,
+go on with the pages not yet checked.
+
+With --watch it keeps running as a scheduler: every page is checked again
+when it falls due, at the interval of its revisit group (the paper's groups
+G14 … G1, 2G1, 4G1 by the weekly change rate estimated from its change log,
+or --groups 6) and at the hour its changes suggest, at most --capacity
+checks a day. Each check is stored with the page's next due time in one
+transaction: after a kill the same command resumes with nothing lost or
+checked twice. A page answering 410 is not checked again.`,
 		Example: `  scent revisit --db scent.db
-  scent revisit --crawl default --older-than 24h --workers 8`,
+  scent revisit --crawl default --older-than 24h --workers 8
+  scent revisit --watch --capacity 500 --delay 2s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRevisit(cmd, &rf)
@@ -65,6 +75,7 @@ go on with the pages not yet checked.`,
 	fs.IntVar(&rf.workers, "workers", 4, "pages checked at once")
 	fs.BoolVar(&rf.quiet, "quiet", false, "no progress line")
 	rf.ff.register(fs)
+	rf.watch.register(fs)
 	return cmd
 }
 
@@ -100,6 +111,9 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 	cfg := revisit.Config{Crawl: crawl.ID, OlderThan: rf.olderThan, SitemapLastMod: rf.sitemapLastMod, Costs: rf.costs, Workers: rf.workers, Now: rf.now}
 	if !rf.quiet && isTerminal(os.Stderr) {
 		cfg.Progress = cmd.ErrOrStderr()
+	}
+	if rf.watch.on {
+		return runWatch(cmd, &rf.watch, rf.quiet, cfg, crawl.Name, store, f)
 	}
 	sum, err := revisit.Run(ctx, cfg, store, f)
 	fmt.Fprintf(cmd.OutOrStdout(), "revisit %q: %d pages checked: %d changed, %d unchanged, %d not modified (304), %d failed; %d not due\n",

@@ -70,6 +70,7 @@ func newRootCmd() *cobra.Command {
 		newDiffCmd(),
 		newRevisitCmd(),
 		newChangeEvalCmd(),
+		newRefreshEvalCmd(),
 	)
 	return root
 }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRefreshEvalCmd(t *testing.T) {
+	dir := t.TempDir()
+	var hist bytes.Buffer
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for p := range 20 {
+		every := time.Duration(p+1) * 13 * time.Hour
+		for ts := t0; ts.Before(t0.Add(60 * 24 * time.Hour)); ts = ts.Add(every) {
+			fmt.Fprintf(&hist, `{"url": "/p%d", "time": %q, "deleted": false, "text": "v"}`+"\n", p, ts.Format(time.RFC3339))
+		}
+		if p == 1 {
+			hist.WriteString("{broken\n")
+		}
+	}
+	// A page that vanishes.
+	fmt.Fprintf(&hist, `{"url": "/gone", "time": %q}`+"\n", t0.Format(time.RFC3339))
+	fmt.Fprintf(&hist, `{"url": "/gone", "time": %q, "deleted": true}`+"\n", t0.Add(40*24*time.Hour).Format(time.RFC3339))
+	path := filepath.Join(dir, "h.jsonl")
+	os.WriteFile(path, hist.Bytes(), 0o644)
+	out := filepath.Join(dir, "out")
+	root := newRootCmd()
+	var buf bytes.Buffer
+	root.SetOut(&buf)
+	root.SetErr(&buf)
+	root.SetArgs([]string{"refresh-eval", "--changes", path, "--capacity", "2,10", "--out", out})
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		t.Fatalf("refresh-eval: %v\n%s", err, buf.String())
+	}
+	s := buf.String()
+	for _, want := range []string{"21 pages", "1 bad lines", "bad line ", "default", "oracle", "groups6"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	for _, f := range []string{"results.csv", "results.json", "freshness.svg"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	csv, _ := os.ReadFile(filepath.Join(out, "results.csv"))
+	if lines := strings.Count(string(csv), "\n"); lines != 1+2*7 {
+		t.Errorf("results.csv has %d lines, want a header and 14 rows", lines)
+	}
+}

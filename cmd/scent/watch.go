@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/refresh"
+	"github.com/scent-crawler/scent/revisit"
+	"github.com/scent-crawler/scent/sqlite"
+)
+
+// watchFlags are the settings of scent revisit --watch.
+type watchFlags struct {
+	on       bool
+	capacity int
+	groups   int
+	hours    string
+	policy   string
+	until    string
+	every    time.Duration
+	// clockEpoch and clockScale run a faster clock for demonstrations and
+	// tests: now = epoch + (real now − epoch) × scale.
+	clockEpoch string
+	clockScale float64
+}
+
+func (w *watchFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&w.on, "watch", false, "keep running: check pages as they fall due (see above)")
+	fs.IntVar(&w.capacity, "capacity", 1000, "with --watch: most checks a day")
+	fs.IntVar(&w.groups, "groups", 16, "with --watch: the paper's 16 revisit groups, or its 6-group variant (6)")
+	fs.StringVar(&w.policy, "policy", "groups", "with --watch: groups (the paper's intervals), or a sharing of --capacity by rate: sqrt, optimal, uniform, proportional")
+	fs.StringVar(&w.hours, "hours", "paper", "with --watch: hour-of-day rule, paper (00:00 or 12:00) or after-changes")
+	fs.StringVar(&w.until, "until", "", "with --watch: stop at this time (RFC 3339); default never")
+	fs.DurationVar(&w.every, "progress-every", 10*time.Second, "with --watch: time between progress lines")
+	fs.StringVar(&w.clockEpoch, "clock-epoch", "", "with --clock-scale: the moment (RFC 3339) from which the clock runs faster")
+	fs.Float64Var(&w.clockScale, "clock-scale", 0, "run the clock this many times faster (tests and demonstrations)")
+	fs.MarkHidden("clock-epoch")
+	fs.MarkHidden("clock-scale")
+}
+
+// runWatch runs the scheduler of scent revisit --watch.
+func runWatch(cmd *cobra.Command, wf *watchFlags, quiet bool, base revisit.Config, name string, store *sqlite.Store, f *fetch.Fetcher) error {
+	cfg := revisit.WatchConfig{Config: base, Capacity: wf.capacity}
+	switch wf.groups {
+	case 16:
+	case 6:
+		cfg.Groups = refresh.Groups6
+	default:
+		return fmt.Errorf("--groups must be 16 or 6, not %d", wf.groups)
+	}
+	if wf.policy != "groups" {
+		p, err := refresh.ParsePolicy(wf.policy)
+		if err != nil {
+			return err
+		}
+		cfg.Allocate, cfg.Policy = true, p
+	}
+	switch wf.hours {
+	case "paper":
+		cfg.Hours = refresh.PaperHours
+	case "after-changes":
+		cfg.Hours = refresh.AfterChanges
+	default:
+		return fmt.Errorf("--hours must be paper or after-changes, not %q", wf.hours)
+	}
+	if wf.until != "" {
+		t, err := time.Parse(time.RFC3339, wf.until)
+		if err != nil {
+			return fmt.Errorf("--until: %w", err)
+		}
+		cfg.Until = t
+	}
+	if wf.clockScale > 0 {
+		epoch := time.Now()
+		if wf.clockEpoch != "" {
+			t, err := time.Parse(time.RFC3339Nano, wf.clockEpoch)
+			if err != nil {
+				return fmt.Errorf("--clock-epoch: %w", err)
+			}
+			epoch = t
+		}
+		scale := wf.clockScale
+		cfg.Now = func() time.Time {
+			return epoch.Add(time.Duration(float64(time.Since(epoch)) * scale))
+		}
+		cfg.Sleep = func(ctx context.Context, d time.Duration) error {
+			t := time.NewTimer(time.Duration(float64(d) / scale))
+			defer t.Stop()
+			select {
+			case <-t.C:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	cfg.ProgressEvery = wf.every
+	if !quiet {
+		cfg.Progress = cmd.ErrOrStderr()
+	}
+	sum, err := revisit.Watch(cmd.Context(), cfg, store, f)
+	fmt.Fprintf(cmd.OutOrStdout(), "revisit --watch %q: %d pages checked: %d changed, %d unchanged, %d not modified (304), %d failed\n",
+		name, sum.Checked, sum.Changed, sum.Unchanged, sum.NotModified, sum.Failed)
+	if err != nil && cmd.Context().Err() != nil {
+		return nil
+	}
+	return err
+}
