@@ -33,7 +33,7 @@ func (w *watchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&w.on, "watch", false, "keep running: check pages as they fall due (see above)")
 	fs.IntVar(&w.capacity, "capacity", 1000, "with --watch: most checks a day")
 	fs.IntVar(&w.groups, "groups", 16, "with --watch: the paper's 16 revisit groups, or its 6-group variant (6)")
-	fs.StringVar(&w.policy, "policy", "groups", "with --watch: groups (the paper's intervals), or a sharing of --capacity by rate: sqrt, optimal, uniform, proportional")
+	fs.StringVar(&w.policy, "policy", "sqrt", "with --watch: how --capacity is shared by change rate — sqrt (fetches in proportion to the square root of the rate: the freshest in results/refresh), optimal, uniform, proportional — or groups (the paper's intervals)")
 	fs.StringVar(&w.hours, "hours", "paper", "with --watch: hour-of-day rule, paper (00:00 or 12:00) or after-changes")
 	fs.StringVar(&w.until, "until", "", "with --watch: stop at this time (RFC 3339); default never")
 	fs.DurationVar(&w.every, "progress-every", 10*time.Second, "with --watch: time between progress lines")

@@ -71,7 +71,7 @@ func TestRevisitWatch_killAndResume(t *testing.T) {
 	until := epoch.Add(6 * 7 * 24 * time.Hour)
 	watch := func(extra ...string) *exec.Cmd {
 		args := append([]string{"revisit", "--watch", "--db", db, "--delay", "0", "--host-parallelism", "0",
-			"--workers", fmt.Sprint(workers), "--capacity", "100000", "--quiet",
+			"--workers", fmt.Sprint(workers), "--capacity", "100000", "--quiet", "--policy", "groups", // fixed intervals: a check repeated early shows
 			"--clock-epoch", epoch.Format(time.RFC3339Nano), "--clock-scale", fmt.Sprint(scale)}, extra...)
 		return exec.Command(bin, args...)
 	}
