@@ -51,7 +51,7 @@ func (r *BacklinkRecorder) Links() []Backlink {
 // report leaves them out of the targets.
 func LearntFrom(seeds *Seeds, backlinks []Backlink) []urlnorm.URL {
 	seen := make(map[urlnorm.URL]bool)
-	var out []urlnorm.URL
+	out := []urlnorm.URL{} // not nil: an empty list is known to be empty
 	add := func(u urlnorm.URL) {
 		if !u.IsZero() && !seen[u] {
 			seen[u] = true

@@ -36,7 +36,15 @@ type gridSettings struct {
 	Documents   string  `json:"documents"`
 	Backlinks   string  `json:"backlinks,omitempty"`
 	BacklinkDB  string  `json:"backlinks_db,omitempty"`
+	// Scoring names how cells are measured: cells measured otherwise
+	// are run again.
+	Scoring  string `json:"scoring"`
+	Baseline bool   `json:"baseline"`
 }
+
+// scoring is the Scoring of this version's cells: recall over held-out
+// targets.
+const scoring = "held-out"
 
 func (o experimentOpts) settings() (gridSettings, error) {
 	fi, err := os.Stat(o.archive)
@@ -46,7 +54,7 @@ func (o experimentOpts) settings() (gridSettings, error) {
 	return gridSettings{Archive: filepath.Clean(o.archive), ArchiveSize: fi.Size(), ArchiveTime: fi.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z"),
 		Group: o.group, Budget: o.budget, Workers: o.workers, Tunnel: o.tunnel, Promote: o.promote, Sections: o.sections, Lockstep: o.lockstep, Oracle: o.oracle, HubOracle: o.hubOracle,
 		Discovery: o.discovery, M: o.mf.m, Event: o.mf.event, URLTokens: o.mf.urlTokens, Folds: o.mf.folds,
-		Documents: o.mf.documents, Backlinks: o.mf.backlinks, BacklinkDB: o.mf.backDB}, nil
+		Documents: o.mf.documents, Backlinks: o.mf.backlinks, BacklinkDB: o.mf.backDB, Scoring: scoring, Baseline: o.baseline}, nil
 }
 
 const (
