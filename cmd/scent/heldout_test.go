@@ -12,6 +12,7 @@ import (
 
 	"github.com/scent-crawler/scent/internal/sharedtest"
 	"github.com/scent-crawler/scent/report"
+	"github.com/scent-crawler/scent/training"
 )
 
 // TestExperiment_heldOut_webkb runs a breadth-first experiment on the real
@@ -133,5 +134,43 @@ func TestRunGrid_heldOut_webkb(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(csv), "cell,topics,strategy,frontier,k,window,threshold,topic,pages,fetches,targets,found,recall,") {
 		t.Errorf("csv header: %s", strings.SplitN(string(csv), "\n", 2)[0])
+	}
+}
+
+// TestLearntOf lists the examples and the parents of the backlinks file,
+// and writeTrained and readTrained keep the list.
+func TestLearntOf(t *testing.T) {
+	dir := t.TempDir()
+	seedPath := filepath.Join(dir, "seeds.txt")
+	back := filepath.Join(dir, "back.csv")
+	os.WriteFile(seedPath, []byte("seed http://d.test/\ncourse http://a.test/c1\nother http://a.test/o\n"), 0o644)
+	os.WriteFile(back, []byte("parent_url,target_url\nhttp://b.test/list,http://a.test/c1\n"), 0o644)
+	s, err := training.LoadSeeds(seedPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf := modelFlags{backlinks: back}
+	model := filepath.Join(dir, "course.json")
+	if err := writeLearnt(context.Background(), trainedPathFor(model), s, &mf); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readTrained(filepath.Join(dir, "course.trained.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[http://a.test/c1 http://a.test/o http://b.test/list]" {
+		t.Errorf("learnt from %v", got)
+	}
+	// A report finds the list beside its database, or takes the seed
+	// file's examples.
+	os.Rename(filepath.Join(dir, "course.trained.txt"), filepath.Join(dir, trainedFile))
+	if l, err := learntFor(filepath.Join(dir, "scent.db"), "", "", io.Discard); err != nil || len(l) != 3 {
+		t.Errorf("beside the database: %v, %v", l, err)
+	}
+	if l, err := learntFor(filepath.Join(dir, "scent.db"), "", seedPath, io.Discard); err != nil || len(l) != 2 {
+		t.Errorf("from the seed file: %v, %v", l, err)
+	}
+	if l, err := learntFor(filepath.Join(t.TempDir(), "scent.db"), "", "", io.Discard); err != nil || l != nil {
+		t.Errorf("without a list: %v, %v; want none known", l, err)
 	}
 }
