@@ -152,7 +152,7 @@ func (a *Archive) TopicLayout(seeds []urlnorm.URL, topic string) *Layout {
 			start = append(start, p)
 		}
 	}
-	l.Plan = greedyPlan(start, out, func(p *Page) bool { return labelOf(p) == topic }, l.TopicPages)
+	l.Plan = greedyPlan(start, out, func(p *Page) bool { return labelOf(p) == topic }, l.TopicPages, coverShares)
 	union := make(map[*Page]bool)
 	for _, h := range hubs[:min(10, len(hubs))] {
 		for _, q := range h {
@@ -205,13 +205,45 @@ func greedyCover(hubs [][]*Page, total int) []CoverPoint {
 	return out
 }
 
-// greedyPlan returns, for each of coverShares, the fetches a crawler that
+// TargetPlan is the greedy plan of Layout.Plan for a set of target
+// pages instead of a label: for each of shares, the fetches (seeds
+// included; every fetched page answers 200, so fetches are pages) a
+// crawler that knew every page's label and links needs from seeds to
+// fetch that share of targets. Pages that are not targets may be fetched
+// on the way (they cost fetches) but never count. The shares are of all
+// the distinct targets given, stored or not, reachable or not: a share
+// that cannot be reached has Fetches 0.
+func (a *Archive) TargetPlan(seeds, targets []urlnorm.URL, shares []float64) []PlanPoint {
+	want := make(map[*Page]bool)
+	total := 0
+	seen := make(map[urlnorm.URL]bool)
+	for _, u := range targets {
+		if seen[u] {
+			continue
+		}
+		seen[u] = true
+		total++
+		if p, ok := a.Lookup(u); ok {
+			want[p] = true
+		}
+	}
+	g := a.reach(seeds)
+	var start []*Page
+	for _, s := range seeds {
+		if p, ok := a.Follow(s); ok && p.Status == 200 && !slices.Contains(start, p) {
+			start = append(start, p)
+		}
+	}
+	return greedyPlan(start, g.out, func(p *Page) bool { return want[p] }, total, shares)
+}
+
+// greedyPlan returns, for each of shares, the fetches a crawler that
 // knows every page needs to reach that share of total topic pages from
 // seeds over the links out (see Layout.Plan). Only pages answering 200
 // are fetched and followed.
-func greedyPlan(seeds []*Page, out map[*Page][]*Page, isTopic func(*Page) bool, total int) []PlanPoint {
-	plan := make([]PlanPoint, len(coverShares))
-	for i, s := range coverShares {
+func greedyPlan(seeds []*Page, out map[*Page][]*Page, isTopic func(*Page) bool, total int, shares []float64) []PlanPoint {
+	plan := make([]PlanPoint, len(shares))
+	for i, s := range shares {
 		plan[i].Share = s
 	}
 	fetched := make(map[*Page]bool)

@@ -3,6 +3,8 @@ package replay
 import (
 	"slices"
 	"testing"
+
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 func TestArchive_TopicLayout(t *testing.T) {
@@ -90,5 +92,40 @@ func TestArchive_TopicLayout_corpus(t *testing.T) {
 	t.Logf("%d pages, %d course pages by depth %v; %d hubs, the 10 biggest link %v; cover %v; plan %v", l.Pages, l.TopicPages, l.Depth, l.Hubs, l.HubsTop, l.Cover, l.Plan)
 	for _, ll := range l.Labels {
 		t.Logf("%+v", ll)
+	}
+}
+
+// TestArchive_TargetPlan plans for a set of pages instead of a label: the
+// same plan as the label's when given its pages, a later one when the
+// nearer course page is not a target, and no share of targets that are
+// not stored.
+func TestArchive_TargetPlan(t *testing.T) {
+	a := openSite(t)
+	seeds, err := DepartmentSeeds(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var course []urlnorm.URL
+	for _, l := range a.Labels() {
+		if l.Label == "course" {
+			course = append(course, l.URL)
+		}
+	}
+	if len(course) != 2 {
+		t.Fatalf("%d course pages, want 2", len(course))
+	}
+	shares := []float64{0.5, 0.75, 0.9}
+	if got, want := a.TargetPlan(seeds, course, shares), a.TopicLayout(seeds, "course").Plan; !slices.Equal(got, want) {
+		t.Errorf("plan of the course pages = %v, the label's %v", got, want)
+	}
+	for _, u := range course {
+		got := a.TargetPlan(seeds, []urlnorm.URL{u}, []float64{0.5})
+		if got[0].Fetches < len(seeds)+1 {
+			t.Errorf("plan of %s = %v: fewer fetches than the seeds and the page", u, got)
+		}
+	}
+	half := a.TargetPlan(seeds, []urlnorm.URL{course[0], urlnorm.MustParse("http://nowhere.test/")}, []float64{0.5, 1})
+	if half[0].Fetches == 0 || half[1].Fetches != 0 {
+		t.Errorf("plan with a target not stored = %v, want half reached and all not", half)
 	}
 }

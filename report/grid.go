@@ -204,48 +204,91 @@ func (g *Grid) rows() []gridRow {
 	return out
 }
 
-// gridColumns are the columns of the grid's Markdown table and CSV.
+// gridColumns are the columns of the grid's CSV and HTML table: the
+// held-out figures first, then breadth-first's and the plan's, then the
+// all-labels figures and the classifier's.
 var gridColumns = []string{"cell", "topics", "strategy", "frontier", "k", "window", "threshold", "topic",
-	"pages", "failed", "relevant", "targets", "recall", "precision", "harvest_rate",
+	"pages", "fetches", "targets", "found", "recall",
+	"recall_at_250", "recall_at_500", "recall_at_1000", "recall_at_2000", "recall_at_4000",
+	"pages_to_25", "pages_to_50", "pages_to_75",
+	"bfs_pages_to_50", "bfs_pages_to_75", "plan_pages_to_50", "plan_pages_to_75", "speedup_50", "speedup_75",
+	"failed", "relevant", "targets_all_labels", "recall_all_labels", "precision", "harvest_rate",
 	"page_precision", "page_recall", "segment_precision", "segment_recall", "pages_per_second", "seconds"}
 
-// fields returns the row's values in gridColumns order; values that do
-// not apply are empty.
-func (r gridRow) fields() []string {
+// fields returns the row's values by column name (see gridColumns);
+// values that do not apply are empty.
+func (r gridRow) fields() map[string]string {
 	c, t := r.Cell, r.Topic
 	f3 := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-	out := []string{c.Name, TopicSet(c.Topics), c.Strategy, c.Frontier, "", "", "", t.Topic,
-		strconv.Itoa(c.Report.Pages), strconv.Itoa(c.Report.Failed), strconv.Itoa(t.Relevant), strconv.Itoa(t.Targets),
-		"", f3(t.Precision), f3(t.Harvest), "", "", "", "",
-		strconv.FormatFloat(c.Report.PagesPerSecond, 'f', 1, 64), strconv.FormatFloat(c.Seconds, 'f', 2, 64)}
+	opt := func(n *int) string {
+		if n == nil {
+			return ""
+		}
+		return strconv.Itoa(*n)
+	}
+	f := map[string]string{"cell": c.Name, "topics": TopicSet(c.Topics), "strategy": c.Strategy, "frontier": c.Frontier, "topic": t.Topic,
+		"pages": strconv.Itoa(c.Report.Pages), "fetches": strconv.Itoa(c.Report.Pages + c.Report.Failed), "found": strconv.Itoa(t.Found),
+		"failed": strconv.Itoa(c.Report.Failed), "relevant": strconv.Itoa(t.Relevant), "precision": f3(t.Precision), "harvest_rate": f3(t.Harvest),
+		"pages_per_second": strconv.FormatFloat(c.Report.PagesPerSecond, 'f', 1, 64), "seconds": strconv.FormatFloat(c.Seconds, 'f', 2, 64)}
 	if c.classified() {
-		out[4], out[5], out[6] = strconv.Itoa(c.K), strconv.Itoa(c.Window), strconv.FormatFloat(c.Threshold, 'g', -1, 64)
+		f["k"], f["window"], f["threshold"] = strconv.Itoa(c.K), strconv.Itoa(c.Window), strconv.FormatFloat(c.Threshold, 'g', -1, 64)
 	}
 	if t.Targets > 0 {
-		out[12] = f3(t.Recall)
+		f["targets"], f["recall"] = strconv.Itoa(t.Targets), f3(t.Recall)
+		for _, b := range t.RecallAt {
+			f["recall_at_"+strconv.Itoa(b.Pages)] = f3(b.Recall)
+		}
+		for _, s := range Shares {
+			p := strconv.Itoa(int(100 * s))
+			f["pages_to_"+p] = opt(t.PagesToShare(s))
+			if t.BFS != nil {
+				f["bfs_pages_to_"+p] = opt(pagesTo(t.BFS.PagesTo, s))
+			}
+			f["plan_pages_to_"+p] = opt(pagesTo(t.Plan, s))
+			if v := t.SpeedUpAt(s); v != nil {
+				f["speedup_"+p] = strconv.FormatFloat(*v, 'f', 2, 64)
+			}
+		}
+	}
+	if t.TargetsAll > 0 {
+		f["targets_all_labels"], f["recall_all_labels"] = strconv.Itoa(t.TargetsAll), f3(t.RecallAll)
 	}
 	if r.Train != nil && r.Train.Page != nil {
-		out[15], out[16] = f3(r.Train.Page.Precision), f3(r.Train.Page.Recall)
+		f["page_precision"], f["page_recall"] = f3(r.Train.Page.Precision), f3(r.Train.Page.Recall)
 	}
 	if r.Train != nil && r.Train.Segment != nil {
-		out[17], out[18] = f3(r.Train.Segment.Precision), f3(r.Train.Segment.Recall)
+		f["segment_precision"], f["segment_recall"] = f3(r.Train.Segment.Precision), f3(r.Train.Segment.Recall)
+	}
+	return f
+}
+
+// values returns the row's fields in gridColumns order.
+func (r gridRow) values() []string {
+	f := r.fields()
+	out := make([]string, len(gridColumns))
+	for i, c := range gridColumns {
+		out[i] = f[c]
 	}
 	return out
 }
 
-// WriteCSV writes one row per cell and topic with the columns cell,
-// topics, strategy, frontier, k, window, threshold, topic, pages, failed,
-// relevant, targets, recall, precision, harvest_rate, page_precision,
-// page_recall, segment_precision, segment_recall (the classifier's
-// cross-validated measures), pages_per_second and seconds. Fields that do
-// not apply (K of a bfs crawl, recall without targets) are empty.
+// WriteCSV writes one row per cell and topic with the columns of
+// gridColumns: the cell's parameters; its held-out figures (pages,
+// fetches with failed ones, held-out targets, found, recall, recall at
+// each budget of DefaultBudgets, pages to 25, 50 and 75 % of the
+// targets); breadth-first's and the all-knowing plan's pages to 50 and
+// 75 % and the speed-up over breadth-first; then failed fetches and the
+// all-labels figures (relevant, targets_all_labels, recall_all_labels,
+// precision, harvest_rate), the classifier's cross-validated measures,
+// pages_per_second and seconds. Fields that do not apply (K of a bfs
+// crawl, recall without targets, a share not reached) are empty.
 func (g *Grid) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(gridColumns); err != nil {
 		return fmt.Errorf("write grid csv: %w", err)
 	}
 	for _, r := range g.rows() {
-		if err := cw.Write(r.fields()); err != nil {
+		if err := cw.Write(r.values()); err != nil {
 			return fmt.Errorf("write grid csv: %w", err)
 		}
 	}
@@ -274,15 +317,22 @@ func (g *Grid) WriteMarkdown(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	if best := g.best(); len(best) > 0 {
-		b.WriteString("## Best recall\n\n| topic | cell | recall | pages |\n|---|---|---:|---:|\n")
+		b.WriteString("## Best held-out recall\n\nRecall over the held-out targets (labelled pages the model did not learn from); pages to 75 % and the speed-up over breadth-first at the same share.\n\n")
+		b.WriteString("| topic | cell | recall | targets | pages | pages to 75 % | breadth-first | speed-up |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
 		for _, r := range best {
-			fmt.Fprintf(&b, "| %s | %s | %.3f | %d |\n", r.section.Title(), r.row.Cell.Name, r.row.Topic.Recall, r.row.Cell.Report.Pages)
+			t := r.row.Topic
+			var bfs *int
+			if t.BFS != nil {
+				bfs = pagesTo(t.BFS.PagesTo, 0.75)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.3f | %d | %d | %s | %s | %s |\n", r.section.Title(), r.row.Cell.Name, t.Recall, t.Targets, r.row.Cell.Report.Pages,
+				fmtInt(t.PagesToShare(0.75)), fmtInt(bfs), fmtRatio(t.SpeedUpAt(0.75)))
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("## All crawls\n\nPage and segment P / R are the classifier's cross-validated precision and recall on the training examples.\n\n")
-	b.WriteString("| cell | topic | strategy | frontier | K | n | threshold | pages | failed | relevant | targets | recall | precision | harvest rate | page P / R | segment P / R | pages/s | s |\n")
-	b.WriteString("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("## All crawls\n\nRecall, found and targets are held-out; pages to a share count pages fetched successfully until that share of the held-out targets was found (breadth-first's and the all-knowing plan's beside them); recall (all labels) counts the pages the model learnt from too. Page and segment P / R are the classifier's cross-validated precision and recall on the training examples.\n\n")
+	b.WriteString("| cell | topic | strategy | frontier | K | n | threshold | pages | fetches | targets | found | recall | pages to 50 % | 75 % | bfs 50 % | bfs 75 % | plan 50 % | plan 75 % | speed-up 50 % | speed-up 75 % | recall (all labels) | precision | harvest rate | page P / R | segment P / R | pages/s | s |\n")
+	b.WriteString("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	dash := func(s string) string {
 		if s == "" {
 			return "–"
@@ -297,9 +347,13 @@ func (g *Grid) WriteMarkdown(w io.Writer) error {
 			}
 			return p + " / " + q
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			f[0], f[7], f[2], dash(f[3]), dash(f[4]), dash(f[5]), dash(f[6]), f[8], f[9], f[10], f[11], dash(f[12]), f[13], f[14],
-			pr(f[15], f[16]), pr(f[17], f[18]), f[19], f[20])
+		cols := []string{f["cell"], f["topic"], f["strategy"], dash(f["frontier"]), dash(f["k"]), dash(f["window"]), dash(f["threshold"]),
+			f["pages"], f["fetches"], dash(f["targets"]), f["found"], dash(f["recall"]),
+			dash(f["pages_to_50"]), dash(f["pages_to_75"]), dash(f["bfs_pages_to_50"]), dash(f["bfs_pages_to_75"]),
+			dash(f["plan_pages_to_50"]), dash(f["plan_pages_to_75"]), dash(f["speedup_50"]), dash(f["speedup_75"]),
+			dash(f["recall_all_labels"]), f["precision"], f["harvest_rate"],
+			pr(f["page_precision"], f["page_recall"]), pr(f["segment_precision"], f["segment_recall"]), f["pages_per_second"], f["seconds"]}
+		b.WriteString("| " + strings.Join(cols, " | ") + " |\n")
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("write grid markdown: %w", err)
@@ -313,7 +367,7 @@ type bestRow struct {
 }
 
 // best returns, per section with labelled targets, the cell of highest
-// recall (the first on a tie).
+// held-out recall (the first on a tie).
 func (g *Grid) best() []bestRow {
 	var out []bestRow
 	for _, s := range g.Sections() {

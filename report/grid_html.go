@@ -228,6 +228,7 @@ type gridSectionPage struct {
 
 type gridPage struct {
 	Grid     *Grid
+	Columns  []string
 	Rows     [][]string
 	Sections []gridSectionPage
 }
@@ -381,9 +382,9 @@ code { background: #f4f4f4; padding: 0.1em 0.3em; }
 {{range .Missing}}<p>{{.}}</p>
 {{end}}</section>
 {{end}}<h2>All crawls</h2>
-<p>Page and segment precision and recall are the classifier's, cross-validated on the training examples.</p>
+<p>Recall, found and targets are over the held-out targets (labelled pages the model did not learn from); pages_to_N is the page at which a crawl had found N % of them, beside breadth-first's and the all-knowing plan's; the *_all_labels columns count the pages learnt from too. Page and segment precision and recall are the classifier's, cross-validated on the training examples.</p>
 <table id="cells">
-<thead><tr><th>cell</th><th>topics</th><th>strategy</th><th>frontier</th><th>K</th><th>n</th><th>threshold</th><th>topic</th><th>pages</th><th>failed</th><th>relevant</th><th>targets</th><th>recall</th><th>precision</th><th>harvest rate</th><th>page P</th><th>page R</th><th>segment P</th><th>segment R</th><th>pages/s</th><th>s</th></tr></thead>
+<thead><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr>{{range $i, $v := .}}{{if or (lt $i 4) (eq $i 7)}}<td>{{$v}}</td>{{else}}<td class="n">{{$v}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
@@ -399,9 +400,9 @@ code { background: #f4f4f4; padding: 0.1em 0.3em; }
 // window n (each drawn when the grid varies the parameter), then the
 // table of every crawl.
 func (g *Grid) WriteHTML(w io.Writer) error {
-	pg := gridPage{Grid: g}
+	pg := gridPage{Grid: g, Columns: gridColumns}
 	for _, r := range g.rows() {
-		pg.Rows = append(pg.Rows, r.fields())
+		pg.Rows = append(pg.Rows, r.values())
 	}
 	for _, s := range g.Sections() {
 		sp, err := sectionCharts(s)

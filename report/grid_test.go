@@ -214,7 +214,7 @@ func TestGrid_WriteMarkdown(t *testing.T) {
 	}
 	s := buf.String()
 	// The best course recall: link at K 1000 fetched 40 pages, 20 of 30.
-	if !strings.Contains(s, "| course | course-link-stack-k1000-n5-t0.76 | 0.667 | 40 |") {
+	if !strings.Contains(s, "| course | course-link-stack-k1000-n5-t0.76 | 0.667 | 30 | 40 |") {
 		t.Errorf("markdown lacks the best-recall row:\n%s", s)
 	}
 	if n := strings.Count(s, "\n| course-"); n != len(g.Cells) {

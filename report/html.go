@@ -174,8 +174,10 @@ type htmlPage struct {
 }
 
 var pageTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"f3": func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) },
-	"f2": func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) },
+	"f3":    func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) },
+	"f2":    func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) },
+	"to":    func(m []ShareMark, share float64) string { return fmtInt(pagesTo(m, share)) },
+	"ratio": fmtRatio,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -197,10 +199,11 @@ figure.chart { margin: 0; flex: 1 1 28em; max-width: 40em; }
 <p>Crawls compared: {{range $i, $r := .Reports}}{{if $i}}, {{end}}<strong>{{$r.Name}}</strong>{{end}}.</p>
 {{range .Reports}}{{if not .Labelled}}<p class="estimated">{{.Name}}: relevance is estimated by the page classifier (no labels were given).</p>
 {{end}}{{end}}<h2>Summary</h2>
+<p>Recall, found and targets are over the held-out targets: the labelled pages of the topic that the model did not learn from. Pages to a share: pages fetched successfully until that share of them was found. Relevant, precision, harvest rate and recall (all labels) count every labelled page.</p>
 <table id="summary">
-<thead><tr><th>crawl</th><th>strategy</th><th>topic</th><th>pages</th><th>failed</th><th>duplicates</th><th>from its stack</th><th>relevant</th><th>targets</th><th>precision</th><th>recall</th><th>harvest rate</th></tr></thead>
+<thead><tr><th>crawl</th><th>strategy</th><th>topic</th><th>pages</th><th>fetches</th><th>targets</th><th>found</th><th>recall</th><th>pages to 25 %</th><th>pages to 50 %</th><th>pages to 75 %</th><th>bfs pages to 75 %</th><th>plan pages to 75 %</th><th>speed-up 75 %</th><th>relevant</th><th>targets (all labels)</th><th>precision</th><th>recall (all labels)</th><th>harvest rate</th><th>failed</th><th>duplicates</th><th>from its stack</th></tr></thead>
 <tbody>
-{{range .Rows}}<tr><td>{{.Report.Crawl}}</td><td>{{.Report.Strategy}}</td><td>{{.T.Topic}}{{if .T.Estimated}} <span class="estimated">(estimated)</span>{{end}}</td><td class="n">{{.Report.Pages}}</td><td class="n">{{.Report.Failed}}</td><td class="n">{{.Report.Duplicates}}</td><td class="n">{{.T.FromStack}}</td><td class="n">{{.T.Relevant}}</td><td class="n">{{.T.Targets}}</td><td class="n">{{f3 .T.Precision}}</td><td class="n">{{if .T.Targets}}{{f3 .T.Recall}}{{else}}–{{end}}</td><td class="n">{{f3 .T.Harvest}}</td></tr>
+{{range .Rows}}<tr><td>{{.Report.Crawl}}</td><td>{{.Report.Strategy}}</td><td>{{.T.Topic}}{{if .T.Estimated}} <span class="estimated">(estimated)</span>{{end}}</td><td class="n">{{.Report.Pages}}</td><td class="n">{{.Report.Fetches}}</td><td class="n">{{.T.Targets}}</td><td class="n">{{.T.Found}}</td><td class="n">{{if .T.Targets}}{{f3 .T.Recall}}{{else}}–{{end}}</td><td class="n">{{to .T.PagesTo 0.25}}</td><td class="n">{{to .T.PagesTo 0.5}}</td><td class="n">{{to .T.PagesTo 0.75}}</td><td class="n">{{if .T.BFS}}{{to .T.BFS.PagesTo 0.75}}{{else}}–{{end}}</td><td class="n">{{to .T.Plan 0.75}}</td><td class="n">{{ratio (.T.SpeedUpAt 0.75)}}</td><td class="n">{{.T.Relevant}}</td><td class="n">{{.T.TargetsAll}}</td><td class="n">{{f3 .T.Precision}}</td><td class="n">{{if .T.TargetsAll}}{{f3 .T.RecallAll}}{{else}}–{{end}}</td><td class="n">{{f3 .T.Harvest}}</td><td class="n">{{.Report.Failed}}</td><td class="n">{{.Report.Duplicates}}</td><td class="n">{{.T.FromStack}}</td></tr>
 {{end}}</tbody>
 </table>
 {{if .Links}}<h2>Link classifier on labelled links</h2>
@@ -269,22 +272,26 @@ func WriteHTML(w io.Writer, reports ...*Report) error {
 }
 
 // WriteCSV writes the curve points of reports, one row per point, with
-// the header crawl, strategy, topic, pages, relevant, harvest_rate,
-// recall (empty when the topic's targets are unknown) and estimated.
+// the header crawl, strategy, topic, pages, found (held-out targets
+// found), recall (held-out; empty when the topic's targets are unknown),
+// relevant (all labels), harvest_rate, recall_all_labels and estimated.
 func WriteCSV(w io.Writer, reports ...*Report) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"crawl", "strategy", "topic", "pages", "relevant", "harvest_rate", "recall", "estimated"}); err != nil {
+	if err := cw.Write([]string{"crawl", "strategy", "topic", "pages", "found", "recall", "relevant", "harvest_rate", "recall_all_labels", "estimated"}); err != nil {
 		return fmt.Errorf("write csv report: %w", err)
 	}
 	for _, r := range reports {
 		for _, t := range r.Topics {
 			for _, p := range t.Curve {
-				recall := ""
+				recall, all := "", ""
 				if t.Targets > 0 {
 					recall = strconv.FormatFloat(p.Recall, 'f', 4, 64)
 				}
-				rec := []string{r.Crawl, r.Strategy, t.Topic, strconv.Itoa(p.Pages), strconv.Itoa(p.Relevant),
-					strconv.FormatFloat(p.Rate, 'f', 4, 64), recall, strconv.FormatBool(t.Estimated)}
+				if t.TargetsAll > 0 {
+					all = strconv.FormatFloat(p.RecallAll, 'f', 4, 64)
+				}
+				rec := []string{r.Crawl, r.Strategy, t.Topic, strconv.Itoa(p.Pages), strconv.Itoa(p.Found), recall, strconv.Itoa(p.Relevant),
+					strconv.FormatFloat(p.Rate, 'f', 4, 64), all, strconv.FormatBool(t.Estimated)}
 				if err := cw.Write(rec); err != nil {
 					return fmt.Errorf("write csv report: %w", err)
 				}

@@ -219,15 +219,15 @@ func TestWriteCSV(t *testing.T) {
 		t.Fatalf("%d records, want 12:\n%v", len(recs), recs)
 	}
 	want := [][]string{
-		{"crawl", "strategy", "topic", "pages", "relevant", "harvest_rate", "recall", "estimated"},
-		{"a", "link", "course", "10", "5", "0.5000", "0.1667", "false"},
+		{"crawl", "strategy", "topic", "pages", "found", "recall", "relevant", "harvest_rate", "recall_all_labels", "estimated"},
+		{"a", "link", "course", "10", "5", "0.1667", "5", "0.5000", "0.1667", "false"},
 	}
 	for i, w := range want {
 		if strings.Join(recs[i], ",") != strings.Join(w, ",") {
 			t.Errorf("record %d = %v, want %v", i, recs[i], w)
 		}
 	}
-	if got := strings.Join(recs[11], ","); got != "u,page,course,1,1,1.0000,,true" {
+	if got := strings.Join(recs[11], ","); got != "u,page,course,1,1,,1,1.0000,,true" {
 		t.Errorf("unlabelled record = %s, want an empty recall and estimated", got)
 	}
 }

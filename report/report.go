@@ -31,8 +31,10 @@ type Page struct {
 type Report struct {
 	Crawl    string `json:"crawl"`
 	Strategy string `json:"strategy"`
-	Pages    int    `json:"pages"`  // fetched successfully
+	Pages    int    `json:"pages"`  // fetched successfully: the budget unit
 	Failed   int    `json:"failed"` // failed fetches (404, robots, …)
+	// Fetches counts every fetch, failed ones included.
+	Fetches int `json:"fetches"`
 	// Duplicates counts the pages fetched successfully that are
 	// near-duplicates of pages stored before them; Pages includes them.
 	Duplicates     int     `json:"duplicates"`
@@ -44,10 +46,19 @@ type Report struct {
 	// "crawled-hosts" (labelled pages on the hosts the crawl fetched from)
 	// or "all-labels" (every page of the labels file, e.g. the pages
 	// reachable from the seeds).
-	TargetScope string        `json:"target_scope,omitempty"`
-	Every       int           `json:"harvest_every"`
-	Topics      []*TopicStats `json:"topics"`
+	TargetScope string `json:"target_scope,omitempty"`
+	// HeldOut is true when the pages the model learnt from were given
+	// (Exclude): they are left out of every topic's Targets and never
+	// count as found. LearntFrom counts them.
+	HeldOut    bool          `json:"held_out"`
+	LearntFrom int           `json:"learnt_from"`
+	Every      int           `json:"harvest_every"`
+	Topics     []*TopicStats `json:"topics"`
+	// Budgets are the budgets (in pages) recall is given at
+	// (TopicStats.RecallAt); DefaultBudgets when empty.
+	Budgets []int `json:"-"`
 
+	learnt   map[urlnorm.URL]bool // labelled pages the model learnt from
 	labels   Labels
 	byDir    map[urlnorm.URL]urlnorm.URL // see indexAliases
 	finished bool
@@ -64,16 +75,40 @@ type TopicStats struct {
 	// near-duplicates of a page stored before them and pages that are.
 	Unique     int `json:"unique"`
 	Duplicates int `json:"duplicates"`
-	// Relevant counts fetched pages labelled with the topic (or judged
-	// relevant by the classifier when the report has no labels).
+	// Targets is the number of held-out targets: the labelled pages of
+	// the topic in the report's scope (TargetScope) that the model did not
+	// learn from (see Report.Exclude). Found counts those fetched, Recall
+	// is Found / Targets.
+	Targets int     `json:"targets,omitempty"`
+	Found   int     `json:"found"`
+	Recall  float64 `json:"recall,omitempty"`
+	// RecallAt is the recall at each of the report's budgets the crawl
+	// reached; PagesTo the pages (and fetches, failed included) after
+	// which the crawl had found 25, 50 and 75 % of the targets (nil when
+	// it did not).
+	RecallAt []BudgetRecall `json:"recall_at,omitempty"`
+	PagesTo  []ShareMark    `json:"pages_to,omitempty"`
+	// BFS is breadth-first's measure on the same targets, Plan the pages
+	// the all-knowing greedy plan needs for the same shares, and SpeedUp
+	// the pages breadth-first needs for each share over this crawl's
+	// (set by Compare and by the caller; empty when not measured).
+	BFS     *Baseline    `json:"bfs,omitempty"`
+	Plan    []ShareMark  `json:"plan_pages_to,omitempty"`
+	SpeedUp []ShareRatio `json:"speedup_over_bfs,omitempty"`
+	// Relevant counts fetched pages labelled with the topic, those the
+	// model learnt from included (or judged relevant by the classifier
+	// when the report has no labels).
 	Relevant int `json:"relevant"`
 	// ByClassifier counts fetched pages the classifier found relevant.
 	ByClassifier int `json:"relevant_by_classifier"`
-	// Targets is the number of labelled pages of the topic on the hosts
-	// the crawl fetched from: the denominator of Recall.
-	Targets   int     `json:"targets,omitempty"`
+	// TargetsAll counts every labelled page of the topic in scope, those
+	// the model learnt from included, and RecallAll is Relevant /
+	// TargetsAll: the figure of reports before held-out targets, kept as
+	// a secondary measure.
+	TargetsAll int     `json:"targets_all_labels,omitempty"`
+	RecallAll  float64 `json:"recall_all_labels,omitempty"`
+	// Precision and Harvest count Relevant (all labels).
 	Precision float64 `json:"precision"`
-	Recall    float64 `json:"recall,omitempty"`
 	Harvest   float64 `json:"harvest_rate"`
 	// Estimated is true when relevance comes from the classifier.
 	Estimated bool    `json:"estimated"`
@@ -84,14 +119,19 @@ type TopicStats struct {
 	// Links is the link classifier's precision and recall on labelled
 	// links (see AddLink), or nil when no scored link was counted.
 	Links *LinkStats `json:"link_classifier,omitempty"`
+
+	found []mark // when each held-out target was found, in order
 }
 
-// Point is one point of a harvest curve.
+// Point is one point of a harvest curve. Recall is held-out (Found over
+// the topic's Targets), RecallAll over all labels.
 type Point struct {
-	Pages    int     `json:"pages"`
-	Relevant int     `json:"relevant"`
-	Rate     float64 `json:"harvest_rate"`
-	Recall   float64 `json:"recall,omitempty"`
+	Pages     int     `json:"pages"`
+	Relevant  int     `json:"relevant"`
+	Rate      float64 `json:"harvest_rate"`
+	Found     int     `json:"found"`
+	Recall    float64 `json:"recall,omitempty"`
+	RecallAll float64 `json:"recall_all_labels,omitempty"`
 }
 
 // New starts a report for topics. labels may be nil: relevance is then the
@@ -101,7 +141,7 @@ func New(crawl, strategy string, topics []string, labels Labels, every int) *Rep
 		every = 100
 	}
 	r := &Report{Crawl: crawl, Strategy: strategy, Labelled: labels != nil, Every: every, labels: labels, TargetScope: ScopeCrawledHosts,
-		byDir: indexAliases(labels), hosts: make(map[string]bool), seen: make(map[urlnorm.URL]bool)}
+		byDir: indexAliases(labels), hosts: make(map[string]bool), seen: make(map[urlnorm.URL]bool), learnt: make(map[urlnorm.URL]bool)}
 	for _, t := range topics {
 		r.Topics = append(r.Topics, &TopicStats{Topic: t, Estimated: labels == nil})
 	}
@@ -146,12 +186,18 @@ func (r *Report) labelOf(raw string) (urlnorm.URL, string, bool) {
 	if err != nil {
 		return u, "", false
 	}
-	if l, ok := r.labels[u]; ok {
+	return lookup(r.labels, r.byDir, u)
+}
+
+// lookup returns the labelled URL u names, by itself or as an index alias
+// (byDir, see indexAliases), and its label.
+func lookup(labels Labels, byDir map[urlnorm.URL]urlnorm.URL, u urlnorm.URL) (urlnorm.URL, string, bool) {
+	if l, ok := labels[u]; ok {
 		return u, l, true
 	}
 	if mayAlias(u) {
-		if v, ok := r.byDir[dirForm(u)]; ok {
-			return v, r.labels[v], true
+		if v, ok := byDir[dirForm(u)]; ok {
+			return v, labels[v], true
 		}
 	}
 	return u, "", false
@@ -172,9 +218,11 @@ func mayAlias(u urlnorm.URL) bool {
 func (r *Report) Add(p Page) {
 	if p.Failed {
 		r.Failed++
+		r.Fetches = r.Pages + r.Failed
 		return
 	}
 	r.Pages++
+	r.Fetches = r.Pages + r.Failed
 	if p.Duplicate {
 		r.Duplicates++
 	}
@@ -217,9 +265,13 @@ func (r *Report) Add(p Page) {
 		}
 		if rel {
 			t.Relevant++
+			if !r.learnt[key] {
+				t.Found++
+				t.found = append(t.found, mark{r.Pages, r.Fetches})
+			}
 		}
 		if r.Pages%r.Every == 0 {
-			t.Curve = append(t.Curve, Point{Pages: r.Pages, Relevant: t.Relevant})
+			t.Curve = append(t.Curve, Point{Pages: r.Pages, Relevant: t.Relevant, Found: t.Found})
 		}
 	}
 }
@@ -231,21 +283,24 @@ func (r *Report) Finish() {
 		return
 	}
 	r.finished = true
-	targets := make(map[string]int)
+	targets, all := make(map[string]int), make(map[string]int)
 	if r.labels == nil {
 		r.TargetScope = ""
 	} else {
 		for u, l := range r.labels {
 			if r.TargetScope == ScopeAllLabels || r.hosts[u.Host()] {
-				targets[l]++
+				all[l]++
+				if !r.learnt[u] {
+					targets[l]++
+				}
 			}
 		}
 	}
 	for _, t := range r.Topics {
 		if n := len(t.Curve); r.Pages > 0 && (n == 0 || t.Curve[n-1].Pages != r.Pages) {
-			t.Curve = append(t.Curve, Point{Pages: r.Pages, Relevant: t.Relevant})
+			t.Curve = append(t.Curve, Point{Pages: r.Pages, Relevant: t.Relevant, Found: t.Found})
 		}
-		t.Targets = targets[t.Topic]
+		t.Targets, t.TargetsAll = targets[t.Topic], all[t.Topic]
 		if t.FromStack > 0 {
 			t.Precision = float64(t.Relevant) / float64(t.FromStack)
 		}
@@ -253,7 +308,10 @@ func (r *Report) Finish() {
 			t.Harvest = float64(t.Relevant) / float64(r.Pages)
 		}
 		if t.Targets > 0 {
-			t.Recall = float64(t.Relevant) / float64(t.Targets)
+			t.Recall = float64(t.Found) / float64(t.Targets)
+		}
+		if t.TargetsAll > 0 {
+			t.RecallAll = float64(t.Relevant) / float64(t.TargetsAll)
 		}
 		if t.Links != nil {
 			t.Links.finish()
@@ -262,13 +320,17 @@ func (r *Report) Finish() {
 			p := &t.Curve[i]
 			p.Rate = float64(p.Relevant) / float64(p.Pages)
 			if t.Targets > 0 {
-				p.Recall = float64(p.Relevant) / float64(t.Targets)
+				p.Recall = float64(p.Found) / float64(t.Targets)
+			}
+			if t.TargetsAll > 0 {
+				p.RecallAll = float64(p.Relevant) / float64(t.TargetsAll)
 			}
 		}
+		t.headline(r.Pages, r.budgets())
 	}
 	// A finished report keeps its numbers only, so that many of them
 	// (a grid's) hold no labels or URL sets.
-	r.labels, r.byDir, r.hosts, r.seen = nil, nil, nil, nil
+	r.labels, r.byDir, r.hosts, r.seen, r.learnt = nil, nil, nil, nil, nil
 }
 
 // Topic returns the stats of one topic, or nil.
@@ -292,8 +354,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Crawl report: %s\n\n", r.Crawl)
-	fmt.Fprintf(&b, "Strategy `%s`, %d pages fetched (%d of them near-duplicates of pages stored before, and %d failed fetches)",
-		r.Strategy, r.Pages, r.Duplicates, r.Failed)
+	fmt.Fprintf(&b, "Strategy `%s`, %d pages fetched (%d of them near-duplicates of pages stored before) in %d fetches (%d failed)",
+		r.Strategy, r.Pages, r.Duplicates, r.Fetches, r.Failed)
 	if r.PagesPerSecond > 0 {
 		fmt.Fprintf(&b, ", %.1f pages/s (%.1f fetches/s)", r.PagesPerSecond, r.FetchesPerSecond)
 	}
@@ -301,24 +363,31 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if !r.Labelled {
 		b.WriteString("**Relevance is estimated by the page classifier: no labels were given.**\n\n")
 	}
-	b.WriteString("| topic | from its stack | unique | duplicates | relevant | by classifier | targets | precision | recall | harvest rate |\n")
+	writeHeldOut(&b, r)
+	if r.Labelled {
+		b.WriteString("## All labels\n\nRelevant pages, precision and harvest rate count every labelled page of the topic, those the model learnt from included; recall (all labels) is over all of them.\n\n")
+	}
+	b.WriteString("| topic | from its stack | unique | duplicates | relevant | by classifier | targets (all labels) | precision | recall (all labels) | harvest rate |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, t := range r.Topics {
 		recall := "–"
-		if t.Targets > 0 {
-			recall = fmt.Sprintf("%.3f", t.Recall)
+		if t.TargetsAll > 0 {
+			recall = fmt.Sprintf("%.3f", t.RecallAll)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %.3f | %s | %.3f |\n", t.Topic, t.FromStack, t.Unique, t.Duplicates, t.Relevant, t.ByClassifier, t.Targets, t.Precision, recall, t.Harvest)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %.3f | %s | %.3f |\n", t.Topic, t.FromStack, t.Unique, t.Duplicates, t.Relevant, t.ByClassifier, t.TargetsAll, t.Precision, recall, t.Harvest)
 	}
 	writeLinkTable(&b, r)
 	for _, t := range r.Topics {
-		fmt.Fprintf(&b, "\n## Harvest curve: %s\n\n| pages | relevant | harvest rate | recall |\n|---:|---:|---:|---:|\n", t.Topic)
+		fmt.Fprintf(&b, "\n## Harvest curve: %s\n\n| pages | relevant | harvest rate | held-out found | recall | recall (all labels) |\n|---:|---:|---:|---:|---:|---:|\n", t.Topic)
 		for _, p := range t.Curve {
-			recall := "–"
+			recall, all := "–", "–"
 			if t.Targets > 0 {
 				recall = fmt.Sprintf("%.3f", p.Recall)
 			}
-			fmt.Fprintf(&b, "| %d | %d | %.3f | %s |\n", p.Pages, p.Relevant, p.Rate, recall)
+			if t.TargetsAll > 0 {
+				all = fmt.Sprintf("%.3f", p.RecallAll)
+			}
+			fmt.Fprintf(&b, "| %d | %d | %.3f | %d | %s | %s |\n", p.Pages, p.Relevant, p.Rate, p.Found, recall, all)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

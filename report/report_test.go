@@ -48,7 +48,7 @@ func TestReport_Add(t *testing.T) {
 	if c.Precision != 0.5 || c.Recall != 2.0/3 || c.Harvest != 0.5 {
 		t.Errorf("precision %v recall %v harvest %v", c.Precision, c.Recall, c.Harvest)
 	}
-	want := []Point{{2, 1, 0.5, 1.0 / 3}, {4, 2, 0.5, 2.0 / 3}}
+	want := []Point{{Pages: 2, Relevant: 1, Rate: 0.5, Found: 1, Recall: 1.0 / 3, RecallAll: 1.0 / 3}, {Pages: 4, Relevant: 2, Rate: 0.5, Found: 2, Recall: 2.0 / 3, RecallAll: 2.0 / 3}}
 	if len(c.Curve) != len(want) {
 		t.Fatalf("curve = %+v", c.Curve)
 	}
@@ -82,7 +82,7 @@ func TestReport_withoutLabelsIsEstimated(t *testing.T) {
 	if !strings.Contains(md.String(), "estimated by the page classifier") {
 		t.Errorf("markdown does not say relevance is estimated:\n%s", md.String())
 	}
-	if !strings.Contains(md.String(), "| 2 | 1 | 0.500 | – |") {
+	if !strings.Contains(md.String(), "| 2 | 1 | 0.500 | 1 | – | – |") {
 		t.Errorf("markdown curve should show no recall without labels:\n%s", md.String())
 	}
 	var js bytes.Buffer

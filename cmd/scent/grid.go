@@ -2,20 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"math"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/replay"
@@ -63,194 +58,11 @@ func (c gridCell) model() modelKey {
 	return modelKey{topics: report.TopicSet(c.topics), k: c.k, window: c.window, backlinks: c.strategy == crawler.StrategyLinkBacklinks}
 }
 
-// splitList splits comma-separated values, trimming spaces and dropping
-// empty items and repeats (the first is kept).
-func splitList(values []string) []string {
-	var out []string
-	for _, v := range values {
-		for _, item := range strings.Split(v, ",") {
-			item = strings.TrimSpace(item)
-			if item != "" && !slices.Contains(out, item) {
-				out = append(out, item)
-			}
-		}
-	}
-	return out
-}
-
-// parseInts reads a list flag of positive integers.
-func parseInts(flag string, values []string) ([]int, error) {
-	var out []int
-	for _, s := range splitList(values) {
-		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("--%s %q: want positive integers separated by commas", flag, s)
-		}
-		if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--%s: no value", flag)
-	}
-	return out, nil
-}
-
-// parseThresholdList reads --threshold: numbers in (0, 1].
-func parseThresholdList(values []string) ([]float64, error) {
-	var out []float64
-	for _, s := range splitList(values) {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || !(v > 0 && v <= 1) {
-			return nil, fmt.Errorf("--threshold %q: want numbers in (0, 1] separated by commas", s)
-		}
-		if !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("--threshold: no value")
-	}
-	return out, nil
-}
-
-// nearest returns the value of vs nearest want (the first on a tie).
-func nearest[T int | float64](vs []T, want T) T {
-	best := vs[0]
-	for _, v := range vs[1:] {
-		if math.Abs(float64(v-want)) < math.Abs(float64(best-want))-1e-9 {
-			best = v
-		}
-	}
-	return best
-}
-
-// cells expands the flags into the grid's cells: for every topic set, bfs
-// once (when listed) and every combination of the other strategies with
-// the frontiers, K, windows and thresholds.
-func (o experimentOpts) cells() ([]gridCell, error) {
-	if o.out == "" || len(o.topics) == 0 {
-		return nil, errors.New("--out and --topic are required")
-	}
-	var sets [][]string
-	seen := make(map[string]bool)
-	for _, v := range o.topics {
-		set := splitList([]string{v})
-		if len(set) == 0 {
-			return nil, fmt.Errorf("--topic %q: no topic", v)
-		}
-		if key := report.TopicSet(set); !seen[key] {
-			seen[key] = true
-			sets = append(sets, set)
-		}
-	}
-	var strategies []crawler.Strategy
-	for _, s := range splitList(o.strategies) {
-		st, err := crawler.ParseStrategy(s)
-		if err != nil {
-			return nil, err
-		}
-		strategies = append(strategies, st)
-	}
-	var frontiers []crawler.Frontier
-	for _, s := range splitList(o.frontiers) {
-		fr := crawler.Frontier(s)
-		if err := (crawler.Config{Frontier: fr}).Validate(); err != nil {
-			return nil, err
-		}
-		frontiers = append(frontiers, fr)
-	}
-	if len(strategies) == 0 || len(frontiers) == 0 {
-		return nil, errors.New("--strategy and --frontier need at least one value")
-	}
-	ks, err := parseInts("k", o.ks)
-	if err != nil {
-		return nil, err
-	}
-	windows, err := parseInts("window", o.windows)
-	if err != nil {
-		return nil, err
-	}
-	ths, err := parseThresholdList(o.thresholds)
-	if err != nil {
-		return nil, err
-	}
-	defK, defN, defT := nearest(ks, report.GridDefaultK), nearest(windows, report.GridDefaultWindow), nearest(ths, report.GridDefaultThreshold)
-	var cells []gridCell
-	for _, set := range sets {
-		for _, st := range strategies {
-			if st == crawler.StrategyBFS {
-				cells = append(cells, gridCell{topics: set, strategy: st, k: defK, window: defN, threshold: defT})
-				continue
-			}
-			for _, fr := range frontiers {
-				for _, k := range ks {
-					for _, n := range windows {
-						for _, th := range ths {
-							cells = append(cells, gridCell{topics: set, strategy: st, frontier: fr, k: k, window: n, threshold: th})
-						}
-					}
-				}
-			}
-		}
-	}
-	if len(cells) == 1 && len(frontiers) == 1 {
-		cells[0].frontier = frontiers[0]
-	}
-	return cells, nil
-}
-
-// thresholdScorer is a scorer whose every topic's threshold is th, so
-// that one trained model serves the cells of several thresholds.
-type thresholdScorer struct {
-	*training.Scorer
-	th float64
-}
-
-// Threshold implements crawler.Scorer.
-func (s thresholdScorer) Threshold(int) float64 { return s.th }
-
-// cachingFetcher keeps the results of the fetches of training examples
-// (and their backlink parents) in memory, so that the models of a grid
-// fetch each page once.
-type cachingFetcher struct {
-	f  training.Fetcher
-	mu sync.Mutex
-	m  map[urlnorm.URL]cachedFetch
-}
-
-type cachedFetch struct {
-	res *fetch.Result
-	err error
-}
-
-func newCachingFetcher(f training.Fetcher) *cachingFetcher {
-	return &cachingFetcher{f: f, m: make(map[urlnorm.URL]cachedFetch)}
-}
-
-// Fetch implements training.Fetcher. Results are shared: callers must not
-// change them. Cancelled fetches are not kept.
-func (c *cachingFetcher) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fetch.Result, error) {
-	c.mu.Lock()
-	r, ok := c.m[u]
-	c.mu.Unlock()
-	if ok {
-		return r.res, r.err
-	}
-	res, err := c.f.Fetch(ctx, u, hdr)
-	if ctx.Err() != nil {
-		return res, err
-	}
-	c.mu.Lock()
-	c.m[u] = cachedFetch{res, err}
-	c.mu.Unlock()
-	return res, err
-}
-
 // trained is a model of the grid with its training report.
 type trained struct {
 	scorer *training.Scorer
 	rep    *training.Report
+	learnt []urlnorm.URL // the pages it learnt from
 }
 
 // gridRun holds what the cells of a grid share.
@@ -266,6 +78,7 @@ type gridRun struct {
 	trainTh   float64   // the threshold the models are trained with
 	ths       []float64 // the thresholds of the cells, each cross-validated
 	bfs       map[string]bfsCrawl
+	base      map[string]*baselines // breadth-first and plans by crawl seeds (with --baseline)
 	progress  io.Writer
 	archive   *replay.Archive
 }
@@ -316,7 +129,7 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 	}
 	defer stop()
 	g := &gridRun{o: o, work: work, labelPath: filepath.Join(work, "labels.tsv"), seeds: make(map[string]*training.Seeds),
-		models: make(map[modelKey]*trained), bfs: make(map[string]bfsCrawl), progress: progress, archive: a}
+		models: make(map[modelKey]*trained), bfs: make(map[string]bfsCrawl), base: make(map[string]*baselines), progress: progress, archive: a}
 	if err := writeReachableLabels(g.labelPath, a); err != nil {
 		return nil, err
 	}
@@ -395,7 +208,7 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 			}
 		}
 		if best != nil {
-			fmt.Fprintf(stdout, "%s: best recall %.3f (%s)\n", s.Title(), bestRecall, best.Name)
+			fmt.Fprintf(stdout, "%s: best held-out recall %.3f (%s%s)\n", s.Title(), bestRecall, best.Name, headline(best.Report.Topic(s.Topic)))
 		}
 	}
 	fmt.Fprintf(stdout, "grid of %d cells in %.0f s; report in %s\n", len(cells), time.Since(start).Seconds(), filepath.Join(o.out, "report.html"))
@@ -452,6 +265,7 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 	}
 	var (
 		db, crawl string
+		learnt    []urlnorm.URL
 		sum       crawler.Summary
 		th        map[string]float64
 		start     time.Time // of the crawl; training is not counted
@@ -462,6 +276,9 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 			return nil, err
 		}
 		db, crawl, sum = b.db, b.name, b.sum
+		// No model: the targets are those of the topic set's models
+		// without backlinks, which learnt from the examples alone.
+		learnt = training.LearntFrom(g.seeds[report.TopicSet(c.topics)], nil)
 		// A shared crawl counts for every topic set.
 		start = time.Now().Add(-time.Duration(b.seconds * float64(time.Second)))
 	} else {
@@ -470,6 +287,7 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 			return nil, err
 		}
 		start = time.Now()
+		learnt = m.learnt
 		gc.Training = trainingScores(m.rep, c.threshold)
 		var sc crawler.Scorer = m.scorer
 		if c.threshold != g.trainTh {
@@ -491,9 +309,20 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 			return nil, err
 		}
 	}
-	rep, err := buildReportThreshold(ctx, db, crawl, g.labelPath, 100, c.topics, report.ScopeAllLabels, th)
+	rep, err := buildReportThreshold(ctx, db, crawl, g.labelPath, 100, c.topics, report.ScopeAllLabels, th, learnt)
 	if err != nil {
 		return nil, err
+	}
+	if g.o.baseline {
+		seeds := g.seeds[report.TopicSet(c.topics)].Crawl
+		b := g.base[fmt.Sprint(seeds)]
+		if b == nil {
+			if b, err = newBaselines(ctx, g.archive, g.o.archive, seeds, g.labelPath, g.fetcher, g.o.workers); err != nil {
+				return nil, err
+			}
+			g.base[fmt.Sprint(seeds)] = b
+		}
+		b.apply(rep, learnt)
 	}
 	rep.Crawl = name
 	rep.PagesPerSecond = sum.PagesPerSec
@@ -566,12 +395,14 @@ func (g *gridRun) model(ctx context.Context, c gridCell) (*trained, error) {
 	}
 	seeds := g.seeds[key.topics]
 	var src training.BacklinkSource
+	var rec *training.BacklinkRecorder
 	if key.backlinks {
 		store, err := g.backlinks(ctx, key.topics, c.window, seeds.DiscoverySeeds())
 		if err != nil {
 			return nil, err
 		}
-		src = store
+		rec = training.NewBacklinkRecorder(store)
+		src = rec
 	}
 	mf := g.o.mf
 	mf.k, mf.window, mf.threshold, mf.cvThresholds = c.k, c.window, g.trainTh, g.ths
@@ -594,7 +425,11 @@ func (g *gridRun) model(ctx context.Context, c gridCell) (*trained, error) {
 			return nil, err
 		}
 	}
-	m := &trained{scorer: training.NewScorer(model), rep: rep}
+	learnt, err := learntOf(ctx, seeds, &mf, rec)
+	if err != nil {
+		return nil, err
+	}
+	m := &trained{scorer: training.NewScorer(model), rep: rep, learnt: learnt}
 	g.models[key] = m
 	return m, nil
 }
@@ -627,81 +462,4 @@ func (g *gridRun) backlinks(ctx context.Context, topics string, window int, seed
 	}
 	g.discovery[key] = store
 	return store, nil
-}
-
-// trainingScores turns a training report's cross-validation at threshold
-// th into the grid's per-topic scores; nil when training ran no folds.
-func trainingScores(rep *training.Report, th float64) []report.TrainingScore {
-	if rep == nil || rep.Page == nil {
-		return nil
-	}
-	page, segment := rep.CVAt(th)
-	pr := func(ev *classify.Evaluation, topic string) *report.PR {
-		if ev == nil {
-			return nil
-		}
-		ts, ok := ev.Topic(topic)
-		if !ok {
-			return nil
-		}
-		return &report.PR{Precision: ts.Precision, Recall: ts.Recall, F1: ts.F1, Support: ts.Support}
-	}
-	var out []report.TrainingScore
-	for _, t := range rep.Topics {
-		out = append(out, report.TrainingScore{Topic: t.Name, Folds: rep.Folds, Documents: t.Documents, Backlinks: t.Backlinks,
-			Page: pr(page, t.Name), Segment: pr(segment, t.Name)})
-	}
-	return out
-}
-
-// gridProgress shows a grid's progress: on a terminal a bar redrawn in
-// place (cell i/N, its name, elapsed time and the estimated time left),
-// otherwise a line per finished cell.
-type gridProgress struct {
-	w     io.Writer
-	tty   bool
-	n     int
-	start time.Time
-	now   func() time.Time
-}
-
-func newGridProgress(w io.Writer, tty bool, n int) *gridProgress {
-	return &gridProgress{w: w, tty: tty, n: n, start: time.Now(), now: time.Now}
-}
-
-// begin shows that cell i (from 0) starts.
-func (p *gridProgress) begin(i int, name string) {
-	if p.tty {
-		fmt.Fprintf(p.w, "\r\033[K%s", p.line(i, name))
-	}
-}
-
-// done shows that cell i finished, with a summary of its result.
-func (p *gridProgress) done(i int, name, summary string) {
-	if p.tty {
-		fmt.Fprintf(p.w, "\r\033[K%s", p.line(i+1, name))
-		return
-	}
-	el := p.now().Sub(p.start)
-	fmt.Fprintf(p.w, "cell %d/%d %s: %s (%s elapsed)\n", i+1, p.n, name, summary, el.Round(time.Second))
-}
-
-// end finishes the bar's line.
-func (p *gridProgress) end() {
-	if p.tty {
-		fmt.Fprintln(p.w)
-	}
-}
-
-// line draws the bar after finished cells have run.
-func (p *gridProgress) line(finished int, name string) string {
-	const width = 24
-	el := p.now().Sub(p.start)
-	fill := width * finished / max(p.n, 1)
-	eta := "?"
-	if finished > 0 {
-		eta = (el / time.Duration(finished) * time.Duration(p.n-finished)).Round(time.Second).String()
-	}
-	return fmt.Sprintf("[%s%s] %d/%d %s  elapsed %s  ETA %s", strings.Repeat("#", fill), strings.Repeat(".", width-fill),
-		finished, p.n, name, el.Round(time.Second), eta)
 }

@@ -41,7 +41,15 @@ type gridSettings struct {
 	Documents   string  `json:"documents"`
 	Backlinks   string  `json:"backlinks,omitempty"`
 	BacklinkDB  string  `json:"backlinks_db,omitempty"`
+	// Scoring names how cells are measured: cells measured otherwise
+	// are run again.
+	Scoring  string `json:"scoring"`
+	Baseline bool   `json:"baseline"`
 }
+
+// scoring is the Scoring of this version's cells: recall over held-out
+// targets.
+const scoring = "held-out"
 
 func (o experimentOpts) settings() (gridSettings, error) {
 	fi, err := os.Stat(o.archive)
@@ -52,7 +60,7 @@ func (o experimentOpts) settings() (gridSettings, error) {
 		Group: o.group, Budget: o.budget, Workers: o.workers, Tunnel: o.tunnel, Promote: o.promote, Sections: o.sections, Lockstep: o.lockstep, Oracle: o.oracle, HubOracle: o.hubOracle,
 		Learn: o.learn, LearnReward: learnKey(o.learn, o.learnOpts.RewardAt), LearnGamma: learnKey(o.learn, o.learnOpts.Gamma), SkipEx: o.skipEx, Negatives: negativesKey(o.negatives),
 		Discovery: o.discovery, M: o.mf.m, Event: o.mf.event, URLTokens: o.mf.urlTokens, Folds: o.mf.folds,
-		Documents: o.mf.documents, Backlinks: o.mf.backlinks, BacklinkDB: o.mf.backDB}, nil
+		Documents: o.mf.documents, Backlinks: o.mf.backlinks, BacklinkDB: o.mf.backDB, Scoring: scoring, Baseline: o.baseline}, nil
 }
 
 // learnKey is a learner setting for the settings: 0 without a learner.

@@ -144,7 +144,7 @@ func TestLayoutCmd_missed_webkb(t *testing.T) {
 		t.Fatalf("--json: %v\n%s", err, js)
 	}
 	c, m := rep.Topic("course"), l.Missed
-	if c == nil || c.Relevant < 50 || m.Found != c.Relevant || m.Found+m.Missed != c.Targets {
+	if c == nil || c.Relevant < 50 || m.Found != c.Relevant || m.Found+m.Missed != c.TargetsAll {
 		t.Errorf("report: %+v; layout: found %d, missed %d", c, m.Found, m.Missed)
 	}
 }

@@ -46,6 +46,9 @@ classification.`,
 			if err := saveModel(model, m); err != nil {
 				return err
 			}
+			if err := writeLearnt(cmd.Context(), trainedPathFor(model), s, &mf); err != nil {
+				return err
+			}
 			printTrainReport(cmd.OutOrStdout(), rep)
 			fmt.Fprintf(cmd.OutOrStdout(), "model written to %s\n", model)
 			if jsonOut != "" {

@@ -109,14 +109,16 @@ done
 for s in bfs link; do
 	TIMED="/usr/bin/time -a -o results/crawl/peak-rss.txt -f speed-$s:%MKB" run "speed-$s" --topic course --strategy "$s" --budget 0
 done
-# Side-by-side charts of the strategies, per topic.
+# Side-by-side charts of the strategies, per topic. Each crawl is scored on
+# its own held-out targets (the trained.txt beside its database), beside the
+# breadth-first crawl of the same budget.
 for topic in course faculty; do
 	dbs=""
 	for s in bfs page link link-tunnel link+backlinks link-tunnel-sections-promote; do
 		dbs="$dbs --db out/crawl/$topic-$s/scent.db --crawl experiment"
 	done
 	out/scent report $dbs --labels "out/crawl/$topic-bfs/labels.tsv" --targets all-labels \
-		--topics "$topic" --format html -o "results/crawl/$topic.html"
+		--bfs "out/crawl/$topic-bfs/scent.db" --topics "$topic" --format html -o "results/crawl/$topic.html"
 	out/scent report $dbs --labels "out/crawl/$topic-bfs/labels.tsv" --targets all-labels \
-		--topics "$topic" --format csv -o "results/crawl/$topic.csv"
+		--bfs "out/crawl/$topic-bfs/scent.db" --topics "$topic" --format csv -o "results/crawl/$topic.csv"
 done

@@ -1,0 +1,325 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scent-crawler/scent/report"
+	"github.com/scent-crawler/scent/sqlite"
+	"github.com/scent-crawler/scent/training"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+func newReportCmd() *cobra.Command {
+	var dbs, names, thresholds []string
+	var labels, format, out, trained, seeds, bfsDB string
+	var every int
+	var topics []string
+	var scope string
+	cmd := &cobra.Command{
+		Use:   "report --db FILE [--crawl NAME]... [--labels FILE] [--format json|md|html|csv]",
+		Short: "Measure crawls: precision, recall, harvest rate and link-classifier quality per topic",
+		Long: `report reads crawls from the database and, per topic, counts the pages
+fetched and the relevant ones — by a labels file (url<TAB>label, as written
+by "scent labels") when given, otherwise by the page classifier (then marked
+as estimated) — and gives recall against held-out targets: the labelled
+pages of the crawled hosts (or all labels, --targets all-labels) that the
+model did not learn from (--trained, --seeds, or trained.txt beside the
+database). A page learnt from may be fetched (it costs budget) but is never
+counted as found. Per topic: recall at 250, 500, 1,000, 2,000 and 4,000
+pages (those the crawl reached), the pages (successful fetches, the budget)
+and fetches (failed included) after which it had found 25, 50 and 75 % of
+the held-out targets, and, with --bfs, breadth-first's figures and the
+speed-up over it; then, over all labels, relevant pages, precision, recall
+(recall_all_labels) and harvest-rate points every --every pages. With labels it
+also measures the link classifier on labelled links: a link is relevant when
+its target is labelled with the topic, predicted relevant when its stored
+score is at least --link-threshold.
+
+Several crawls are compared side by side: repeat --crawl (crawls of one
+database), repeat --db (the latest or the named crawl of each), or give as
+many --crawl as --db (paired in order). --format html writes one
+self-contained page with the harvest and recall-against-budget charts;
+csv writes the curve points; json writes one object, or an array for
+several crawls; md writes one document per crawl.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			write, err := reportWriter(format)
+			if err != nil {
+				return err
+			}
+			th, err := parseThresholds(thresholds)
+			if err != nil {
+				return err
+			}
+			sources, err := reportSources(dbs, names)
+			if err != nil {
+				return err
+			}
+			var reps []*report.Report
+			for _, src := range sources {
+				learnt, err := learntFor(src[0], trained, seeds, cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				rep, err := buildReportThreshold(cmd.Context(), src[0], src[1], labels, every, topics, scope, th, learnt)
+				if err != nil {
+					return err
+				}
+				if bfsDB != "" {
+					bfs, err := buildReportThreshold(cmd.Context(), bfsDB, "", labels, every, topicsOf(rep), scope, th, learnt)
+					if err != nil {
+						return fmt.Errorf("--bfs: %w", err)
+					}
+					rep.Compare(bfs)
+				}
+				reps = append(reps, rep)
+			}
+			nameReports(reps, sources)
+			if out == "" || out == "-" {
+				return write(cmd.OutOrStdout(), reps)
+			}
+			return writeFileAtomic(out, func(f *os.File) error { return write(f, reps) })
+		},
+	}
+	cmd.Flags().StringSliceVar(&dbs, "db", []string{"scent.db"}, "SQLite database (repeat to compare crawls of several databases)")
+	cmd.Flags().StringSliceVar(&names, "crawl", nil, "crawl name (default: the latest crawl; repeat to compare crawls)")
+	cmd.Flags().StringVar(&labels, "labels", "", "labels file: url<TAB>label per line")
+	cmd.Flags().StringVar(&trained, "trained", "", "pages the model learnt from, one URL a line (trained.txt of an experiment, MODEL.trained.txt of scent train): no recall targets (default: trained.txt beside the database, when there is one)")
+	cmd.Flags().StringVar(&seeds, "seeds", "", "seed file whose examples the model learnt from (without --trained): no recall targets")
+	cmd.Flags().StringVar(&bfsDB, "bfs", "", "database of a breadth-first crawl from the same seeds (its latest crawl): its held-out figures and the speed-up over it are shown beside each crawl's")
+	cmd.Flags().StringVar(&format, "format", "md", "json, md, html or csv")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output)")
+	cmd.Flags().IntVar(&every, "every", 100, "harvest-curve spacing in pages")
+	cmd.Flags().StringSliceVar(&topics, "topics", nil, "topics to measure (default: the crawl's model topics; needed for a bfs crawl without model)")
+	cmd.Flags().StringVar(&scope, "targets", report.ScopeCrawledHosts, "recall denominator: crawled-hosts (labelled pages on crawled hosts) or all-labels")
+	cmd.Flags().StringSliceVar(&thresholds, "link-threshold", []string{strconv.FormatFloat(report.DefaultThreshold, 'g', -1, 64)},
+		"link score at or above which a link is predicted relevant: a number for every topic and/or TOPIC=NUMBER")
+	return cmd
+}
+
+// reportWriter returns the writer of a report format.
+func reportWriter(format string) (func(io.Writer, []*report.Report) error, error) {
+	switch format {
+	case "json":
+		return func(w io.Writer, reps []*report.Report) error {
+			if len(reps) == 1 {
+				return reps[0].WriteJSON(w)
+			}
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(reps)
+		}, nil
+	case "md", "markdown":
+		return func(w io.Writer, reps []*report.Report) error {
+			for i, r := range reps {
+				if i > 0 {
+					if _, err := io.WriteString(w, "\n---\n\n"); err != nil {
+						return err
+					}
+				}
+				if err := r.WriteMarkdown(w); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, nil
+	case "html":
+		return func(w io.Writer, reps []*report.Report) error { return report.WriteHTML(w, reps...) }, nil
+	case "csv":
+		return func(w io.Writer, reps []*report.Report) error { return report.WriteCSV(w, reps...) }, nil
+	}
+	return nil, fmt.Errorf("unknown --format %q (want json, md, html or csv)", format)
+}
+
+// reportSources pairs databases with crawl names ("" for the latest).
+func reportSources(dbs, names []string) ([][2]string, error) {
+	if len(dbs) == 0 {
+		dbs = []string{"scent.db"}
+	}
+	if len(names) == 0 {
+		names = []string{""}
+	}
+	var out [][2]string
+	switch {
+	case len(dbs) == 1:
+		for _, n := range names {
+			out = append(out, [2]string{dbs[0], n})
+		}
+	case len(names) == 1:
+		for _, d := range dbs {
+			out = append(out, [2]string{d, names[0]})
+		}
+	case len(dbs) == len(names):
+		for i := range dbs {
+			out = append(out, [2]string{dbs[i], names[i]})
+		}
+	default:
+		return nil, fmt.Errorf("%d --db and %d --crawl: give one of either, or as many --crawl as --db", len(dbs), len(names))
+	}
+	return out, nil
+}
+
+// nameReports prefixes crawl names with their database's path (its
+// shortest distinguishing tail) when two compared reports would otherwise
+// carry the same name.
+func nameReports(reps []*report.Report, sources [][2]string) {
+	count := make(map[string]int)
+	for _, r := range reps {
+		count[r.Name()]++
+	}
+	var clash []int
+	for i, r := range reps {
+		if count[r.Name()] > 1 {
+			clash = append(clash, i)
+		}
+	}
+	for k := 1; len(clash) > 0; k++ {
+		tails := make(map[string]int)
+		for _, i := range clash {
+			tails[pathTail(sources[i][0], k)]++
+		}
+		done := len(tails) == len(clash)
+		if done || pathTail(sources[clash[0]][0], k) == filepath.Clean(sources[clash[0]][0]) {
+			for _, i := range clash {
+				reps[i].Crawl = pathTail(sources[i][0], k) + ":" + reps[i].Crawl
+			}
+			return
+		}
+	}
+}
+
+// pathTail returns the last k elements of path.
+func pathTail(path string, k int) string {
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(path)), "/")
+	if k < len(parts) {
+		parts = parts[len(parts)-k:]
+	}
+	return strings.Join(parts, "/")
+}
+
+// parseThresholds reads --link-threshold entries: a bare number sets the
+// threshold of every topic (key ""), TOPIC=NUMBER one topic's.
+func parseThresholds(entries []string) (map[string]float64, error) {
+	th := make(map[string]float64)
+	for _, e := range entries {
+		topic, num, ok := strings.Cut(e, "=")
+		if !ok {
+			topic, num = "", e
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || !(v > 0 && v <= 1) {
+			return nil, fmt.Errorf("--link-threshold %q: want a number in (0, 1] or TOPIC=NUMBER", e)
+		}
+		th[strings.TrimSpace(topic)] = v
+	}
+	return th, nil
+}
+
+func buildReport(ctx context.Context, db, name, labelsPath string, every int, topics []string, scope string) (*report.Report, error) {
+	return buildReportThreshold(ctx, db, name, labelsPath, every, topics, scope, nil, nil)
+}
+
+// buildReportThreshold measures one crawl; with labels it also evaluates
+// the link classifier, at the thresholds of th (per topic, "" for every
+// topic, report.DefaultThreshold otherwise). learnt, when not nil, lists
+// the pages the model learnt from: they are no recall targets.
+func buildReportThreshold(ctx context.Context, db, name, labelsPath string, every int, topics []string, scope string, th map[string]float64, learnt []urlnorm.URL) (*report.Report, error) {
+	if scope != report.ScopeCrawledHosts && scope != report.ScopeAllLabels {
+		return nil, fmt.Errorf("unknown --targets %q (want %s or %s)", scope, report.ScopeCrawledHosts, report.ScopeAllLabels)
+	}
+	var labels report.Labels
+	if labelsPath != "" {
+		var err error
+		if labels, err = report.LoadLabels(labelsPath); err != nil {
+			return nil, err
+		}
+	}
+	store, c, err := openCrawl(ctx, db, name)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	if len(topics) == 0 {
+		topics = c.Topics
+	}
+	if len(topics) == 0 {
+		return nil, fmt.Errorf("crawl %q has no model topics: name the topics to measure with --topics", c.Name)
+	}
+	rep := report.New(c.Name, c.Strategy, topics, labels, every)
+	rep.TargetScope = scope
+	if learnt != nil {
+		rep.Exclude(learnt)
+	}
+	for _, t := range rep.Topics {
+		if v, ok := th[t.Topic]; ok {
+			t.Threshold = v
+		} else if v, ok := th[""]; ok {
+			t.Threshold = v
+		}
+	}
+	err = store.EachPage(ctx, c.ID, func(p *sqlite.PageRow) error {
+		rep.Add(report.Page{URL: p.URL, FinalURL: p.FinalURL, Stack: p.Topic, Failed: p.Failure != "", Duplicate: p.DuplicateOf != "", Relevant: p.Relevant})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if labels != nil {
+		err = store.EachLink(ctx, c.ID, func(l *sqlite.LinkRow) error {
+			rep.AddLink(report.Link{Target: l.Target, Scores: l.Scores})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("report on crawl %s: %w", c.Name, err)
+		}
+	}
+	rep.Finish()
+	if el, n, err := store.Elapsed(ctx, c.ID); err == nil && el > 0 {
+		// Fetch times of all runs of the crawl: pauses between runs count.
+		rep.FetchesPerSecond = float64(n-1) / el.Seconds()
+		rep.PagesPerSecond = rep.FetchesPerSecond * float64(rep.Pages) / float64(n)
+	}
+	return rep, nil
+}
+
+// learntFor returns the pages the model of the crawl in db learnt from:
+// those listed in trained, else the examples of the seed file seeds,
+// else those of trainedFile beside db (told on notice), else nil (none
+// known: every labelled page is a target).
+func learntFor(db, trained, seeds string, notice io.Writer) ([]urlnorm.URL, error) {
+	switch {
+	case trained != "":
+		return readTrained(trained)
+	case seeds != "":
+		s, err := training.LoadSeeds(seeds)
+		if err != nil {
+			return nil, err
+		}
+		return training.LearntFrom(s, nil), nil
+	}
+	beside := filepath.Join(filepath.Dir(db), trainedFile)
+	if _, err := os.Stat(beside); err != nil {
+		fmt.Fprintf(notice, "report: no list of the pages the model learnt from (--trained, --seeds or %s beside %s): every labelled page is a target\n", trainedFile, db)
+		return nil, nil
+	}
+	fmt.Fprintf(notice, "report: the pages the model learnt from are those of %s\n", beside)
+	return readTrained(beside)
+}
+
+// topicsOf returns the topics of rep.
+func topicsOf(rep *report.Report) []string {
+	out := make([]string, len(rep.Topics))
+	for i, t := range rep.Topics {
+		out[i] = t.Topic
+	}
+	return out
+}
