@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -42,6 +43,7 @@ type experimentSettings struct {
 	// pageNegatives, when it differs from negatives, trains a second
 	// model with these negatives to judge pages.
 	pageNegatives string
+	preset        string
 	baseline      bool
 	mf            modelFlags
 }
@@ -49,7 +51,7 @@ type experimentSettings struct {
 // learning sets cfg's link learner (--learn) and the URLs it never
 // fetches (--skip-examples: the pages the model learnt from).
 func (o experimentSettings) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Scorer) error {
-	if o.skipEx {
+	if o.skipEx && cfg.Strategy != crawler.StrategyBFS {
 		cfg.Known = seeds.Examples()
 	}
 	if !o.learn || cfg.Strategy == crawler.StrategyBFS {
@@ -114,6 +116,12 @@ only the cells still missing; with other settings it starts over.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.archive = args[0]
+			if err := applyPreset(cmd.Flags(), o.preset); err != nil {
+				return err
+			}
+			if o.learn && (o.tunnel || o.promote) {
+				return errors.New("--tunnel and --promote steer the paper's stacks, but the link learner (on by default) keeps every link on them: add --learn=false or --preset paper")
+			}
 			cells, err := o.cells()
 			if err != nil {
 				return err
@@ -145,14 +153,15 @@ only the cells still missing; with other settings it starts over.`,
 	fs.IntVar(&o.workers, "workers", 16, "pages fetched at once")
 	fs.BoolVar(&o.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
 	fs.BoolVar(&o.lockstep, "lockstep", true, "fetch in rounds of --workers pages, each committed in order before the next, so that an experiment repeats exactly whatever the timing; --lockstep=false fetches whenever a worker is free, as scent crawl does by default")
-	fs.BoolVar(&o.sections, "sections", false, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the reserve is spent (with --tunnel) or are dropped")
+	fs.BoolVar(&o.sections, "sections", true, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the stack (and with --tunnel the reserve) is spent, or are dropped")
 	fs.BoolVar(&o.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	fs.StringVar(&o.negatives, "negatives", "other", `negative examples: the pages of --group labelled "other", or "rest": every page of --group not labelled with a topic`)
 	fs.Float64Var(&o.learnOpts.RewardAt, "learn-reward", 0, "with --learn: the page score at which a fetched page rewards the links that led to it (0: per topic, where the cross-validated page F1 is best; 0.5 without cross-validation)")
 	fs.Float64Var(&o.learnOpts.Gamma, "learn-gamma", learn.DefaultGamma, "with --learn: the weight of a link's value that comes from the pages beyond its target")
-	fs.StringVar(&o.pageNegatives, "page-negatives", "", "negative examples of a second model that judges fetched pages (other or rest; default: the link model's, one model for both)")
-	fs.BoolVar(&o.skipEx, "skip-examples", false, "never fetch the pages the model learnt from (they are in hand)")
-	fs.BoolVar(&o.learn, "learn", false, "learn the value of links from the crawl's own pages and serve every link best first by it")
+	fs.StringVar(&o.pageNegatives, "page-negatives", "rest", `negative examples of a second model that judges fetched pages: other or rest ("" or the same as --negatives: one model for links and pages)`)
+	fs.BoolVar(&o.skipEx, "skip-examples", true, "never fetch the pages the model learnt from (they are in hand); bfs fetches them")
+	fs.BoolVar(&o.learn, "learn", true, "learn the value of links from the crawl's own pages and serve every link best first by it")
+	fs.StringVar(&o.preset, "preset", "", `"paper": the paper's crawler (no learner, no sections, no example skipped, one model), for the settings not given`)
 	fs.IntVar(&o.discovery, "discovery", 1000, "pages of the breadth-first discovery crawl from the examples' sites that finds backlinks (strategy link+backlinks)")
 	fs.BoolVar(&o.oracle, "oracle", false, "score links by their target's label instead of the model (1 on-topic, 0 off): what a perfect link classifier reaches")
 	fs.BoolVar(&o.hubOracle, "hub-oracle", false, "score 1 the links to the topic's hubs, the pages that link to a page labelled with the topic (the rest as the model, or as --oracle): what knowing every hub is worth")

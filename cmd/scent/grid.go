@@ -75,6 +75,7 @@ type gridRun struct {
 	seeds     map[string]*training.Seeds // by topic set
 	discovery map[string]*sqlite.Store   // backlinks of link+backlinks per topic set and window, opened on first use
 	models    map[modelKey]*trained
+	pages     map[modelKey]*pageModel // with --page-negatives
 	trainTh   float64   // the threshold the models are trained with
 	ths       []float64 // the thresholds of the cells, each cross-validated
 	bfs       map[string]bfsCrawl
@@ -129,7 +130,7 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 	}
 	defer stop()
 	g := &gridRun{o: o, work: work, labelPath: filepath.Join(work, "labels.tsv"), seeds: make(map[string]*training.Seeds),
-		models: make(map[modelKey]*trained), bfs: make(map[string]bfsCrawl), base: make(map[string]*baselines), progress: progress, archive: a}
+		models: make(map[modelKey]*trained), pages: make(map[modelKey]*pageModel), bfs: make(map[string]bfsCrawl), base: make(map[string]*baselines), progress: progress, archive: a}
 	if err := writeReachableLabels(g.labelPath, a); err != nil {
 		return nil, err
 	}
@@ -302,7 +303,7 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 		seeds := g.seeds[report.TopicSet(c.topics)]
 		cfg := crawler.Config{Name: name, Strategy: c.strategy, Frontier: c.frontier, Workers: g.o.workers,
 			MaxPages: g.o.budget, Segment: g.segment(c.window), Tunnel: g.o.tunnel, Promote: g.o.promote, Sections: g.o.sections, Lockstep: g.o.lockstep}
-		if err := g.o.learning(&cfg, seeds, sc); err != nil {
+		if sc, learnt, err = g.cellLearning(ctx, c, &cfg, sc, m.rep, learnt); err != nil {
 			return nil, err
 		}
 		if sum, err = g.crawl(ctx, dir, seeds.Crawl, cfg, sc); err != nil {
@@ -405,7 +406,7 @@ func (g *gridRun) model(ctx context.Context, c gridCell) (*trained, error) {
 		src = rec
 	}
 	mf := g.o.mf
-	mf.k, mf.window, mf.threshold, mf.cvThresholds = c.k, c.window, g.trainTh, g.ths
+	mf.k, mf.window, mf.threshold, mf.cvThresholds = c.k, c.window, g.trainTh, g.cvThresholds()
 	model, rep, err := buildModel(ctx, seeds, g.examples, &mf, io.Discard, src)
 	if err != nil {
 		return nil, fmt.Errorf("train %s, K %d, n %d: %w", key.topics, key.k, key.window, err)

@@ -33,6 +33,7 @@ type gridSettings struct {
 	LearnGamma  float64 `json:"learn_gamma,omitempty"`
 	SkipEx      bool    `json:"skip_examples,omitempty"`
 	Negatives   string  `json:"negatives,omitempty"`
+	PageNeg     string  `json:"page_negatives,omitempty"`
 	Discovery   int     `json:"discovery"`
 	M           float64 `json:"m"`
 	Event       string  `json:"event"`
@@ -58,9 +59,18 @@ func (o experimentOpts) settings() (gridSettings, error) {
 	}
 	return gridSettings{Archive: filepath.Clean(o.archive), ArchiveSize: fi.Size(), ArchiveTime: fi.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z"),
 		Group: o.group, Budget: o.budget, Workers: o.workers, Tunnel: o.tunnel, Promote: o.promote, Sections: o.sections, Lockstep: o.lockstep, Oracle: o.oracle, HubOracle: o.hubOracle,
-		Learn: o.learn, LearnReward: learnKey(o.learn, o.learnOpts.RewardAt), LearnGamma: learnKey(o.learn, o.learnOpts.Gamma), SkipEx: o.skipEx, Negatives: negativesKey(o.negatives),
+		Learn: o.learn, LearnReward: learnKey(o.learn, o.learnOpts.RewardAt), LearnGamma: learnKey(o.learn, o.learnOpts.Gamma), SkipEx: o.skipEx, Negatives: negativesKey(o.negatives), PageNeg: pageNegativesKey(o.negatives, o.pageNegatives),
 		Discovery: o.discovery, M: o.mf.m, Event: o.mf.event, URLTokens: o.mf.urlTokens, Folds: o.mf.folds,
 		Documents: o.mf.documents, Backlinks: o.mf.backlinks, BacklinkDB: o.mf.backDB, Scoring: scoring, Baseline: o.baseline}, nil
+}
+
+// pageNegativesKey is the page model's negatives for the settings: ""
+// when links and pages share one model.
+func pageNegativesKey(negatives, page string) string {
+	if page == negatives || page == "" || page == "other" && negatives == "" {
+		return ""
+	}
+	return page
 }
 
 // learnKey is a learner setting for the settings: 0 without a learner.

@@ -8,10 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/spf13/pflag"
+
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/training"
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // rewardGrid are the page thresholds cross-validated to choose each
@@ -58,6 +61,15 @@ type pageScorer struct {
 	page crawler.Scorer
 }
 
+// ScoreLink implements crawler.LinkScorer: the link scorer's ScoreLink
+// when it has one (an oracle), its Score otherwise.
+func (s pageScorer) ScoreLink(target urlnorm.URL, tokens []string, dst []float64) []float64 {
+	if ls, ok := s.Scorer.(crawler.LinkScorer); ok {
+		return ls.ScoreLink(target, tokens, dst)
+	}
+	return s.Score(tokens, dst)
+}
+
 // ScorePage implements crawler.Scorer with the page model.
 func (s pageScorer) ScorePage(tokens []string, dst []float64) []float64 {
 	return s.page.ScorePage(tokens, dst)
@@ -84,4 +96,31 @@ func (o singleExperiment) trainPageModel(ctx context.Context, a *replay.Archive,
 		return nil, nil, nil, err
 	}
 	return m, rep, seeds.Other, nil
+}
+
+// paperPreset are the settings of the paper's crawler where the defaults
+// differ: no link learner, no sections, examples fetched like any page,
+// one model for links and pages.
+var paperPreset = map[string]string{"learn": "false", "sections": "false", "skip-examples": "false", "page-negatives": ""}
+
+// applyPreset sets the flags of preset ("" keeps the defaults, the best
+// crawler; "paper" the paper's) that the command line did not set.
+func applyPreset(fs *pflag.FlagSet, preset string) error {
+	switch preset {
+	case "":
+		return nil
+	case "paper":
+	default:
+		return fmt.Errorf("--preset %q: want paper (or nothing, for the best crawler)", preset)
+	}
+	for name, v := range paperPreset {
+		f := fs.Lookup(name)
+		if f == nil || f.Changed {
+			continue
+		}
+		if err := f.Value.Set(v); err != nil {
+			return fmt.Errorf("--preset %s: %s: %w", preset, name, err)
+		}
+	}
+	return nil
 }
