@@ -14,9 +14,12 @@ go build -o out/scent ./cmd/scent
 for topic in course faculty; do
 	out/scent layout "$archive" --topic "$topic" > "results/crawl/layout-$topic.txt"
 done
+# These are studies of the paper's crawler and its variants: every run
+# starts from --preset paper (no link learner, no sections, examples
+# fetched like any page, one model); results/learn has the default crawler.
 run() {
 	name=$1; shift
-	${TIMED:-} out/scent experiment "$archive" --out "out/crawl/$name" --folds 0 "$@"
+	${TIMED:-} out/scent experiment "$archive" --out "out/crawl/$name" --folds 0 --preset paper "$@"
 	mkdir -p "results/crawl/$name"
 	cp "out/crawl/$name/report.json" "out/crawl/$name/report.md" "out/crawl/$name/command" "results/crawl/$name/"
 }

@@ -9,7 +9,7 @@ grid() {
 	/usr/bin/time -f "%e s wall, %M KB peak RSS" /tmp/scent experiment ../shared/corpus/webkb.tgz --out "$out" \
 		--topic course --topic faculty \
 		--strategy bfs,page,link,link+backlinks --frontier stack,best-first \
-		--k 50,100,200,500,1000,2000,5000 --window 5,10,20 --budget 1000 "$@"
+		--k 50,100,200,500,1000,2000,5000 --window 5,10,20 --budget 1000 --preset paper "$@"
 }
 grid results/webkb
 grid results/webkb-tunnel --tunnel
