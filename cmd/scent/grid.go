@@ -76,8 +76,8 @@ type gridRun struct {
 	discovery map[string]*sqlite.Store   // backlinks of link+backlinks per topic set and window, opened on first use
 	models    map[modelKey]*trained
 	pages     map[modelKey]*pageModel // with --page-negatives
-	trainTh   float64   // the threshold the models are trained with
-	ths       []float64 // the thresholds of the cells, each cross-validated
+	trainTh   float64                 // the threshold the models are trained with
+	ths       []float64               // the thresholds of the cells, each cross-validated
 	bfs       map[string]bfsCrawl
 	base      map[string]*baselines // breadth-first and plans by crawl seeds (with --baseline)
 	progress  io.Writer
