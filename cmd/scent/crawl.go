@@ -12,6 +12,7 @@ import (
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/learn"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
 )
@@ -40,6 +41,11 @@ type crawlFlags struct {
 	lockstep   bool
 	sitemaps   bool
 	metrics    string
+	learn      bool
+	skipEx     bool
+	reward     float64
+	gamma      float64
+	preset     string
 }
 
 func newCrawlCmd() *cobra.Command {
@@ -55,6 +61,12 @@ crawl stopped with Ctrl-C resumes with the same model when the same command
 runs again.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := applyPreset(cmd.Flags(), cf.preset); err != nil {
+				return err
+			}
+			if cf.learn && (cf.tunnel || cf.promote) {
+				return errors.New("--tunnel and --promote steer the paper's stacks, but the link learner (on by default) keeps every link on them: add --learn=false or --preset paper")
+			}
 			sum, err := runCrawl(cmd, &cf)
 			if sum != nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: %d fetches this run (%d failed); %d pages fetched in all; %s; %.1f pages/s, %.1f fetches/s\n",
@@ -83,7 +95,12 @@ runs again.`,
 	fs.BoolVar(&cf.quiet, "quiet", false, "no progress line")
 	fs.BoolVar(&cf.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
 	fs.BoolVar(&cf.lockstep, "lockstep", false, "fetch in rounds of --workers pages, each committed in order before the next: the crawl repeats exactly whatever the timing, but each round waits for its slowest fetch")
-	fs.BoolVar(&cf.sections, "sections", false, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the reserve is spent (with --tunnel) or are dropped")
+	fs.BoolVar(&cf.sections, "sections", true, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the stack (and with --tunnel the reserve) is spent, or are dropped")
+	fs.BoolVar(&cf.learn, "learn", true, "learn the value of links from the crawl's own pages and serve every link best first by it")
+	fs.Float64Var(&cf.reward, "learn-reward", 0, "with --learn: the page score at which a fetched page rewards the links that led to it (0: where the cross-validated page F1 of the examples is best when the model is trained here, else 0.5)")
+	fs.Float64Var(&cf.gamma, "learn-gamma", learn.DefaultGamma, "with --learn: the weight of a link's value that comes from the pages beyond its target")
+	fs.BoolVar(&cf.skipEx, "skip-examples", true, "never fetch the seed file's example pages (they are in hand)")
+	fs.StringVar(&cf.preset, "preset", "", `"paper": the paper's crawler (no learner, no sections, examples fetched like any page), for the settings not given`)
 	fs.StringVar(&cf.metrics, "metrics-addr", "", "serve Prometheus metrics of the crawl at this address (e.g. 127.0.0.1:9090, path /metrics)")
 	fs.BoolVar(&cf.sitemaps, "sitemaps", true, "read each site's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) at its first fetch and push the URLs they list, scored by their URL's words")
 	fs.BoolVar(&cf.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
@@ -129,6 +146,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		modelPath = cf.db + ".model.json"
 	}
 	var scorer crawler.Scorer
+	var trep *training.Report // when the model is trained here
 	if m, err := loadModel(modelPath); err == nil {
 		scorer = training.NewScorer(m)
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -149,10 +167,14 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 				src = store
 			}
 		}
+		if cf.learn && cf.reward == 0 && cf.mf.folds >= 2 {
+			cf.mf.cvThresholds = withRewardGrid(cf.mf.cvThresholds)
+		}
 		m, rep, err := trainModel(ctx, seeds, &cf.ff, &cf.mf, cmd.ErrOrStderr(), src)
 		if err != nil {
 			return nil, err
 		}
+		trep = rep
 		printTrainReport(cmd.ErrOrStderr(), rep)
 		if err := saveModel(modelPath, m); err != nil {
 			return nil, err
@@ -188,12 +210,24 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 	defer closeWARC()
+	if cf.skipEx && strategy != crawler.StrategyBFS {
+		cfg.Known = seeds.Examples()
+	}
+	if cf.learn && (strategy == crawler.StrategyLink || strategy == crawler.StrategyLinkBacklinks) {
+		lo := learn.Options{RewardAt: cf.reward, Gamma: cf.gamma}
+		if cf.reward == 0 && trep != nil {
+			lo.Rewards = rewardThresholds(trep, scorer.Topics())
+		}
+		if cfg.Learner, err = learn.New(scorer.Topics(), lo); err != nil {
+			return nil, err
+		}
+	}
 	c, err := crawler.New(cfg, cs, f, scorer)
 	if err != nil {
 		return nil, err
 	}
 	settings, _ := json.Marshal(map[string]any{
-		"seeds": cf.seeds, "model": modelPath, "strategy": cf.strategy, "frontier": cf.frontier,
+		"seeds": cf.seeds, "model": modelPath, "strategy": cf.strategy, "frontier": cf.frontier, "learn": cf.learn, "sections": cf.sections,
 		"max_pages": cf.maxPages, "window": cf.mf.window, "workers": cf.workers,
 		"delay": cf.ff.delay.String(), "host_parallelism": cf.ff.hostPar, "started": time.Now().UTC().Format(time.RFC3339),
 	})

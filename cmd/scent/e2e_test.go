@@ -250,7 +250,28 @@ func TestCommands_trainCrawlExportReport(t *testing.T) {
 		}
 		return string(out)
 	}
-	out := run("crawl", "--seeds", seedFile, "--db", db, "--max-pages", "100", "--folds", "2")
+	// The default crawler learns, follows every link (off-topic ones
+	// last) and never fetches the examples it learnt from.
+	learnt := filepath.Join(dir, "learnt.db")
+	run("crawl", "--seeds", seedFile, "--db", learnt, "--max-pages", "100", "--folds", "2")
+	var fetched []string
+	for _, l := range strings.Split(strings.TrimSpace(run("export", "--db", learnt, "--format", "jsonl")), "\n") {
+		var p struct {
+			URL string `json:"url"`
+		}
+		if err := json.Unmarshal([]byte(l), &p); err != nil {
+			t.Fatal(err)
+		}
+		fetched = append(fetched, strings.TrimPrefix(p.URL, srv.URL))
+	}
+	all := " " + strings.Join(fetched, " ") + " "
+	for i := 0; i < 20; i++ {
+		if in := strings.Contains(all, fmt.Sprintf(" /c%d ", i)); in != (i < 10) {
+			t.Errorf("default crawl: /c%d fetched %v, want %v (examples are not fetched): %v", i, in, i < 10, fetched)
+		}
+	}
+	// The paper's crawler follows on-topic links only.
+	out := run("crawl", "--seeds", seedFile, "--db", db, "--max-pages", "100", "--folds", "2", "--preset", "paper")
 	if !strings.Contains(out, "frontier empty") {
 		t.Errorf("crawl output: %s", out)
 	}
