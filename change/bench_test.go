@@ -153,3 +153,32 @@ func TestIED_memoryLinear(t *testing.T) {
 		t.Fatalf("allocated %d bytes for 4096 words, %d for 16384: ratio %.1f, want about 4", small, big, ratio)
 	}
 }
+
+// unrelatedPair returns two documents of n words each drawn independently
+// from the same text-like vocabulary: nearly everything differs.
+func unrelatedPair(n int) ([]byte, []byte) {
+	ra := rand.New(rand.NewPCG(uint64(n), 1))
+	rb := rand.New(rand.NewPCG(uint64(n), 2))
+	join := func(ws []string) []byte {
+		var b []byte
+		for _, w := range ws {
+			b = append(b, w...)
+			b = append(b, ' ')
+		}
+		return b
+	}
+	return join(textLike(ra, n)), join(textLike(rb, n))
+}
+
+// BenchmarkCompare_unrelated200k compares two unrelated documents of
+// 200,000 words: the worst case that the LCS cost limit bounds.
+func BenchmarkCompare_unrelated200k(b *testing.B) {
+	a, c := unrelatedPair(200_000)
+	b.ResetTimer()
+	for range b.N {
+		cmp := Compare(a, c, DefaultCosts())
+		if !cmp.Approximate {
+			b.Fatal("unrelated documents compared exactly: the limit did not act")
+		}
+	}
+}

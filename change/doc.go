@@ -19,8 +19,13 @@
 //  5. weighs the six counts (add, drop, replace cost 1, copy and shrink
 //     cost s, move costs t) into δ_E and divides by the longer length.
 //
-// Memory is linear in the two inputs; time is O((m+n)·D) for the LCS and
-// linear for the other steps.
+// Memory is linear in the two inputs; time is O((m+n)·min(D, limit))
+// for the LCS and linear for the other steps. A middle-snake search that
+// exceeds the limit (ExactCost, or more for inputs under 262,144 words)
+// is cut off and the inputs are split at the
+// furthest points it reached: the subsequence is still common, may be
+// shorter than the longest, and Comparison.Approximate says so.
+// CompareContext stops when its context ends.
 //
 // # Baselines
 //

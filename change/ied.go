@@ -1,6 +1,7 @@
 package change
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -84,7 +85,7 @@ type Result struct {
 func IED(a, b []string, c Costs) Result {
 	var in interner
 	ia, ib := in.ids(a), in.ids(b)
-	mA := lcsIDs(ia, ib, in.size())
+	mA, _, _ := lcsIDs(context.Background(), ia, ib, in.size())
 	return iedIDs(ia, ib, mA, in.size(), c)
 }
 

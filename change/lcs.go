@@ -1,5 +1,28 @@
 package change
 
+import "context"
+
+// ExactCost is the least number of edit steps the search for the middle
+// of a shortest edit path explores before it gives up and splits the
+// inputs at the furthest points it reached, as diff tools do on very
+// different inputs. The limit is WorkBudget/(m+n) edit steps when that is
+// more: inputs of up to 8,192 words in all are always compared exactly,
+// and the limit falls to ExactCost at 262,144 words. A part of the inputs
+// whose edit distance (insertions plus deletions) is at most twice the
+// limit gets its exact LCS; beyond, the common subsequence found may be
+// shorter than the longest, so that ED and IED may overstate the change
+// (Comparison.Approximate says so). The time of the LCS is thus
+// O(max(WorkBudget, (m+n)·ExactCost)) on any input.
+const ExactCost = 256
+
+// WorkBudget sets the cost limit of inputs of fewer than 262,144 words:
+// WorkBudget/(m+n) edit steps.
+const WorkBudget = 1 << 26
+
+// costLimit is the cut-off for inputs of n words in all. A variable so
+// that tests can lift it.
+var costLimit = func(n int) int { return max(ExactCost, WorkBudget/max(n, 1)) }
+
 // Match pairs a word of the old sequence with an equal word of the new one.
 // A and B are 0-based indexes into the old and the new sequence.
 type Match struct {
@@ -13,10 +36,13 @@ type Match struct {
 // removing the common prefix and suffix and the words that occur in only
 // one of the two sequences. When several LCSs exist, which one is returned
 // is deterministic but unspecified.
+//
+// On inputs whose edit distance exceeds the cost limit (see ExactCost) the
+// subsequence returned is common but may be shorter than the longest.
 func LCS(a, b []string) []Match {
 	var in interner
 	ia, ib := in.ids(a), in.ids(b)
-	mA := lcsIDs(ia, ib, in.size())
+	mA, _, _ := lcsIDs(context.Background(), ia, ib, in.size())
 	out := make([]Match, 0, countMatched(mA))
 	for i, j := range mA {
 		if j >= 0 {
@@ -39,8 +65,11 @@ func countMatched(mA []int32) int {
 
 // lcsIDs computes an LCS of two id sequences whose ids are below vocab. The
 // result has len(a) entries: the index in b matched to a[i], or -1.
-func lcsIDs(a, b []int32, vocab int) []int32 {
-	mA := make([]int32, len(a))
+// approx reports that the cost limit cut a search short (the subsequence
+// is common but maybe not longest); err is ctx's error when it ended the
+// search, with the subsequence found so far.
+func lcsIDs(ctx context.Context, a, b []int32, vocab int) (mA []int32, approx bool, err error) {
+	mA = make([]int32, len(a))
 	for i := range mA {
 		mA[i] = -1
 	}
@@ -57,7 +86,7 @@ func lcsIDs(a, b []int32, vocab int) []int32 {
 		mA[sa] = int32(sb)
 	}
 	if sa == pre || sb == pre {
-		return mA
+		return mA, false, nil
 	}
 
 	// Words that occur in only one of the middles can never be matched, so
@@ -73,17 +102,19 @@ func lcsIDs(a, b []int32, vocab int) []int32 {
 	ca, xa := compact(a[pre:sa], inB, pre)
 	cb, xb := compact(b[pre:sb], inA, pre)
 	if len(ca) == 0 || len(cb) == 0 {
-		return mA
+		return mA, false, nil
 	}
 
 	d := newMyers(ca, cb)
+	d.ctx = ctx
+	d.limit = costLimit(len(ca) + len(cb))
 	d.compare(0, len(ca), 0, len(cb))
 	for i, j := range d.match {
 		if j >= 0 {
 			mA[xa[i]] = xb[j]
 		}
 	}
-	return mA
+	return mA, d.approx, d.err
 }
 
 // compact keeps the words of s that keep[w] allows, with their original
@@ -114,6 +145,11 @@ type myers struct {
 	off    int     // index of diagonal 0 in fwd and bwd
 	match  []int32 // match[i] is the index in b matched to a[i], or -1
 	failed bool    // set if a middle snake was not found (never expected)
+	limit  int     // edit steps a middle-snake search may take; 0: no limit
+	approx bool    // a search hit the limit and split at its furthest point
+	cut    bool    // the last middleSnake result is a cut in three, not a snake
+	ctx    context.Context
+	err    error // ctx's error, once it ended the computation
 }
 
 func newMyers(a, b []int32) *myers {
@@ -135,6 +171,12 @@ func newMyers(a, b []int32) *myers {
 // compare records an LCS of a[aLo:aHi] and b[bLo:bHi] into d.match.
 func (d *myers) compare(aLo, aHi, bLo, bHi int) {
 	for {
+		if d.ctx != nil && d.err == nil {
+			d.err = d.ctx.Err()
+		}
+		if d.err != nil {
+			return // what is matched so far is still a common subsequence
+		}
 		for aLo < aHi && bLo < bHi && d.a[aLo] == d.b[bLo] {
 			d.match[aLo] = int32(bLo)
 			aLo++
@@ -151,8 +193,17 @@ func (d *myers) compare(aLo, aHi, bLo, bHi int) {
 		x0, y0, x1, y1, ok := d.middleSnake(aLo, aHi, bLo, bHi)
 		if !ok {
 			// Leaving the rest unmatched is still a common subsequence.
-			d.failed = true
+			d.failed = d.err == nil
 			return
+		}
+		if d.cut {
+			// The ends are within the cost limit: solve them, and go on
+			// with the middle.
+			d.cut = false
+			d.compare(aLo, x0, bLo, y0)
+			d.compare(x1, aHi, y1, bHi)
+			aLo, aHi, bLo, bHi = x0, x1, y0, y1
+			continue
 		}
 		for x, y := x0, y0; x < x1; x, y = x+1, y+1 {
 			d.match[x] = int32(y)
@@ -197,6 +248,16 @@ func (d *myers) middleSnake(aLo, aHi, bLo, bHi int) (x0, y0, x1, y1 int, ok bool
 	rLo, rHi := 1, 0
 	maxD := (n + m + 1) / 2
 	for e := 0; e <= maxD; e++ {
+		if e&63 == 63 && d.ctx != nil {
+			if d.err = d.ctx.Err(); d.err != nil {
+				return 0, 0, 0, 0, false
+			}
+		}
+		if d.limit > 0 && e > d.limit {
+			x0, y0, x1, y1, d.cut = d.furthest(n, m, fwd, bwd, base, fLo, fHi, rLo, rHi)
+			d.approx = true
+			return aLo + x0, bLo + y0, aLo + x1, bLo + y1, true
+		}
 		lo, hi := diagRange(e, n, m)
 		// Forward step. A path on diagonal k comes from k−1 by a move right
 		// or from k+1 by a move down; the range of diagonals grows by at
@@ -274,6 +335,42 @@ func (d *myers) middleSnake(aLo, aHi, bLo, bHi int) (x0, y0, x1, y1 int, ok bool
 		rLo, rHi = lo, hi
 	}
 	return 0, 0, 0, 0, false
+}
+
+// furthest returns, relative to the rectangle's corner, the points that
+// the forward and the backward search got furthest to (the most words of
+// both sequences behind them), when the cost limit cuts a search short.
+// When the forward point comes before the backward one, the rectangle is
+// cut in three: the two ends, each within the limit of edits, and the
+// middle between the points (cut is true); otherwise it is split at the
+// further of the two points (x0 = x1, y0 = y1). Either way every part is
+// smaller than the whole.
+func (d *myers) furthest(n, m int, fwd, bwd []int32, base, fLo, fHi, rLo, rHi int) (x0, y0, x1, y1 int, cut bool) {
+	bestF, bestB := -1, -1
+	var fx, fy, bx, by int
+	for k := fLo; k <= fHi; k += 2 {
+		if v := int(fwd[base+k]); v >= 0 {
+			if p := 2*v - k; p > bestF && p < n+m {
+				bestF, fx, fy = p, v, v-k
+			}
+		}
+	}
+	for k := rLo; k <= rHi; k += 2 {
+		if v := int(bwd[base+k]); v >= 0 {
+			if p := 2*v - k; p > bestB && p < n+m {
+				bestB, bx, by = p, n-v, m-(v-k)
+			}
+		}
+	}
+	switch {
+	case bestF > 0 && bestB > 0 && fx <= bx && fy <= by:
+		return fx, fy, bx, by, true
+	case bestF >= bestB && bestF > 0:
+		return fx, fy, fx, fy, false
+	case bestB > 0:
+		return bx, by, bx, by, false
+	}
+	return n / 2, m / 2, n / 2, m / 2, false // cannot happen after a step
 }
 
 // diagRange returns the diagonals with the parity of e, within [−e, e], that

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,7 +35,10 @@ func newDiffCmd() *cobra.Command {
 		Long: `Diff compares two versions of a page, each a file or an http(s) URL, as
 sequences of words separated by white space. It prints the Improved Edit
 Distance (the six operation counts, the edit cost δ_E and the distance
-D_IED = δ_E / max(m, n)) and the baseline metrics BW, COS, WD, ED and 10-SH.`,
+D_IED = δ_E / max(m, n)) and the baseline metrics BW, COS, WD, ED and 10-SH.
+Binary input (NUL bytes) is refused. Versions that differ in more than a
+few hundred places get an LCS found with a cost limit, which may overstate
+IED and ED; the output says so ("approximate"). Ctrl-C stops it at once.`,
 		Example: `  scent diff old.txt new.txt
   scent diff --s 0.5 --t 1 --json https://example.org/a old-a.html`,
 		Args: cobra.ExactArgs(2),
@@ -76,7 +80,11 @@ func runDiff(ctx context.Context, w io.Writer, oldSrc, newSrc string, o diffOpti
 	if err != nil {
 		return err
 	}
-	rep := diffReport{OldSource: oldSrc, NewSource: newSrc, Costs: o.costs, Comparison: change.Compare(oldText, newText, o.costs)}
+	cmp, err := change.CompareContext(ctx, oldText, newText, o.costs)
+	if err != nil {
+		return fmt.Errorf("diff: %w", err)
+	}
+	rep := diffReport{OldSource: oldSrc, NewSource: newSrc, Costs: o.costs, Comparison: cmp}
 	if o.json {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -103,6 +111,9 @@ func printDiff(w io.Writer, rep diffReport) error {
 	}
 	fmt.Fprintf(tw, "  δ_E\t%.4g\n", r.Delta)
 	fmt.Fprintf(tw, "  D_IED\t%.4f\n", r.Distance)
+	if rep.Approximate {
+		fmt.Fprintf(tw, "  (approximate: the versions differ so much that the LCS search was cut short; IED and ED may overstate the change)\n")
+	}
 	fmt.Fprintf(tw, "\nbaselines\n")
 	fmt.Fprintf(tw, "  BW\t%.4f\tbytes differ\n", rep.Bytewise)
 	fmt.Fprintf(tw, "  COS\t%.4f\t1 − cosine of TF·IDF vectors\n", rep.Cosine)
@@ -147,6 +158,9 @@ func readVersion(ctx context.Context, client *http.Client, src string, maxBytes 
 	}
 	if int64(len(b)) > maxBytes {
 		return nil, fmt.Errorf("read %s: larger than %d bytes (see --max-bytes)", src, maxBytes)
+	}
+	if bytes.IndexByte(b[:min(len(b), 64<<10)], 0) >= 0 {
+		return nil, fmt.Errorf("read %s: binary data (NUL bytes), not text: diff compares the words of two text or HTML versions", src)
 	}
 	return b, nil
 }

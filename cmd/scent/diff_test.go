@@ -123,3 +123,31 @@ func TestNewChangeEvalCmd(t *testing.T) {
 		t.Error("ran without --out")
 	}
 }
+
+// TestRunDiff_unrelatedAndBinary: two unrelated 200,000-word documents
+// are compared (approximately, and said so); binary input is refused.
+func TestRunDiff_unrelatedAndBinary(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	os.WriteFile(a, []byte(randomWords(11, 200_000)), 0o644)
+	os.WriteFile(b, []byte(randomWords(12, 200_000)), 0o644)
+	var out bytes.Buffer
+	opts := diffOptions{costs: change.DefaultCosts(), timeout: 5e9, maxBytes: 64 << 20}
+	if err := runDiff(context.Background(), &out, a, b, opts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "approximate") {
+		t.Errorf("unrelated documents: output does not say the result is approximate:\n%s", out.String())
+	}
+	bin := filepath.Join(dir, "x.bin")
+	os.WriteFile(bin, []byte("PK\x03\x04\x00\x00binary"), 0o644)
+	err := runDiff(context.Background(), &out, a, bin, opts)
+	if err == nil || !strings.Contains(err.Error(), "binary") {
+		t.Errorf("binary input: error %v, want a refusal", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := runDiff(ctx, &out, a, b, opts); err == nil || !strings.Contains(err.Error(), "canceled") {
+		t.Errorf("canceled diff: error %v", err)
+	}
+}
