@@ -84,6 +84,9 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 		}
 		st.Requeue = len(leases)
 	}
+	if err := s.takeLease(ctx, tx, st.ID, spec.Name); err != nil {
+		return crawler.CrawlState{}, err
+	}
 	if _, err := ensureParams(ctx, tx.Tx, spec.MinHash); err != nil {
 		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
 	}
@@ -116,6 +119,7 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 			return crawler.CrawlState{}, fmt.Errorf("open crawl %s: learner: %w", spec.Name, err)
 		}
 	}
+	s.renewLeases()
 	return st, nil
 }
 

@@ -24,6 +24,7 @@ type Store struct {
 	path  string
 	ords  map[int64]int // next fetch order per open crawl
 	stmts stmtCache
+	lease leases
 }
 
 // Open opens (creating if needed) the database at path and brings its
@@ -60,6 +61,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.releaseLeases()
 	s.stmts.close()
 	return s.db.Close()
 }
@@ -119,6 +121,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if cur > len(ms) {
 		return fmt.Errorf("database schema version %d is newer than this scent understands (%d); use a newer scent", cur, len(ms))
+	}
+	if cur == 0 {
+		if err := s.checkForeign(ctx); err != nil {
+			return err
+		}
 	}
 	for _, m := range ms[cur:] {
 		tx, err := s.db.BeginTx(ctx, nil)

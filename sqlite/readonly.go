@@ -1,0 +1,109 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+)
+
+// ErrNotScent means a file is an SQLite database of some other program:
+// scent neither reads it nor adds its tables to it.
+var ErrNotScent = errors.New("not a scent database")
+
+// OpenReadOnly opens the existing database at path for reading only: it
+// never writes to the file, creates no table in it and works on a file or
+// in a directory the user cannot write. It fails when the file is missing,
+// is not a scent database, or has a schema older than this scent reads
+// (a command that writes, such as scent crawl, upgrades it).
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("open store: empty path")
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	open := func(immutable bool) (*sql.DB, error) {
+		q := url.Values{}
+		q.Set("mode", "ro")
+		q.Set("_busy_timeout", "10000")
+		if immutable {
+			// A WAL database whose -shm file cannot be created (a
+			// read-only directory) opens only as immutable.
+			q.Set("immutable", "1")
+		}
+		db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(1)
+		var cur int
+		if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
+			db.Close()
+			return nil, err
+		}
+		return db, nil
+	}
+	db, err := open(false)
+	if err != nil {
+		var err2 error
+		if db, err2 = open(true); err2 != nil {
+			return nil, fmt.Errorf("open store %s read-only: %w", path, err)
+		}
+	}
+	s := &Store{db: db, path: path, ords: make(map[int64]int)}
+	if err := s.checkSchema(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// checkSchema reports whether the database holds scent's current schema,
+// without changing anything.
+func (s *Store) checkSchema(ctx context.Context) error {
+	var cur int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if cur == 0 {
+		if err := s.checkForeign(ctx); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: it is empty (no crawl was stored in it)", ErrNotScent)
+	}
+	if n := SchemaVersion(); cur > n {
+		return fmt.Errorf("database schema version %d is newer than this scent understands (%d); use a newer scent", cur, n)
+	} else if cur < n {
+		return fmt.Errorf("database schema version %d is older than this scent reads (%d); run a command that writes to it (scent crawl) to upgrade it", cur, n)
+	}
+	return nil
+}
+
+// checkForeign fails with ErrNotScent when a database without scent's
+// schema version already holds tables: another program's file.
+func (s *Store) checkForeign(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 6`)
+	if err != nil {
+		return fmt.Errorf("read tables: %w", err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return err
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(names) > 0 {
+		return fmt.Errorf("%w: it is an SQLite database of another program (tables %s); give another --db", ErrNotScent, strings.Join(names, ", "))
+	}
+	return nil
+}
