@@ -130,6 +130,20 @@ type Config struct {
 	SkipExtensions []string
 	// Segment sets the link-context window and extra features.
 	Segment segment.Options
+	// RetryLater is how many times a page whose fetch failed for a
+	// transient reason (no answer, a timeout, a 5xx or 429 answer) is
+	// fetched again later, after its host waited (2s, doubled on each
+	// failure in a row, up to 5 min); failures while the network is down
+	// do not count. Default 4; negative: a failure is final at once.
+	RetryLater int
+	// MaxOutage is how long a crawl whose fetches get no answer at all (8
+	// in a row: the network is down) waits for the network, taking no new
+	// pages and probing with one, before it stops with
+	// ErrNetworkUnreachable. Default 30 minutes.
+	MaxOutage time.Duration
+	// Log, when set, receives notices about the crawl (the network lost
+	// and found again), one line each.
+	Log io.Writer
 	// Progress, when set, receives a progress line every ProgressEvery.
 	Progress      io.Writer
 	ProgressEvery time.Duration // default 1s
@@ -167,6 +181,12 @@ func (c Config) withDefaults() Config {
 	if c.SkipExtensions == nil {
 		c.SkipExtensions = DefaultSkipExtensions
 	}
+	if c.RetryLater == 0 {
+		c.RetryLater = 4
+	}
+	if c.MaxOutage == 0 {
+		c.MaxOutage = 30 * time.Minute
+	}
 	if c.ProgressEvery == 0 {
 		c.ProgressEvery = time.Second
 	}
@@ -193,6 +213,8 @@ func (c Config) Validate() error {
 		return errors.New("workers must be between 1 and 1024")
 	case c.MaxPages < 0, c.MaxFetches < 0, c.MaxPagesPerTopic < 0, c.MaxDepth < 0, c.MaxPerHost < 0:
 		return errors.New("page, depth and host limits must not be negative")
+	case c.MaxOutage < 0:
+		return errors.New("max outage must not be negative")
 	case c.MaxURLLength < 0:
 		return errors.New("max URL length must not be negative")
 	case c.Segment.Window < 0:

@@ -209,6 +209,8 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 			}
 		}
 	}
+	out := newOutage(c.fetcher, c.cfg) // transient failures: see outage.go
+	c.fetcher = out
 
 	jobs := make(chan Entry)
 	results := make(chan result, c.cfg.Workers)
@@ -320,6 +322,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		ordered = newInOrder()
 	}
 	receive := func(r result) {
+		out.received(r.entry, r.canceled)
 		inflight--
 		inflightTopic[r.entry.Topic]--
 		if ordered == nil {
@@ -371,6 +374,7 @@ loop:
 				break loop
 			}
 		}
+		pending = out.due(pending, inflight)
 		// Refill, round-robin over the stacks (see popSize).
 		if learn != nil && len(pending) == 0 && (!lockstep || inflight == 0) {
 			if err := learn.rescore(ctx); err != nil {
@@ -378,7 +382,7 @@ loop:
 				break loop
 			}
 		}
-		for len(pending) == 0 && budgetLeft() && ctx.Err() == nil && (!lockstep || inflight == 0) {
+		for len(pending) == 0 && budgetLeft() && ctx.Err() == nil && (!lockstep || inflight == 0) && !out.paused() {
 			found := false
 			for k := 0; k < len(c.stacks); k++ {
 				t := c.stacks[(next+k)%len(c.stacks)]
@@ -409,7 +413,11 @@ loop:
 			finish = "interrupted"
 			break
 		}
-		if len(pending) == 0 && inflight == 0 {
+		if err := out.stopped(); err != nil {
+			runErr = err
+			break
+		}
+		if len(pending) == 0 && inflight == 0 && (out.idle() || !budgetLeft()) {
 			if budgetLeft() {
 				finish = "frontier empty"
 			} else {
@@ -424,6 +432,7 @@ loop:
 		if len(pending) > 0 && held() < 4*c.cfg.Workers {
 			send, head = jobs, pending[0]
 		}
+		wake := out.wake()
 		var tick <-chan time.Time
 		if c.cfg.Progress != nil {
 			tick = time.After(time.Until(lastProgress.Add(c.cfg.ProgressEvery)))
@@ -468,6 +477,7 @@ loop:
 		case <-tick:
 			c.progress(ctx, st.ID, sum, start, &sizes)
 			lastProgress = time.Now()
+		case <-wake:
 		case <-ctx.Done():
 		}
 	}

@@ -318,7 +318,7 @@ func TestCrawler_Run_badInput(t *testing.T) {
 	})
 	st := openStore(t)
 	f := newFetcher(t, fetch.Config{Timeout: 300 * time.Millisecond, Retries: 2, RetryBackoff: time.Millisecond, MaxBodyBytes: 1 << 20})
-	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, st, f, nil)
+	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4, RetryLater: -1}, st, f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

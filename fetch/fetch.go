@@ -442,6 +442,11 @@ func (f *Fetcher) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*R
 	if !f.cfg.IgnoreRobots {
 		ok, why, err := f.robots.allowed(ctx, u)
 		if err != nil {
+			var ne *robotsNetError
+			if ctx.Err() == nil && errors.As(err, &ne) {
+				_, _, cerr := classifyErr(u, err)
+				return nil, cerr
+			}
 			return nil, &Error{URL: u, Reason: ReasonCanceled, Err: err}
 		}
 		if !ok {
@@ -651,4 +656,29 @@ func newID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// Transient reports whether a fetch error may go away if the page is
+// fetched again later: a network failure or timeout (robots.txt included),
+// a 5xx or 429 answer, or a Retry-After longer than allowed.
+func Transient(err error) bool {
+	var fe *Error
+	if !errors.As(err, &fe) {
+		return false
+	}
+	switch fe.Reason {
+	case ReasonNetwork, ReasonTimeout, ReasonRetryAfter:
+		return true
+	case ReasonStatus:
+		return fe.Status >= 500 || fe.Status == http.StatusTooManyRequests
+	}
+	return false
+}
+
+// Unreachable reports whether a fetch error says that no answer came
+// from the server at all (a network failure or a timeout): what a crawl
+// sees when the network, rather than a site, is down.
+func Unreachable(err error) bool {
+	r := ReasonOf(err)
+	return r == ReasonNetwork || r == ReasonTimeout
 }

@@ -30,8 +30,12 @@ type robotsEntry struct {
 	ready  chan struct{} // closed when group and expires are set
 	group  *robotstxt.Group
 	all    bool   // allow everything (no robots.txt, 4xx)
-	none   bool   // disallow everything (5xx, unreachable)
+	none   bool   // disallow everything (5xx, unreadable)
 	why    string // why none is set
+	// netErr is the network failure that kept robots.txt from being
+	// fetched: the origin's pages fail as unreachable, not as refused,
+	// and the entry is not cached.
+	netErr error
 	// abandoned means the load stopped because its caller's context
 	// ended: the entry says nothing about the origin and is not cached.
 	abandoned bool
@@ -45,8 +49,9 @@ func newRobotsCache(f *Fetcher, ttl time.Duration, max int) *robotsCache {
 }
 
 // allowed reports whether robots.txt of u's origin allows fetching u, and
-// why not when it does not. The error is non-nil only when ctx ended while
-// waiting.
+// why not when it does not. The error is non-nil when ctx ended while
+// waiting, or when robots.txt could not be fetched for a network failure
+// (a *robotsNetError).
 func (c *robotsCache) allowed(ctx context.Context, u urlnorm.URL) (bool, string, error) {
 	for {
 		e, err := c.entry(ctx, u.Origin())
@@ -56,6 +61,8 @@ func (c *robotsCache) allowed(ctx context.Context, u urlnorm.URL) (bool, string,
 		switch {
 		case e.abandoned:
 			continue // its loader gave up; load it again with our context
+		case e.netErr != nil:
+			return false, "", &robotsNetError{err: e.netErr}
 		case e.all:
 			return true, "", nil
 		case e.none:
@@ -157,7 +164,15 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
 	client := &http.Client{Transport: c.f.tr, Timeout: c.f.cfg.Timeout}
 	resp, err := client.Do(req)
 	if err != nil {
-		fail(fmt.Sprintf("robots.txt unreachable (%v)", err))
+		if ctx.Err() != nil {
+			e.abandoned = true
+			c.forget(e)
+			return
+		}
+		// The network, not the site, said no: the waiting callers learn
+		// it, the next ones try again.
+		e.netErr = err
+		c.forget(e)
 		return
 	}
 	defer resp.Body.Close()
@@ -186,3 +201,10 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
 	e.delay = c.f.crawlDelay(e.origin, e.group.CrawlDelay)
 	e.sitemaps = data.Sitemaps
 }
+
+// robotsNetError is a network failure while fetching robots.txt.
+type robotsNetError struct{ err error }
+
+func (e *robotsNetError) Error() string { return "robots.txt unreachable: " + e.err.Error() }
+
+func (e *robotsNetError) Unwrap() error { return e.err }

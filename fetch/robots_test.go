@@ -111,7 +111,10 @@ func TestFetcher_Fetch_robotsUnreachable(t *testing.T) {
 	_ = ln.Close()
 	f := newFetcher(t, Config{Retries: -1})
 	_, err = fetchWithin(t, context.Background(), f, urlnorm.MustParse("http://"+addr+"/"))
-	wantReason(t, err, ReasonRobots)
+	wantReason(t, err, ReasonNetwork) // the network failed, not robots.txt
+	if !Transient(err) || !strings.Contains(err.Error(), "robots.txt unreachable") {
+		t.Errorf("robots.txt unreachable: %v, want a transient network error that says so", err)
+	}
 
 	f = newFetcher(t, Config{Retries: -1, IgnoreRobots: true})
 	_, err = fetchWithin(t, context.Background(), f, urlnorm.MustParse("http://"+addr+"/"))

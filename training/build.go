@@ -2,6 +2,7 @@ package training
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -198,6 +199,9 @@ type TopicReport struct {
 type Failure struct {
 	Source string `json:"source"`
 	Reason string `json:"reason"`
+	// Unreachable is set when no answer came (a network failure or a
+	// timeout, robots.txt included).
+	Unreachable bool `json:"unreachable,omitempty"`
 }
 
 // firstFailure describes the first recorded failure among sources, for an
@@ -272,7 +276,7 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 			}
 			if err != nil {
 				mu.Lock()
-				rep.Failed = append(rep.Failed, Failure{Source: jobs[i].src.String(), Reason: err.Error()})
+				rep.Failed = append(rep.Failed, Failure{Source: jobs[i].src.String(), Reason: err.Error(), Unreachable: fetch.Unreachable(err)})
 				mu.Unlock()
 			} else {
 				jobs[i].page = p
@@ -324,9 +328,15 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 		rep.OtherBacklinks = n[classify.Other]
 	}
 	for _, t := range seeds.Topics {
+		if count[t] == 0 && rep.Unreachable() {
+			return nil, rep, fmt.Errorf("%w: none of the %d example pages of topic %s could be fetched, no server answered%s", ErrUnreachable, len(seeds.Train[t]), t, firstFailure(rep, seeds.Train[t]))
+		}
 		if count[t] == 0 {
 			return nil, rep, fmt.Errorf("topic %s: none of its %d example pages could be used%s", t, len(seeds.Train[t]), firstFailure(rep, seeds.Train[t]))
 		}
+	}
+	if count[classify.Other] == 0 && rep.Unreachable() {
+		return nil, rep, fmt.Errorf("%w: none of the negative examples could be fetched, no server answered%s", ErrUnreachable, firstFailure(rep, seeds.Other))
 	}
 	if count[classify.Other] == 0 {
 		return nil, rep, fmt.Errorf("none of the negative examples could be used%s", firstFailure(rep, seeds.Other))
@@ -593,4 +603,24 @@ func load(ctx context.Context, f Fetcher, s Source, opts Options) (*segment.Page
 // splitResult cuts a fetched page into tokens and segments.
 func splitResult(res *fetch.Result, opts Options) (*segment.Page, error) {
 	return segment.Split(res.Body, res.ContentType, res.FinalURL, opts.Segment)
+}
+
+// ErrUnreachable marks a training that failed because no example page
+// could be fetched for want of an answer: the network, not the seed file,
+// is the problem.
+var ErrUnreachable = errors.New("network unreachable")
+
+// Unreachable reports whether every example that failed to load got no
+// answer, and at least one did: the examples were not wrong, the network
+// was down.
+func (r *Report) Unreachable() bool {
+	if r == nil || len(r.Failed) == 0 {
+		return false
+	}
+	for _, f := range r.Failed {
+		if !f.Unreachable && !strings.HasPrefix(f.Reason, "no text") {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,310 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// ErrNetworkUnreachable ends a crawl that could reach no server for
+// Config.MaxOutage. The pages it could not fetch stay on the frontier: the
+// same crawl run again fetches them.
+var ErrNetworkUnreachable = errors.New("network unreachable")
+
+// errRetryLater is what the outage fetcher gives the worker for a page
+// whose fetch failed for a transient reason: the worker drops the result
+// as canceled, and the scheduler sends the entry again later.
+var errRetryLater = errors.New("transient failure: fetched again later")
+
+// Outage handling. A page whose fetch fails for a transient reason (a
+// network failure, a timeout, a 5xx or 429 answer) is fetched again later:
+// its host waits hostBackoffFirst, doubled on each failure in a row up to
+// hostBackoffMax, and the page gives up after Config.RetryLater tries,
+// recorded with the failure's reason. When outageAfter pages in a row get
+// no answer at all (a page of a host waiting after such a failure counts),
+// or outageQuiet has passed without any answer and 3 in a row failed, the
+// network is down: the crawl takes no new URL from the frontier and
+// probes with one waiting page, of another host each time, after
+// probeFirst, doubled up to probeMax, until a fetch gets an answer (when
+// every waiting host was tried, a new page from the frontier probes);
+// failures while it is down do not count against a page's tries. After
+// Config.MaxOutage it stops with ErrNetworkUnreachable.
+const (
+	outageAfter      = 8
+	outageQuiet      = 10 * time.Second
+	hostBackoffFirst = 2 * time.Second
+	hostBackoffMax   = 5 * time.Minute
+	probeFirst       = time.Second
+	probeMax         = 30 * time.Second
+	maxWaiting       = 1 << 14 // pages waiting to be fetched again, at most
+)
+
+// outage wraps the crawl's fetcher to keep transient failures from being
+// final, and tells the scheduler when to pause, what to send again and
+// when. Its fetcher side runs in the workers, its scheduler side in the
+// crawl loop; a mutex serializes them.
+type outage struct {
+	inner      Fetcher
+	retryLater int
+	maxOutage  time.Duration
+	log        io.Writer
+	now        func() time.Time
+
+	mu         sync.Mutex
+	retry      map[urlnorm.URL]bool // fetched last with errRetryLater
+	tries      map[urlnorm.URL]int  // transient failures of a page outside outages
+	hosts      map[string]*backoff
+	netFails   int // pages in a row that got no answer
+	lastAnswer time.Time
+	down       bool
+	downSince  time.Time
+	lastErr    string
+	probe      time.Duration // wait before the next probe
+	nextProbe  time.Time
+	probing    bool            // a probe is in flight
+	probed     map[string]bool // hosts probed in this round of the outage
+	probeNew   bool            // every waiting host was probed: a new page may probe
+	waiting    []waitingEntry
+	gaveUp     bool
+}
+
+type backoff struct {
+	fails       int
+	next        time.Time
+	unreachable bool // the last failure got no answer
+}
+
+type waitingEntry struct {
+	e   Entry
+	due time.Time
+}
+
+func newOutage(inner Fetcher, cfg Config) *outage {
+	return &outage{inner: inner, retryLater: cfg.RetryLater, maxOutage: cfg.MaxOutage, log: cfg.Log, now: time.Now,
+		retry: make(map[urlnorm.URL]bool), tries: make(map[urlnorm.URL]int), hosts: make(map[string]*backoff),
+		probed: make(map[string]bool), lastAnswer: time.Now()}
+}
+
+// noAnswer counts a page that got no answer and declares the network down
+// when too many did; o.mu is held.
+func (o *outage) noAnswer(why string) {
+	o.netFails++
+	if why != "" {
+		o.lastErr = why
+	}
+	if o.down || o.retryLater < 0 {
+		return
+	}
+	if o.netFails >= outageAfter || o.netFails >= 3 && o.now().Sub(o.lastAnswer) >= outageQuiet {
+		o.down = true
+		o.downSince = o.now()
+		o.probe = probeFirst
+		o.nextProbe = o.now().Add(o.probe)
+		clear(o.probed)
+		o.logf("network unreachable: %d pages in a row got no answer (last: %s); the crawl takes no new pages and tries again every %s to %s, for up to %s (Ctrl-C stops it; the same command resumes)",
+			o.netFails, o.lastErr, probeFirst, probeMax, o.maxOutage)
+	}
+}
+
+func (o *outage) logf(format string, args ...any) {
+	if o.log != nil {
+		fmt.Fprintf(o.log, "%s "+format+"\n", append([]any{o.now().UTC().Format(time.RFC3339)}, args...)...)
+	}
+}
+
+// Fetch fetches u unless its host is waiting after a transient failure;
+// a transient failure becomes errRetryLater unless the page has used its
+// tries.
+func (o *outage) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fetch.Result, error) {
+	host := u.Host()
+	o.mu.Lock()
+	if b := o.hosts[host]; b != nil && !o.down && o.now().Before(b.next) && len(o.waiting) < maxWaiting {
+		o.retry[u] = true
+		if b.unreachable {
+			o.noAnswer("")
+		}
+		o.mu.Unlock()
+		return nil, &fetch.Error{URL: u, Reason: fetch.ReasonCanceled, Err: errRetryLater}
+	}
+	o.mu.Unlock()
+	res, err := o.inner.Fetch(ctx, u, hdr)
+	if ctx.Err() != nil || fetch.ReasonOf(err) == fetch.ReasonCanceled {
+		return res, err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err == nil || !fetch.Unreachable(err) {
+		// An answer came: the network works.
+		o.netFails = 0
+		o.lastAnswer = o.now()
+		if o.down {
+			o.logf("network reachable again after %s: the crawl goes on", o.now().Sub(o.downSince).Round(time.Second))
+			o.down = false
+			for i := range o.waiting {
+				o.waiting[i].due = time.Time{}
+			}
+			clear(o.hosts)
+		}
+	}
+	if err == nil || !fetch.Transient(err) || o.retryLater < 0 {
+		delete(o.tries, u)
+		if err == nil {
+			delete(o.hosts, host)
+		}
+		return res, err
+	}
+	unreachable := fetch.Unreachable(err)
+	if unreachable {
+		o.noAnswer(err.Error())
+		if o.down {
+			o.retry[u] = true // outages do not use a page's tries
+			return nil, &fetch.Error{URL: u, Reason: fetch.ReasonCanceled, Err: errRetryLater}
+		}
+	}
+	o.tries[u]++
+	if o.tries[u] > o.retryLater || len(o.waiting) >= maxWaiting {
+		delete(o.tries, u)
+		return res, err // final: recorded with its reason
+	}
+	b := o.hosts[host]
+	if b == nil {
+		b = &backoff{}
+		o.hosts[host] = b
+	}
+	b.fails++
+	b.unreachable = unreachable
+	wait := hostBackoffFirst << min(b.fails-1, 20)
+	b.next = o.now().Add(min(wait, hostBackoffMax))
+	o.retry[u] = true
+	return nil, &fetch.Error{URL: u, Reason: fetch.ReasonCanceled, Err: errRetryLater}
+}
+
+// received notes a result in the crawl loop: the entry of a fetch that
+// must be tried again waits for its host's turn.
+func (o *outage) received(e Entry, canceled bool) {
+	if !canceled {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.probing && o.down {
+		o.probing = false
+	}
+	if !o.retry[e.URL] {
+		return
+	}
+	delete(o.retry, e.URL)
+	var due time.Time
+	if b := o.hosts[e.URL.Host()]; b != nil {
+		due = b.next
+	}
+	o.waiting = append(o.waiting, waitingEntry{e: e, due: due})
+}
+
+// due appends to pending the waiting entries whose time has come: all of
+// them while the network works, one probe at a time while it is down.
+func (o *outage) due(pending []Entry, inflight int) []Entry {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := o.now()
+	if o.down {
+		if o.maxOutage > 0 && now.Sub(o.downSince) >= o.maxOutage {
+			o.gaveUp = true
+			return pending
+		}
+		if o.probing || inflight > 0 || now.Before(o.nextProbe) {
+			return pending
+		}
+		o.probe = min(2*o.probe, probeMax)
+		o.nextProbe = now.Add(o.probe)
+		for i, w := range o.waiting {
+			if h := w.e.URL.Host(); !o.probed[h] {
+				o.probed[h] = true
+				o.probing = true
+				o.waiting = append(o.waiting[:i], o.waiting[i+1:]...)
+				return append(pending, w.e)
+			}
+		}
+		// Every waiting host was tried: the next probe is a new page.
+		clear(o.probed)
+		o.probeNew = true
+		return pending
+	}
+	kept := o.waiting[:0]
+	for _, w := range o.waiting {
+		if !now.Before(w.due) {
+			pending = append(pending, w.e)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	clear(o.waiting[len(kept):])
+	o.waiting = kept
+	return pending
+}
+
+// paused reports whether the network is down: no new entries are popped
+// while a waiting one can probe it.
+func (o *outage) paused() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.probeNew {
+		o.probeNew = false
+		return false
+	}
+	return o.down && (len(o.waiting) > 0 || o.probing)
+}
+
+// idle reports whether no entry waits to be fetched again.
+func (o *outage) idle() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.waiting) == 0 && !o.down
+}
+
+// stopped returns ErrNetworkUnreachable, wrapped with what failed, once
+// the network has been down for MaxOutage.
+func (o *outage) stopped() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.gaveUp {
+		return nil
+	}
+	o.logf("network unreachable for %s: the crawl stops; the same command resumes it", o.now().Sub(o.downSince).Round(time.Second))
+	return fmt.Errorf("%w for %s (last failure: %s); %d page(s) wait to be fetched again: run the same command to resume",
+		ErrNetworkUnreachable, o.now().Sub(o.downSince).Round(time.Second), o.lastErr, len(o.waiting))
+}
+
+// wake returns a channel that fires when the next waiting entry, probe or
+// the end of the outage is due, or nil when nothing waits.
+func (o *outage) wake() <-chan time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var next time.Time
+	switch {
+	case o.down:
+		next = o.nextProbe
+		if o.maxOutage > 0 {
+			if end := o.downSince.Add(o.maxOutage); end.Before(next) {
+				next = end
+			}
+		}
+	case len(o.waiting) > 0:
+		next = o.waiting[0].due
+		for _, w := range o.waiting[1:] {
+			if w.due.Before(next) {
+				next = w.due
+			}
+		}
+	default:
+		return nil
+	}
+	return time.After(max(time.Until(next), time.Millisecond))
+}
