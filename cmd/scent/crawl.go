@@ -35,6 +35,9 @@ type crawlFlags struct {
 	maxPerHost int
 	maxURL     int
 	quiet      bool
+	logEvery   time.Duration
+	retryLater int
+	maxOutage  time.Duration
 	tunnel     bool
 	promote    bool
 	sections   bool
@@ -68,7 +71,11 @@ runs again.`,
 				return errors.New("--tunnel and --promote steer the paper's stacks, but the link learner (on by default) keeps every link on them: add --learn=false or --preset paper")
 			}
 			sum, err := runCrawl(cmd, &cf)
-			if sum != nil {
+			unreachable := errors.Is(err, crawler.ErrNetworkUnreachable)
+			if unreachable && sum != nil {
+				sum.Finish = "stopped: network unreachable"
+			}
+			if sum != nil && (err == nil || sum.Fetched > 0 || unreachable || errors.Is(err, context.Canceled)) {
 				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: %d fetches this run (%d failed); %d pages fetched in all; %s; %.1f pages/s, %.1f fetches/s\n",
 					cf.name, sum.Fetched, sum.Failed, sum.Succeeded, sum.Finish, sum.PagesPerSec, sum.FetchesPerSec)
 			}
@@ -93,6 +100,9 @@ runs again.`,
 	fs.IntVar(&cf.maxPerHost, "max-per-host", 0, "most pages from one host (0: no limit)")
 	fs.IntVar(&cf.maxURL, "max-url-length", 2048, "longest URL followed")
 	fs.BoolVar(&cf.quiet, "quiet", false, "no progress line")
+	fs.DurationVar(&cf.logEvery, "log-every", 10*time.Second, "when stderr is not a terminal, a plain progress line this often (0: none)")
+	fs.IntVar(&cf.retryLater, "retry-later", 4, "times a page that failed for a transient reason (no answer, timeout, 5xx, 429) is fetched again later, after its host waited (0: none)")
+	fs.DurationVar(&cf.maxOutage, "max-outage", 30*time.Minute, "how long a crawl that reaches no server waits for the network before it stops (exit status 3)")
 	fs.BoolVar(&cf.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
 	fs.BoolVar(&cf.lockstep, "lockstep", false, "fetch in rounds of --workers pages, each committed in order before the next: the crawl repeats exactly whatever the timing, but each round waits for its slowest fetch")
 	fs.BoolVar(&cf.sections, "sections", true, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the stack (and with --tunnel the reserve) is spent, or are dropped")
@@ -112,8 +122,8 @@ runs again.`,
 
 func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	ctx := cmd.Context()
-	if cf.seeds == "" {
-		return nil, errors.New("--seeds is required")
+	if err := cf.validate(); err != nil {
+		return nil, err
 	}
 	strategy, err := crawler.ParseStrategy(cf.strategy)
 	if err != nil {
@@ -148,6 +158,9 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	var scorer crawler.Scorer
 	var trep *training.Report // when the model is trained here
 	if m, err := loadModel(modelPath); err == nil {
+		if err := applyThreshold(cmd, m, cf.mf.threshold, cmd.ErrOrStderr()); err != nil {
+			return nil, err
+		}
 		scorer = training.NewScorer(m)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -195,9 +208,8 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if !cf.quiet && isTerminal(os.Stderr) {
-		cfg.Progress = cmd.ErrOrStderr()
-	}
+	crawlProgress(&cfg, cmd.ErrOrStderr(), cf.quiet, cf.logEvery)
+	cfg.RetryLater, cfg.MaxOutage, cfg.Log = retryLater(cf.retryLater), cf.maxOutage, cmd.ErrOrStderr()
 	// The metrics see the store itself (it counts duplicates); the
 	// archive writes each batch before passing it on.
 	cs, stopMetrics, err := serveMetrics(cf.metrics, store, cmd.ErrOrStderr())

@@ -122,6 +122,9 @@ only the cells still missing; with other settings it starts over.`,
 			if o.learn && (o.tunnel || o.promote) {
 				return errors.New("--tunnel and --promote steer the paper's stacks, but the link learner (on by default) keeps every link on them: add --learn=false or --preset paper")
 			}
+			if err := o.validate(); err != nil {
+				return err
+			}
 			cells, err := o.cells()
 			if err != nil {
 				return err
@@ -149,7 +152,7 @@ only the cells still missing; with other settings it starts over.`,
 	fs.StringSliceVar(&o.ks, "k", []string{strconv.Itoa(classify.DefaultK)}, "number of features kept by χ² (a list runs each)")
 	fs.StringSliceVar(&o.windows, "window", []string{"10"}, "tokens of context on each side of a link (a list runs each)")
 	fs.StringSliceVar(&o.thresholds, "threshold", []string{strconv.FormatFloat(classify.DefaultThreshold, 'g', -1, 64)}, "on-topic threshold of P(topic|link) (a list runs each)")
-	fs.IntVar(&o.budget, "budget", 1000, "pages to fetch")
+	fs.IntVar(&o.budget, "budget", 1000, "pages fetched successfully per crawl; failed fetches do not count (0: no limit)")
 	fs.IntVar(&o.workers, "workers", 16, "pages fetched at once")
 	fs.BoolVar(&o.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
 	fs.BoolVar(&o.lockstep, "lockstep", true, "fetch in rounds of --workers pages, each committed in order before the next, so that an experiment repeats exactly whatever the timing; --lockstep=false fetches whenever a worker is free, as scent crawl does by default")

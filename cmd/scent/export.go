@@ -85,11 +85,13 @@ func exportJSONL(ctx context.Context, db, name string, w io.Writer) error {
 	return bw.Flush()
 }
 
+// openExisting opens an existing database for reading only: export,
+// report, search, dedup and layout never write to it.
 func openExisting(ctx context.Context, db string) (*sqlite.Store, error) {
 	if _, err := os.Stat(db); err != nil {
 		return nil, fmt.Errorf("database %s: %w", db, err)
 	}
-	return sqlite.Open(ctx, db)
+	return sqlite.OpenReadOnly(ctx, db)
 }
 
 // openCrawl opens an existing database and finds the crawl named name in

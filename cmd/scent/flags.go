@@ -80,7 +80,7 @@ type modelFlags struct {
 
 func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.k, "k", classify.DefaultK, "number of features kept by χ²")
-	fs.Float64Var(&f.threshold, "threshold", classify.DefaultThreshold, "on-topic threshold of P(topic|link)")
+	fs.Float64Var(&f.threshold, "threshold", classify.DefaultThreshold, "on-topic threshold of P(topic|link), in (0, 1]; given to crawl with an existing model, it replaces the model's")
 	fs.IntVar(&f.window, "window", 10, "tokens of context on each side of a link")
 	f.registerFixed(fs)
 }

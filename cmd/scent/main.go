@@ -12,6 +12,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/training"
 )
 
 func main() {
@@ -27,9 +30,17 @@ func main() {
 			os.Exit(130)
 		}
 		fmt.Fprintln(os.Stderr, "scent:", err)
+		if errors.Is(err, crawler.ErrNetworkUnreachable) || errors.Is(err, training.ErrUnreachable) {
+			os.Exit(exitUnreachable)
+		}
 		os.Exit(1)
 	}
 }
+
+// exitUnreachable is the exit status of a crawl that stopped because it
+// could reach no server for --max-outage, or whose example pages got no
+// answer.
+const exitUnreachable = 3
 
 // resumable marks the interruption of work that the same command resumes
 // (a crawl), as opposed to work that starts over.

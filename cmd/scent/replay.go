@@ -14,14 +14,16 @@ import (
 )
 
 func newReplayCmd() *cobra.Command {
-	var listen string
+	var listen, pidFile string
 	cmd := &cobra.Command{
 		Use:   "replay ARCHIVE [--listen 127.0.0.1:8080]",
 		Short: "Serve an offline collection (label/group/url-with-^ layout, .tgz or folder) as a live web",
 		Long: `replay serves every stored page of ARCHIVE at its original URL, as an HTTP
 forward proxy (use it with --proxy http://ADDR) that also routes by the Host
 header. Unknown URLs answer 404; directories behave like a web server's.
-It runs until interrupted.`,
+It runs until interrupted (Ctrl-C or SIGTERM); --pid-file writes its process
+id, so that a replay started in the background, even through "go run", can
+be stopped with kill $(cat FILE).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := replay.Open(args[0])
@@ -32,12 +34,22 @@ It runs until interrupted.`,
 			if err != nil {
 				return err
 			}
+			if pidFile != "" {
+				if err := writeFileAtomic(pidFile, func(f *os.File) error {
+					_, err := fmt.Fprintln(f, os.Getpid())
+					return err
+				}); err != nil {
+					return fmt.Errorf("--pid-file: %w", err)
+				}
+				defer os.Remove(pidFile)
+			}
 			st := a.Stats()
 			fmt.Fprintf(cmd.ErrOrStderr(), "serving %d pages of %s as a proxy at http://%s (Ctrl-C stops)\n", st.Pages, args[0], srv.Addr())
 			return srv.Wait()
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on")
+	cmd.Flags().StringVar(&pidFile, "pid-file", "", "write the process id to this file while serving (removed at exit)")
 	return cmd
 }
 

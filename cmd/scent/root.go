@@ -1,16 +1,13 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
+
+	"github.com/scent-crawler/scent/sqlite"
 )
 
 // newRootCmd builds the command tree. Every flag of every command can also
@@ -26,6 +23,11 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if needsSQLite[cmd.Name()] {
+				if err := sqlite.Available(); err != nil {
+					return err
+				}
+			}
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
 				if err != nil {
@@ -75,53 +77,11 @@ func newRootCmd() *cobra.Command {
 	return root
 }
 
-// applyConfig fills every flag the user did not set from the environment
-// or the config file.
-func applyConfig(cmd *cobra.Command, path string) error {
-	v := viper.New()
-	v.SetEnvPrefix("SCENT")
-	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", "+", "_"))
-	v.AutomaticEnv()
-	if path == "" {
-		if _, err := os.Stat("scent.yaml"); err == nil {
-			path = "scent.yaml"
-		}
-	}
-	if path != "" {
-		v.SetConfigFile(path)
-		if err := v.ReadInConfig(); err != nil {
-			return fmt.Errorf("config file %s: %w", path, err)
-		}
-	}
-	var errs []error
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Changed || f.Name == "config" || f.Name == "help" || f.Name == "cpuprofile" {
-			return
-		}
-		var val any
-		switch {
-		case v.IsSet(f.Name) && os.Getenv("SCENT_"+strings.ToUpper(strings.NewReplacer("-", "_").Replace(f.Name))) != "":
-			val = v.Get(f.Name)
-		case v.IsSet(cmd.Name() + "." + f.Name):
-			val = v.Get(cmd.Name() + "." + f.Name)
-		case v.IsSet(f.Name):
-			val = v.Get(f.Name)
-		default:
-			return
-		}
-		s := fmt.Sprint(val)
-		if list, ok := val.([]any); ok {
-			parts := make([]string, len(list))
-			for i, x := range list {
-				parts[i] = fmt.Sprint(x)
-			}
-			s = strings.Join(parts, ",")
-		}
-		if err := cmd.Flags().Set(f.Name, s); err != nil {
-			errs = append(errs, fmt.Errorf("setting %s=%q from environment or config: %w", f.Name, s, err))
-		}
-	})
-	return errors.Join(errs...)
+// needsSQLite names the commands that open a database, which a build
+// without cgo cannot: they fail at once rather than after training.
+var needsSQLite = map[string]bool{
+	"crawl": true, "experiment": true, "export": true, "report": true, "search": true,
+	"dedup": true, "revisit": true,
 }
 
 // writeHeapProfile writes the heap profile after a garbage collection, so

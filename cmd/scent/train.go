@@ -35,6 +35,9 @@ classification.`,
 			if seeds == "" || model == "" {
 				return fmt.Errorf("--seeds and --model are required")
 			}
+			if err := validateTrain(&ff, &mf, model, jsonOut); err != nil {
+				return err
+			}
 			s, err := training.LoadSeeds(seeds)
 			if err != nil {
 				return err

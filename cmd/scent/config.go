@@ -1,0 +1,180 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// applyConfig fills every flag the user did not set from the environment
+// (SCENT_MAX_PAGES for --max-pages) or the config file. A top-level key of
+// the file whose value is a mapping and whose name is a command's is that
+// command's section; any other top-level key is a flag name for every
+// command that has the flag. Keys that name no flag are an error that
+// names the nearest valid key.
+func applyConfig(cmd *cobra.Command, path string) error {
+	if path == "" {
+		if _, err := os.Stat("scent.yaml"); err == nil {
+			path = "scent.yaml"
+		}
+	}
+	settings := map[string]any{}
+	if path != "" {
+		v := viper.New()
+		v.SetConfigFile(path)
+		if err := v.ReadInConfig(); err != nil {
+			return fmt.Errorf("config file %s: %w", path, err)
+		}
+		settings = v.AllSettings()
+		if err := checkConfigKeys(cmd.Root(), settings); err != nil {
+			return fmt.Errorf("config file %s: %w", path, err)
+		}
+	}
+	section, _ := settings[cmd.Name()].(map[string]any)
+	var errs []error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Changed || f.Name == "config" || f.Name == "help" || f.Name == "cpuprofile" {
+			return
+		}
+		var val any
+		if s, ok := os.LookupEnv(envName(f.Name)); ok && s != "" {
+			val = s
+		} else if x, ok := section[f.Name]; ok {
+			val = x
+		} else if x, ok := settings[f.Name]; ok {
+			if _, isSection := x.(map[string]any); isSection {
+				return
+			}
+			val = x
+		} else {
+			return
+		}
+		s := fmt.Sprint(val)
+		if list, ok := val.([]any); ok {
+			parts := make([]string, len(list))
+			for i, x := range list {
+				parts[i] = fmt.Sprint(x)
+			}
+			s = strings.Join(parts, ",")
+		}
+		if err := cmd.Flags().Set(f.Name, s); err != nil {
+			errs = append(errs, fmt.Errorf("setting %s=%q from environment or config: %w", f.Name, s, err))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// envName is the environment variable of a flag: SCENT_ and the name in
+// upper case with - and + as _.
+func envName(flag string) string {
+	return "SCENT_" + strings.ToUpper(strings.NewReplacer("-", "_", "+", "_").Replace(flag))
+}
+
+// checkConfigKeys reports the keys of a config file that name neither a
+// command's section nor a flag, with the nearest valid key.
+func checkConfigKeys(root *cobra.Command, settings map[string]any) error {
+	all := map[string]bool{}
+	flagsOf := func(c *cobra.Command) map[string]bool {
+		m := map[string]bool{}
+		add := func(f *pflag.Flag) { m[f.Name] = true }
+		c.LocalFlags().VisitAll(add)
+		c.InheritedFlags().VisitAll(add)
+		delete(m, "help")
+		return m
+	}
+	cmds := map[string]*cobra.Command{}
+	for _, c := range root.Commands() {
+		cmds[c.Name()] = c
+		for k := range flagsOf(c) {
+			all[k] = true
+		}
+	}
+	for k := range flagsOf(root) {
+		all[k] = true
+	}
+	var errs []error
+	for _, key := range sortedKeys(settings) {
+		sub, isMap := settings[key].(map[string]any)
+		c, isCmd := cmds[key]
+		switch {
+		case isCmd && isMap:
+			valid := flagsOf(c)
+			for _, k := range sortedKeys(sub) {
+				if !valid[k] {
+					errs = append(errs, unknownKey(key+"."+k, k, valid, "command "+key+" has no flag --"+k))
+				}
+			}
+		case isMap:
+			errs = append(errs, unknownKey(key, key, mergeKeys(all, cmds), "no command or flag is named "+key))
+		case !all[key]:
+			errs = append(errs, unknownKey(key, key, mergeKeys(all, cmds), "no flag is named --"+key))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func unknownKey(full, key string, valid map[string]bool, why string) error {
+	if near := nearestKey(key, valid); near != "" {
+		return fmt.Errorf("unknown key %q (%s; did you mean %q?)", full, why, near)
+	}
+	return fmt.Errorf("unknown key %q (%s)", full, why)
+}
+
+func mergeKeys(flags map[string]bool, cmds map[string]*cobra.Command) map[string]bool {
+	m := make(map[string]bool, len(flags)+len(cmds))
+	for k := range flags {
+		m[k] = true
+	}
+	for k := range cmds {
+		m[k] = true
+	}
+	return m
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// nearestKey returns the valid key with the smallest edit distance to key
+// (ties: the first in sorted order), or "" when none is within half of
+// key's length.
+func nearestKey(key string, valid map[string]bool) string {
+	best, bestD := "", len(key)/2+1
+	for _, k := range sortedKeys(valid) {
+		if d := levenshtein(key, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestApplyConfig_sections: a section named after a command sets that
+// command's flags and never becomes the value of a flag of the same name
+// (export's --crawl, report's --labels).
+func TestApplyConfig_sections(t *testing.T) {
+	t.Setenv("SCENT_MAX_PAGES", "")
+	t.Setenv("SCENT_CRAWL", "")
+	t.Setenv("SCENT_LABELS", "")
+	cfg := filepath.Join(t.TempDir(), "scent.yaml")
+	os.WriteFile(cfg, []byte("crawl:\n  max-pages: 5\n  workers: 3\nlabels:\n  rule: true\nreport:\n  every: 4\n"), 0o644)
+	for _, tc := range []struct{ cmd, flag, want string }{
+		{"crawl", "max-pages", "5"},
+		{"crawl", "workers", "3"},
+		{"export", "crawl", ""},
+		{"report", "crawl", "[]"},
+		{"report", "labels", ""},
+		{"report", "every", "4"},
+		{"dedup", "crawl", ""},
+	} {
+		c, _, err := newRootCmd().Find([]string{tc.cmd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := applyConfig(c, cfg); err != nil {
+			t.Fatalf("%s: %v", tc.cmd, err)
+		}
+		if got := c.Flags().Lookup(tc.flag).Value.String(); got != tc.want {
+			t.Errorf("%s --%s = %q, want %q", tc.cmd, tc.flag, got, tc.want)
+		}
+	}
+	// A scalar top-level key named like a command is the flag.
+	os.WriteFile(cfg, []byte("crawl: mine\n"), 0o644)
+	c, _, _ := newRootCmd().Find([]string{"export"})
+	if err := applyConfig(c, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Flags().Lookup("crawl").Value.String(); got != "mine" {
+		t.Errorf("export --crawl from a top-level key = %q, want mine", got)
+	}
+}
+
+func TestApplyConfig_unknownKeys(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ file, want string }{
+		{"max-pagez: 5\n", `"max-pagez"`},
+		{"max-pagez: 5\n", `did you mean "max-pages"`},
+		{"crawl:\n  max-pagez: 5\n", `"crawl.max-pagez"`},
+		{"crawl:\n  max-pagez: 5\n", `did you mean "max-pages"`},
+		{"crawl:\n  every: 5\n", `command crawl has no flag --every`},
+		{"crawll:\n  workers: 5\n", `did you mean "crawl"`},
+		{"zzzzzzzzzzzz: 1\n", `unknown key "zzzzzzzzzzzz"`},
+	} {
+		cfg := filepath.Join(dir, "scent.yaml")
+		os.WriteFile(cfg, []byte(tc.file), 0o644)
+		c, _, _ := newRootCmd().Find([]string{"export"})
+		err := applyConfig(c, cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one containing %s", tc.file, err, tc.want)
+		}
+	}
+}
+
+// TestConfig_exportAfterCrawlSection runs the command as a user does:
+// a scent.yaml with a crawl section in the working directory must not
+// break export.
+func TestConfig_exportAfterCrawlSection(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "scent.yaml"), []byte("crawl:\n  max-pages: 5\n"), 0o644)
+	db := dupStore(t)
+	wd, _ := os.Getwd()
+	t.Cleanup(func() { os.Chdir(wd) })
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runScent(t, "export", "--db", db)
+	if err != nil {
+		t.Fatalf("export with a crawl section in scent.yaml: %v\n%s", err, out)
+	}
+}

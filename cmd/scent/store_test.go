@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestCrawl_secondRunnerRefused: a second crawl of the same database and
+// crawl name is refused at once, and the first finishes undisturbed.
+func TestCrawl_secondRunnerRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs crawls in child processes")
+	}
+	bin := scentBinary(t)
+	const n = 200
+	site := newChainSite(t, n, 10*time.Millisecond)
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte("seed "+site.srv.URL+"/p0\n"), 0o644)
+	db := filepath.Join(dir, "c.db")
+	args := []string{"crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--max-pages", "0",
+		"--delay", "0", "--host-parallelism", "0", "--workers", "2", "--quiet"}
+	first := exec.Command(bin, args...)
+	var firstOut bytes.Buffer
+	first.Stdout, first.Stderr = &firstOut, &firstOut
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); countPages(db) == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "is being run by process") {
+		t.Errorf("second crawl of a running crawl: %v\n%s", err, out)
+	}
+	if err := first.Wait(); err != nil {
+		t.Fatalf("first crawl: %v\n%s", err, firstOut.String())
+	}
+	if got := len(fetchedSet(t, db)); got != n {
+		t.Errorf("first crawl fetched %d pages, want %d:\n%s", got, n, firstOut.String())
+	}
+}
+
+// TestReadOnlyFile_commands: export, report, search and dedup work on a
+// database the user cannot write, in a directory the user cannot write,
+// and leave it as it was.
+func TestReadOnlyFile_commands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	src := dupStore(t)
+	root := t.TempDir()
+	roDir := filepath.Join(root, "ro")
+	os.Mkdir(roDir, 0o755)
+	db := filepath.Join(roDir, "d.db")
+	copyFile(t, src, db)
+	bin := filepath.Join(root, "scent")
+	copyFile(t, scentBinary(t), bin)
+	os.Chmod(bin, 0o755)
+	os.Chmod(db, 0o444)
+	os.Chmod(roDir, 0o555)
+	t.Cleanup(func() { os.Chmod(roDir, 0o755) })
+	for p := root; p != "/" && p != os.TempDir(); p = filepath.Dir(p) {
+		os.Chmod(p, 0o755)
+	}
+	before := fileHash(t, db)
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = root
+		if os.Geteuid() == 0 {
+			// root writes anywhere: run as nobody, for whom the file is
+			// really read-only.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("scent %s on a read-only database: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	if out := run("export", "--db", db); strings.Count(out, "\n") != 5 {
+		t.Errorf("export of the read-only database: %q", out)
+	}
+	run("report", "--db", db, "--format", "json", "--topics", "pangolin")
+	if out := run("search", "--db", db, "pangolin"); !strings.Contains(out, "x.test") {
+		t.Errorf("search of the read-only database: %q", out)
+	}
+	run("dedup", "--db", db)
+	if fileHash(t, db) != before {
+		t.Error("the read-only database changed")
+	}
+	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+		if _, err := os.Stat(db + suffix); err == nil {
+			t.Errorf("%s%s was created", db, suffix)
+		}
+	}
+}
+
+// TestExport_foreignDatabase: scent refuses another program's SQLite file
+// and does not add its tables to it.
+func TestExport_foreignDatabase(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "notes.db")
+	d, err := sql.Open("sqlite3", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Exec(`CREATE TABLE notes(x TEXT)`)
+	d.Close()
+	for _, args := range [][]string{{"export", "--db", db}, {"search", "--db", db, "x"}, {"report", "--db", db}} {
+		if _, err := runScent(t, args...); err == nil || !strings.Contains(err.Error(), "not a scent database") {
+			t.Errorf("scent %s: error %v", strings.Join(args, " "), err)
+		}
+	}
+	d, _ = sql.Open("sqlite3", db)
+	defer d.Close()
+	var n int
+	d.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'`).Scan(&n)
+	if n != 1 {
+		t.Errorf("%d tables in another program's database after scent read it, want its 1", n)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fileHash(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(b))
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// topicSite serves a department page linking to a chain of course pages
+// and a chain of news pages; each course page also links to a news page.
+func topicSite(t *testing.T) *httptest.Server {
+	const fill = " one two three four five six seven eight nine ten eleven twelve "
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var i int
+		switch {
+		case r.URL.Path == "/":
+			fmt.Fprint(w, `<html><body>Department. <a href="/c0">course CS0 lecture syllabus homework</a>`+fill+`<a href="/o0">campus parking news</a></body></html>`)
+		case sscan(r.URL.Path, "/c%d", &i) && i < 20:
+			fmt.Fprintf(w, `<html><body><h1>Course CS%d</h1> lecture syllabus homework exam grading
+				<a href="/c%d">course CS%d lecture notes</a>`+fill+`<a href="/o%d">sports football scores</a></body></html>`, i, i+1, i+1, i)
+		case sscan(r.URL.Path, "/o%d", &i) && i < 20:
+			fmt.Fprintf(w, `<html><body><h1>News %d</h1> parking weather dining`+fill+`<a href="/o%d">more sports football scores</a></body></html>`, i, i+1)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func sscan(s, format string, i *int) bool {
+	_, err := fmt.Sscanf(s, format, i)
+	return err == nil
+}
+
+// TestCrawl_thresholdWithModel: --threshold acts on a crawl whose model
+// already exists (given with --model, or kept by a resumed crawl).
+func TestCrawl_thresholdWithModel(t *testing.T) {
+	srv := topicSite(t)
+	dir := t.TempDir()
+	var seeds strings.Builder
+	fmt.Fprintf(&seeds, "seed %s/\n", srv.URL)
+	for i := 10; i < 20; i++ {
+		fmt.Fprintf(&seeds, "course %s/c%d\nother %s/o%d\n", srv.URL, i, srv.URL, i)
+	}
+	seedFile := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seedFile, []byte(seeds.String()), 0o644)
+	model := filepath.Join(dir, "model.json")
+	if out, err := runScent(t, "train", "--seeds", seedFile, "--model", model, "--folds", "0", "--delay", "0"); err != nil {
+		t.Fatalf("train: %v\n%s", err, out)
+	}
+	pages := map[string]int{}
+	for _, th := range []string{"", "0.000000001"} {
+		db := filepath.Join(dir, "t"+th+".db")
+		args := []string{"crawl", "--seeds", seedFile, "--model", model, "--db", db, "--delay", "0", "--host-parallelism", "0", "--quiet"}
+		if th != "" {
+			args = append(args, "--threshold", th)
+		}
+		if out, err := runScent(t, args...); err != nil {
+			t.Fatalf("crawl --threshold %s: %v\n%s", th, err, out)
+		}
+		pages[th] = countPages(db)
+	}
+	t.Logf("pages by threshold: %v", pages)
+	// Off-topic links score about 1e-7 here: a tiny threshold follows them.
+	if !(pages["0.000000001"] > pages[""]) {
+		t.Errorf("pages by --threshold = %v: want more pages at 1e-9 than at the model's threshold", pages)
+	}
+	if _, err := runScent(t, "crawl", "--seeds", seedFile, "--model", model, "--db", filepath.Join(dir, "neg.db"), "--threshold", "-1"); err == nil ||
+		!strings.Contains(err.Error(), "--threshold") {
+		t.Errorf("--threshold -1: error %v, want one naming --threshold", err)
+	}
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/segment"
+	"github.com/scent-crawler/scent/training"
+)
+
+// The checks here run before a command fetches or trains anything, so a
+// mistake in the flags costs nothing.
+
+// validate checks the fetcher's flags: a zero that would silently mean a
+// default is refused, as are negative counts.
+func (f *fetchFlags) validate() error {
+	switch {
+	case f.timeout <= 0:
+		return fmt.Errorf("--timeout must be positive, not %s", f.timeout)
+	case f.retries < 0:
+		return fmt.Errorf("--retries must be 0 (none) or more, not %d", f.retries)
+	case f.maxBody <= 0:
+		return fmt.Errorf("--max-body must be positive, not %d", f.maxBody)
+	case f.delay < 0:
+		return fmt.Errorf("--delay must not be negative, not %s", f.delay)
+	case f.hostPar < 0:
+		return fmt.Errorf("--host-parallelism must be 0 (no limit) or more, not %d", f.hostPar)
+	}
+	cfg := f.config()
+	return cfg.Validate()
+}
+
+// validate checks the model flags.
+func (f *modelFlags) validate() error {
+	if !(f.threshold > 0 && f.threshold <= 1) {
+		return fmt.Errorf("--threshold must be in (0, 1], not %g", f.threshold)
+	}
+	if _, err := f.classify(); err != nil {
+		return err
+	}
+	if f.window < 1 {
+		return fmt.Errorf("--window must be at least 1, not %d", f.window)
+	}
+	if f.folds < 0 || f.folds == 1 {
+		return fmt.Errorf("--folds must be 0 (none) or at least 2, not %d", f.folds)
+	}
+	if _, err := training.ParseDocuments(f.documents); err != nil {
+		return err
+	}
+	for _, p := range []string{f.backlinks, f.backDB} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validate checks every crawl flag and that the database and the model
+// can be written, before any training or fetch.
+func (cf *crawlFlags) validate() error {
+	if cf.seeds == "" {
+		return errors.New("--seeds is required")
+	}
+	if cf.workers < 1 {
+		return fmt.Errorf("--workers must be at least 1, not %d", cf.workers)
+	}
+	for _, l := range []struct {
+		name string
+		v    int
+	}{{"max-pages", cf.maxPages}, {"max-fetches", cf.maxFetches}, {"max-pages-per-topic", cf.maxTopic},
+		{"max-depth", cf.maxDepth}, {"max-per-host", cf.maxPerHost}} {
+		if l.v < 0 {
+			return fmt.Errorf("--%s must be 0 (no limit) or more, not %d", l.name, l.v)
+		}
+	}
+	if cf.retryLater < 0 {
+		return fmt.Errorf("--retry-later must be 0 (none) or more, not %d", cf.retryLater)
+	}
+	if cf.maxOutage <= 0 {
+		return fmt.Errorf("--max-outage must be positive, not %s", cf.maxOutage)
+	}
+	if cf.logEvery < 0 {
+		return fmt.Errorf("--log-every must not be negative, not %s", cf.logEvery)
+	}
+	if cf.maxURL < 1 {
+		return fmt.Errorf("--max-url-length must be positive, not %d", cf.maxURL)
+	}
+	if _, err := crawler.ParseStrategy(cf.strategy); err != nil {
+		return err
+	}
+	cfg := crawler.Config{Frontier: crawler.Frontier(cf.frontier), Workers: cf.workers, Tunnel: cf.tunnel, Promote: cf.promote,
+		Segment: segment.Options{Window: cf.mf.window}}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := cf.ff.validate(); err != nil {
+		return err
+	}
+	if err := cf.mf.validate(); err != nil {
+		return err
+	}
+	if cf.db == "" {
+		return errors.New("--db must name a file")
+	}
+	if err := checkWritableDir(filepath.Dir(cf.db), "--db"); err != nil {
+		return err
+	}
+	if cf.model != "" {
+		if _, err := os.Stat(cf.model); err != nil {
+			return fmt.Errorf("--model: %w", err)
+		}
+	}
+	return nil
+}
+
+// validate checks an experiment's shared settings and makes sure its
+// output directory can be written.
+func (s *experimentSettings) validate() error {
+	switch {
+	case s.budget < 0:
+		return fmt.Errorf("--budget must be 0 (no limit) or more pages, not %d", s.budget)
+	case s.workers < 1:
+		return fmt.Errorf("--workers must be at least 1, not %d", s.workers)
+	case s.discovery < 0:
+		return fmt.Errorf("--discovery must not be negative, not %d", s.discovery)
+	case s.mf.m <= 0:
+		return fmt.Errorf("--m must be positive, not %g", s.mf.m)
+	case s.mf.folds < 0 || s.mf.folds == 1:
+		return fmt.Errorf("--folds must be 0 (none) or at least 2, not %d", s.mf.folds)
+	case s.out == "":
+		return errors.New("--out is required")
+	}
+	if _, err := classify.ParseEvent(s.mf.event); err != nil {
+		return err
+	}
+	if _, err := training.ParseDocuments(s.mf.documents); err != nil {
+		return err
+	}
+	if _, err := os.Stat(s.archive); err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	if err := os.MkdirAll(s.out, 0o755); err != nil {
+		return fmt.Errorf("--out %s cannot be created: %w", s.out, err)
+	}
+	return checkWritableDir(s.out, "--out")
+}
+
+// checkWritableDir reports whether dir exists and a file can be created in
+// it, by creating and removing one.
+func checkWritableDir(dir, flag string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s: directory %s does not exist", flag, dir)
+		}
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: %s is not a directory", flag, dir)
+	}
+	f, err := os.CreateTemp(dir, ".scent-check-*")
+	if err != nil {
+		return fmt.Errorf("%s: directory %s is not writable: %w", flag, dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// validateTrain checks the flags of scent train and that its outputs can
+// be written.
+func validateTrain(ff *fetchFlags, mf *modelFlags, model, jsonOut string) error {
+	if err := ff.validate(); err != nil {
+		return err
+	}
+	if err := mf.validate(); err != nil {
+		return err
+	}
+	if err := checkWritableDir(filepath.Dir(model), "--model"); err != nil {
+		return err
+	}
+	if jsonOut != "" {
+		return checkWritableDir(filepath.Dir(jsonOut), "--report-json")
+	}
+	return nil
+}
+
+// retryLater turns the --retry-later count into crawler.Config.RetryLater,
+// whose zero means the default.
+func retryLater(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestValidate_beforeWork: bad flags are refused before any example is
+// fetched, any model trained or any output written.
+func TestValidate_beforeWork(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, "<html><body>course lecture <a href=/x>x</a></body></html>")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644)
+	file := filepath.Join(dir, "a-file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	archive := writeGridArchive(t)
+	db := filepath.Join(dir, "ok.db")
+	crawl := []string{"crawl", "--seeds", seeds, "--delay", "0", "--folds", "0"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(crawl, "--db", filepath.Join(dir, "missing", "x.db")), "does not exist"},
+		{append(crawl, "--db", filepath.Join(file, "x.db")), "not a directory"},
+		{append(crawl, "--db", db, "--workers", "0"), "--workers"},
+		{append(crawl, "--db", db, "--timeout", "0"), "--timeout"},
+		{append(crawl, "--db", db, "--retries", "-1"), "--retries"},
+		{append(crawl, "--db", db, "--max-pages", "-1"), "--max-pages"},
+		{append(crawl, "--db", db, "--model", filepath.Join(dir, "none.json")), "--model"},
+		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "missing", "m.json")}, "does not exist"},
+		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--timeout", "0"}, "--timeout"},
+		{[]string{"experiment", archive, "--topic", "course", "--budget", "-1", "--out", filepath.Join(dir, "out1")}, "--budget"},
+		{[]string{"experiment", archive, "--topic", "course", "--workers", "0", "--out", filepath.Join(dir, "out2")}, "--workers"},
+		{[]string{"experiment", archive, "--topic", "course", "--out", filepath.Join(file, "out")}, "--out"},
+	} {
+		out, err := runScent(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("scent %s: error %v, want one containing %q\n%s", strings.Join(tc.args, " "), err, tc.want, out)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests made by commands whose flags were invalid", n)
+	}
+	for _, p := range []string{db, db + ".model.json", filepath.Join(dir, "m.json"), filepath.Join(dir, "out1"), filepath.Join(dir, "out2", "command")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written by a command whose flags were invalid", p)
+		}
+	}
+}
