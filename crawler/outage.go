@@ -147,6 +147,7 @@ func (o *outage) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fe
 		if o.down {
 			o.logf("network reachable again after %s: the crawl goes on", o.now().Sub(o.downSince).Round(time.Second))
 			o.down = false
+			o.probing = false
 			for i := range o.waiting {
 				o.waiting[i].due = time.Time{}
 			}
@@ -189,15 +190,12 @@ func (o *outage) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fe
 // received notes a result in the crawl loop: the entry of a fetch that
 // must be tried again waits for its host's turn.
 func (o *outage) received(e Entry, canceled bool) {
-	if !canceled {
-		return
-	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.probing && o.down {
-		o.probing = false
-	}
-	if !o.retry[e.URL] {
+	// While the network is down a probe is sent only when nothing else is
+	// in flight, so any result is the probe's, whatever it was.
+	o.probing = false
+	if !canceled || !o.retry[e.URL] {
 		return
 	}
 	delete(o.retry, e.URL)

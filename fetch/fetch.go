@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	mrand "math/rand/v2"
 	"mime"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -659,16 +661,21 @@ func newID() string {
 }
 
 // Transient reports whether a fetch error may go away if the page is
-// fetched again later: a network failure or timeout (robots.txt included),
-// a 5xx or 429 answer, or a Retry-After longer than allowed.
+// fetched again later: no answer at all (see Unreachable), a 5xx or 429
+// answer, or a Retry-After longer than allowed. A network error that is an
+// answer of a kind (a host name that does not exist, a certificate that
+// does not verify, a proxy that refuses the tunnel, a malformed response)
+// is final.
 func Transient(err error) bool {
 	var fe *Error
 	if !errors.As(err, &fe) {
 		return false
 	}
 	switch fe.Reason {
-	case ReasonNetwork, ReasonTimeout, ReasonRetryAfter:
+	case ReasonTimeout, ReasonRetryAfter:
 		return true
+	case ReasonNetwork:
+		return noAnswer(fe.Err)
 	case ReasonStatus:
 		return fe.Status >= 500 || fe.Status == http.StatusTooManyRequests
 	}
@@ -676,9 +683,34 @@ func Transient(err error) bool {
 }
 
 // Unreachable reports whether a fetch error says that no answer came
-// from the server at all (a network failure or a timeout): what a crawl
-// sees when the network, rather than a site, is down.
+// from the server at all (a timeout, a connection refused, reset or with
+// no route, a name server that did not answer): what a crawl sees when the
+// network, rather than a site, is down.
 func Unreachable(err error) bool {
-	r := ReasonOf(err)
-	return r == ReasonNetwork || r == ReasonTimeout
+	var fe *Error
+	if !errors.As(err, &fe) {
+		return false
+	}
+	return fe.Reason == ReasonTimeout || fe.Reason == ReasonNetwork && noAnswer(fe.Err)
+}
+
+// noAnswer reports whether a network error is a failure to get any answer:
+// the connection could not be made or broke before the response, or name
+// resolution did not answer. "No such host" is an answer.
+func noAnswer(err error) bool {
+	if err == nil {
+		return false
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return !dns.IsNotFound
+	}
+	for _, e := range []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.ENETUNREACH,
+		syscall.EHOSTUNREACH, syscall.ENETDOWN, syscall.EHOSTDOWN, syscall.ETIMEDOUT, syscall.EPIPE, io.EOF, io.ErrUnexpectedEOF} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -250,3 +250,85 @@ func TestCrawl_offlineTrainingSaysNetwork(t *testing.T) {
 		t.Errorf("offline crawl does not say the network is unreachable first:\n%s", out)
 	}
 }
+
+// TestCrawl_twoOutages: the network goes away twice in one crawl. After
+// the first outage ends with a successful probe, the second must be
+// probed again and end by itself too (not wait for --max-outage).
+func TestCrawl_twoOutages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs crawls in child processes")
+	}
+	bin := scentBinary(t)
+	const n = 600
+	site := newDownSite(t, n)
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte("seed "+site.url()+"/p0\n"), 0o644)
+	refDB := filepath.Join(dir, "ref.db")
+	if out, err := outageCrawl(bin, seeds, refDB).CombinedOutput(); err != nil {
+		t.Fatalf("reference crawl: %v\n%s", err, out)
+	}
+	want := pathSet(t, refDB, site.url())
+
+	db := filepath.Join(dir, "twice.db")
+	cmd := outageCrawl(bin, seeds, db, "--max-outage", "60s")
+	var stdout bytes.Buffer
+	var stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(what string, count int) {
+		for deadline := time.Now().Add(60 * time.Second); strings.Count(stderr.String(), what) < count && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	for i, at := range []int{n / 4, n / 2} {
+		for deadline := time.Now().Add(60 * time.Second); countPages(db) < at && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		// Back as soon as the crawl has seen it gone: its first probe,
+		// a page waiting to be fetched again, gets the answer.
+		site.down()
+		waitFor("network unreachable", i+1)
+		site.up(t)
+		waitFor("reachable again", i+1)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("crawl through two outages: %v\n%s\n%s", err, stdout.String(), stderr.String())
+		}
+	case <-time.After(40 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("the crawl did not go on by itself after the second outage\n%s", stderr.String())
+	}
+	if c := strings.Count(stderr.String(), "reachable again"); c != 2 {
+		t.Errorf("the network was found again %d times, want 2:\n%s", c, stderr.String())
+	}
+	if got := pathSet(t, db, site.url()); got != want {
+		t.Errorf("pages after two outages differ from the uninterrupted crawl's: got %d, want %d", len(strings.Fields(got)), len(strings.Fields(want)))
+	}
+}
+
+// syncBuffer is a bytes.Buffer that a child process writes while the test
+// reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
