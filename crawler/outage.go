@@ -92,6 +92,15 @@ func newOutage(inner Fetcher, cfg Config) *outage {
 		probed: make(map[string]bool), lastAnswer: time.Now()}
 }
 
+// unwrapOutage returns the fetcher an outage wraps (the crawl's own,
+// which may also read sitemaps), or f itself.
+func unwrapOutage(f Fetcher) Fetcher {
+	if o, ok := f.(*outage); ok {
+		return o.inner
+	}
+	return f
+}
+
 // noAnswer counts a page that got no answer and declares the network down
 // when too many did; o.mu is held.
 func (o *outage) noAnswer(why string) {
