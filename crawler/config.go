@@ -71,6 +71,15 @@ type Config struct {
 	MaxDepth int
 	// MaxPerHost caps the pages fetched from one host; 0 means no limit.
 	MaxPerHost int
+	// MaxFrontierPerHost and MaxFrontier bound the URLs waiting to be
+	// fetched, per host and in all, so that a link farm or a site with
+	// endless generated URLs cannot grow the store without end: once a
+	// host has MaxFrontierPerHost URLs waiting (or the crawl MaxFrontier),
+	// its new URLs are not queued, and the store counts them as dropped
+	// for the host. URLs already known are still pushed (moved to the top
+	// of a stack). 0 means the default (DefaultMaxFrontierPerHost,
+	// DefaultMaxFrontier); negative means no bound.
+	MaxFrontierPerHost, MaxFrontier int
 	// Tunnel keeps the links a topic's classifier finds off-topic on the
 	// topic's reserve, and when the topic's stack runs empty the crawl
 	// goes on from the shallowest of them (fewest links from a seed; the
@@ -151,6 +160,16 @@ type Config struct {
 	Now func() time.Time
 }
 
+// The default bounds of the frontier (Config.MaxFrontierPerHost,
+// MaxFrontier). A waiting URL takes about 250 bytes of store (its row in
+// urls and on a stack, with their indexes), so a full frontier is about
+// 2.5 MB a host and 250 MB in all. The largest host of the WebKB
+// collection has about 4,100 URLs in all.
+const (
+	DefaultMaxFrontierPerHost = 10_000
+	DefaultMaxFrontier        = 1_000_000
+)
+
 // DefaultSkipExtensions are the extensions of non-HTML documents that a
 // crawl does not follow by default.
 var DefaultSkipExtensions = []string{
@@ -180,6 +199,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SkipExtensions == nil {
 		c.SkipExtensions = DefaultSkipExtensions
+	}
+	if c.MaxFrontierPerHost == 0 {
+		c.MaxFrontierPerHost = DefaultMaxFrontierPerHost
+	}
+	if c.MaxFrontier == 0 {
+		c.MaxFrontier = DefaultMaxFrontier
 	}
 	if c.RetryLater == 0 {
 		c.RetryLater = 4

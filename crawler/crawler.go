@@ -194,7 +194,8 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 			stacks = append(stacks, c.fallbacks(t)...)
 		}
 	}
-	spec := CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Stacks: stacks, SeedStacks: c.stacks, Topics: c.topics, Seeds: seeds, Config: config, MinHash: &params}
+	spec := CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Stacks: stacks, SeedStacks: c.stacks, Topics: c.topics, Seeds: seeds, Config: config, MinHash: &params,
+		MaxWaitingPerHost: max(c.cfg.MaxFrontierPerHost, 0), MaxWaiting: max(c.cfg.MaxFrontier, 0)}
 	st, err := c.store.OpenCrawl(ctx, spec)
 	if err != nil {
 		return Summary{}, err
@@ -209,7 +210,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 			}
 		}
 	}
-	out := newOutage(c.fetcher, c.cfg) // transient failures: see outage.go
+	out := newOutage(unwrapOutage(c.fetcher), c.cfg) // transient failures: see outage.go
 	c.fetcher = out
 
 	jobs := make(chan Entry)

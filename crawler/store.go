@@ -55,6 +55,10 @@ type CrawlSpec struct {
 	// keeping a near-duplicate index must refuse parameters other than
 	// those of its index. Nil means pages carry no signatures.
 	MinHash *minhash.Params
+	// MaxWaitingPerHost and MaxWaiting bound the URLs waiting to be
+	// fetched, per host and in all: a new URL beyond them is not queued
+	// and is counted as dropped for its host. 0 means no bound.
+	MaxWaitingPerHost, MaxWaiting int
 }
 
 // CrawlState is what OpenCrawl found.

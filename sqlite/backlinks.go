@@ -13,34 +13,59 @@ var _ training.BacklinkSource = (*Store)(nil)
 
 // Backlinks returns the stored links of every crawl of the database that
 // point to one of targets, with their context tokens, at most limit of
-// them (0: no limit). It is the store's answer to "which pages link to
-// this training page?".
+// them (0: no limit), in the order of targets. It is the store's answer to
+// "which pages link to this training page?". Links are stored a page at a
+// time, so this reads every stored page's links once.
 func (s *Store) Backlinks(ctx context.Context, targets []urlnorm.URL, limit int) ([]training.Backlink, error) {
-	var out []training.Backlink
-	for _, t := range targets {
-		rows, err := s.db.QueryContext(ctx, `SELECT p.final_url, l.context FROM links l JOIN pages p ON p.id = l.page_id
-			WHERE l.target = ?`, t.String())
-		if err != nil {
-			return nil, fmt.Errorf("backlinks of %s: %w", t, err)
+	want := make(map[string]int, len(targets))
+	for i, t := range targets {
+		if _, dup := want[t.String()]; !dup {
+			want[t.String()] = i
 		}
-		for rows.Next() {
-			var parent, context string
-			if err := rows.Scan(&parent, &context); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("backlinks of %s: %w", t, err)
-			}
-			pu, err := urlnorm.Parse(parent)
-			if err != nil || context == "" {
+	}
+	found := make([][]training.Backlink, len(targets))
+	rows, err := s.db.QueryContext(ctx, `SELECT final_url, links FROM pages WHERE links IS NOT NULL ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("backlinks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var parent string
+		var blob []byte
+		if err := rows.Scan(&parent, &blob); err != nil {
+			return nil, fmt.Errorf("backlinks: %w", err)
+		}
+		links, err := decodeLinks(blob)
+		if err != nil {
+			return nil, fmt.Errorf("backlinks: links of %s: %w", parent, err)
+		}
+		var pu urlnorm.URL
+		for _, l := range links {
+			i, ok := want[l.Target]
+			if !ok || l.Context == "" || limit > 0 && len(found[i]) >= limit {
 				continue
 			}
-			out = append(out, training.Backlink{Parent: pu, Target: t, Context: strings.Fields(context)})
+			if pu.IsZero() {
+				if pu, err = urlnorm.Parse(parent); err != nil {
+					break
+				}
+			}
+			found[i] = append(found[i], training.Backlink{Parent: pu, Target: targets[i], Context: strings.Fields(l.Context)})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("backlinks: %w", err)
+	}
+	var out []training.Backlink
+	for _, bs := range found {
+		for _, b := range bs {
 			if limit > 0 && len(out) >= limit {
-				rows.Close()
 				return out, nil
 			}
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
+			out = append(out, b)
 		}
 	}
 	return out, nil

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/scent-crawler/scent/crawler"
@@ -53,12 +51,13 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 			return crawler.CrawlState{}, err
 		}
 		// URLs leased to fetches that never committed go back on top.
-		rows, err := tx.QueryContext(ctx, `SELECT id, COALESCE(topic, ''), COALESCE(depth, 0), COALESCE(score, 0) FROM urls WHERE crawl_id = ? AND state = 1`, st.ID)
+		rows, err := tx.QueryContext(ctx, `SELECT id, host, COALESCE(topic, ''), COALESCE(depth, 0), COALESCE(score, 0) FROM urls WHERE crawl_id = ? AND state = 1`, st.ID)
 		if err != nil {
 			return crawler.CrawlState{}, err
 		}
 		type lease struct {
 			id    int64
+			host  string
 			topic string
 			depth int
 			score float64
@@ -66,21 +65,31 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 		var leases []lease
 		for rows.Next() {
 			var l lease
-			if err := rows.Scan(&l.id, &l.topic, &l.depth, &l.score); err != nil {
+			if err := rows.Scan(&l.id, &l.host, &l.topic, &l.depth, &l.score); err != nil {
 				rows.Close()
 				return crawler.CrawlState{}, err
 			}
 			leases = append(leases, l)
 		}
 		rows.Close()
+		w, err := newWaitingCount(ctx, tx, st.ID)
+		if err != nil {
+			return crawler.CrawlState{}, err
+		}
 		for _, l := range leases {
 			if _, err := tx.ExecContext(ctx, `UPDATE urls SET state = 0 WHERE id = ?`, l.id); err != nil {
+				return crawler.CrawlState{}, err
+			}
+			if err := w.addHost(ctx, l.host, 1); err != nil {
 				return crawler.CrawlState{}, err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO frontier(crawl_id, topic, url_id, depth, score) VALUES (?, ?, ?, ?, ?)`,
 				st.ID, l.topic, l.id, l.depth, l.score); err != nil {
 				return crawler.CrawlState{}, err
 			}
+		}
+		if err := w.save(ctx); err != nil {
+			return crawler.CrawlState{}, err
 		}
 		st.Requeue = len(leases)
 	}
@@ -113,6 +122,7 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
 	}
 	s.ords[st.ID] = int(maxOrd.Int64)
+	s.caps[st.ID] = frontierCaps{perHost: spec.MaxWaitingPerHost, total: spec.MaxWaiting}
 	if st.Resumed {
 		err := s.db.QueryRowContext(ctx, `SELECT state FROM learners WHERE crawl_id = ?`, st.ID).Scan(&st.Learner)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -196,24 +206,36 @@ func (s *Store) createCrawl(ctx context.Context, tx cachedTx, spec crawler.Crawl
 	}
 	// Seeds are pushed in reverse so that the first seed is on top.
 	slices.Reverse(seeds)
-	if err := push(ctx, tx, id, seeds); err != nil {
+	if err := push(ctx, tx, id, seeds, frontierCaps{perHost: spec.MaxWaitingPerHost, total: spec.MaxWaiting}); err != nil {
 		return crawler.CrawlState{}, err
 	}
 	return crawler.CrawlState{ID: id}, nil
 }
 
+// frontierCaps bound the URLs of a crawl waiting to be fetched, per host
+// and in all; 0 means no bound (crawler.CrawlSpec.MaxWaitingPerHost,
+// MaxWaiting).
+type frontierCaps struct{ perHost, total int }
+
 // push adds entries to their stacks; URLs already fetched or leased are
-// left out, and a URL pushed again on a stack moves to its top.
-func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry) error {
+// left out, and a URL pushed again on a stack moves to its top. A URL the
+// crawl does not know yet is not queued when its host already has
+// caps.perHost URLs waiting or the crawl caps.total: it is counted as
+// dropped for its host instead (hosts.dropped).
+func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry, caps frontierCaps) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	upsert, err := tx.PrepareContext(ctx, `INSERT INTO urls(crawl_id, url, host) VALUES (?, ?, ?)
-		ON CONFLICT(crawl_id, url) DO UPDATE SET state = state RETURNING id, state`)
+	known, err := tx.PrepareContext(ctx, `SELECT id, state FROM urls WHERE crawl_id = ? AND url = ?`)
 	if err != nil {
 		return err
 	}
-	defer upsert.Close()
+	defer known.Close()
+	insURL, err := tx.PrepareContext(ctx, `INSERT INTO urls(crawl_id, url, host) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insURL.Close()
 	// On a stack a URL pushed again moves to the top (a new seq) with
 	// the higher score and the shorter distance from a seed; on the bfs
 	// queue it keeps its first place.
@@ -230,13 +252,36 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 		return err
 	}
 	defer insQueue.Close()
+	w, err := newWaitingCount(ctx, tx, crawl)
+	if err != nil {
+		return err
+	}
 	for _, e := range entries {
 		var id int64
 		var state int
-		if err := upsert.QueryRowContext(ctx, crawl, e.URL.String(), e.URL.Host()).Scan(&id, &state); err != nil {
+		err := known.QueryRowContext(ctx, crawl, e.URL.String()).Scan(&id, &state)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			host := e.URL.Host()
+			h, err := w.host(ctx, host)
+			if err != nil {
+				return fmt.Errorf("push %s: %w", e.URL, err)
+			}
+			if caps.perHost > 0 && h.waiting >= caps.perHost || caps.total > 0 && w.total >= caps.total {
+				h.dropped++
+				continue
+			}
+			res, err := insURL.ExecContext(ctx, crawl, e.URL.String(), host)
+			if err != nil {
+				return fmt.Errorf("push %s: %w", e.URL, err)
+			}
+			if id, err = res.LastInsertId(); err != nil {
+				return err
+			}
+			w.add(h, 1)
+		case err != nil:
 			return fmt.Errorf("push %s: %w", e.URL, err)
-		}
-		if state != 0 {
+		case state != 0:
 			continue
 		}
 		stmt := ins
@@ -247,6 +292,82 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 			return fmt.Errorf("push %s: %w", e.URL, err)
 		}
 	}
+	return w.save(ctx)
+}
+
+// waitingCount keeps, within one transaction, the count of a crawl's URLs
+// waiting to be fetched (state 0) per host (hosts.waiting) and in all
+// (crawls.waiting), and the URLs dropped per host; save writes the
+// changes. Every change of a URL to or from state 0 goes through one.
+type waitingCount struct {
+	tx    cachedTx
+	crawl int64
+	total int
+	delta int
+	hosts map[string]*hostCount
+}
+
+type hostCount struct {
+	waiting, delta, dropped int
+}
+
+func newWaitingCount(ctx context.Context, tx cachedTx, crawl int64) (*waitingCount, error) {
+	w := &waitingCount{tx: tx, crawl: crawl, hosts: make(map[string]*hostCount)}
+	if err := tx.queryRow(ctx, `SELECT waiting FROM crawls WHERE id = ?`, crawl).Scan(&w.total); err != nil {
+		return nil, fmt.Errorf("waiting URLs of crawl %d: %w", crawl, err)
+	}
+	return w, nil
+}
+
+func (w *waitingCount) host(ctx context.Context, host string) (*hostCount, error) {
+	if h := w.hosts[host]; h != nil {
+		return h, nil
+	}
+	h := &hostCount{}
+	err := w.tx.queryRow(ctx, `SELECT waiting FROM hosts WHERE crawl_id = ? AND host = ?`, w.crawl, host).Scan(&h.waiting)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	w.hosts[host] = h
+	return h, nil
+}
+
+// add counts n more (or, negative, fewer) URLs of h waiting.
+func (w *waitingCount) add(h *hostCount, n int) {
+	h.waiting += n
+	h.delta += n
+	w.total += n
+	w.delta += n
+}
+
+// addHost is add by host name.
+func (w *waitingCount) addHost(ctx context.Context, host string, n int) error {
+	h, err := w.host(ctx, host)
+	if err != nil {
+		return err
+	}
+	w.add(h, n)
+	return nil
+}
+
+func (w *waitingCount) save(ctx context.Context) error {
+	for host, h := range w.hosts {
+		if h.delta == 0 && h.dropped == 0 {
+			continue
+		}
+		if _, err := w.tx.exec(ctx, `INSERT INTO hosts(crawl_id, host, pages, waiting, dropped) VALUES (?, ?, 0, ?, ?)
+			ON CONFLICT(crawl_id, host) DO UPDATE SET waiting = waiting + excluded.waiting, dropped = dropped + excluded.dropped`,
+			w.crawl, host, h.delta, h.dropped); err != nil {
+			return fmt.Errorf("waiting URLs of %s: %w", host, err)
+		}
+	}
+	if w.delta != 0 {
+		if _, err := w.tx.exec(ctx, `UPDATE crawls SET waiting = waiting + ? WHERE id = ?`, w.delta, w.crawl); err != nil {
+			return fmt.Errorf("waiting URLs of crawl %d: %w", w.crawl, err)
+		}
+	}
+	clear(w.hosts)
+	w.delta = 0
 	return nil
 }
 
@@ -285,6 +406,10 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 		return nil, fmt.Errorf("pop %q: %w", topic, err)
 	}
 	defer tx.Rollback()
+	w, err := newWaitingCount(ctx, tx, crawl)
+	if err != nil {
+		return nil, fmt.Errorf("pop %q: %w", topic, err)
+	}
 	var out []crawler.Entry
 	for len(out) < n {
 		rows, err := tx.QueryContext(ctx, query, crawl, topic, 2*(n-len(out))+8)
@@ -341,12 +466,18 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 				topic, c.depth, c.score, c.urlID); err != nil {
 				return nil, err
 			}
+			if err := w.addHost(ctx, c.host, -1); err != nil {
+				return nil, err
+			}
 			u, err := urlnorm.Parse(c.url)
 			if err != nil {
 				continue // cannot happen for stored URLs
 			}
 			out = append(out, crawler.Entry{Topic: topic, URL: u, Depth: c.depth, Score: c.score})
 		}
+	}
+	if err := w.save(ctx); err != nil {
+		return nil, fmt.Errorf("pop %q: %w", topic, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("pop %q: %w", topic, err)
@@ -385,7 +516,7 @@ func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, 
 			return err
 		}
 	}
-	if err := push(ctx, tx, crawl, entries); err != nil {
+	if err := push(ctx, tx, crawl, entries, s.caps[crawl]); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -421,8 +552,8 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 	}
 	defer markFinal.Close()
 	insPage, err := tx.PrepareContext(ctx, `INSERT INTO pages(crawl_id, ord, url_id, url, final_url, topic, depth, status,
-		fetched_at, duration_ms, size, content_type, etag, modified, content_hash, title, text, failure, signature)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		fetched_at, duration_ms, size, content_type, etag, modified, content_hash, title, text, failure, signature, links)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -432,13 +563,32 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		return err
 	}
 	defer insScore.Close()
-	insLink, err := tx.PrepareContext(ctx, `INSERT INTO links(page_id, target, anchor, context, scores) VALUES (?, ?, ?, ?, ?)`)
+	// A URL waiting on the frontier can be fetched without a pop: as the
+	// final URL of a redirect, or a page committed by another path.
+	fetchedWaiting, err := tx.PrepareContext(ctx, `UPDATE urls SET state = 2 WHERE crawl_id = ? AND url = ? AND state = 0 RETURNING host`)
 	if err != nil {
 		return err
 	}
-	defer insLink.Close()
-	var sb strings.Builder
+	defer fetchedWaiting.Close()
+	w, err := newWaitingCount(ctx, tx, crawl)
+	if err != nil {
+		return err
+	}
+	leaveFrontier := func(u urlnorm.URL) error {
+		var host string
+		err := fetchedWaiting.QueryRowContext(ctx, crawl, u.String()).Scan(&host)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return w.addHost(ctx, host, -1)
+	}
 	for _, p := range pages {
+		if err := leaveFrontier(p.URL); err != nil {
+			return fmt.Errorf("store page %s: %w", p.URL, err)
+		}
 		var urlID int64
 		if err := getURL.QueryRowContext(ctx, crawl, p.URL.String(), p.URL.Host()).Scan(&urlID); err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
@@ -448,6 +598,9 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 			final = p.URL
 		}
 		if final != p.URL {
+			if err := leaveFrontier(final); err != nil {
+				return fmt.Errorf("store page %s: %w", p.URL, err)
+			}
 			if _, err := markFinal.ExecContext(ctx, crawl, final.String(), final.Host()); err != nil {
 				return fmt.Errorf("store page %s: %w", p.URL, err)
 			}
@@ -459,7 +612,7 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		*ord++
 		res, err := insPage.ExecContext(ctx, crawl, *ord, urlID, p.URL.String(), final.String(), p.Topic, p.Depth, p.Status,
 			p.FetchedAt.UTC().Format(timeFormat), float64(p.Duration)/float64(time.Millisecond), p.Size, p.ContentType,
-			p.ETag, p.Modified, p.ContentHash, p.Title, p.Text, p.Failure, blob)
+			p.ETag, p.Modified, p.ContentHash, p.Title, p.Text, p.Failure, blob, encodeLinks(storedLinks(p.Links)))
 		if err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}
@@ -488,24 +641,9 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 				return fmt.Errorf("store page %s: %w", p.URL, err)
 			}
 		}
-		for _, l := range p.Links {
-			sb.Reset()
-			if len(l.Scores) > 0 {
-				sb.WriteByte('[')
-				for i, v := range l.Scores {
-					if i > 0 {
-						sb.WriteByte(',')
-					}
-					sb.WriteString(strconv.FormatFloat(v, 'g', 4, 64))
-				}
-				sb.WriteByte(']')
-			}
-			if _, err := insLink.ExecContext(ctx, pageID, l.Target.String(), l.Anchor, l.Context, sb.String()); err != nil {
-				return fmt.Errorf("store link of %s: %w", p.URL, err)
-			}
-		}
+
 	}
-	return nil
+	return w.save(ctx)
 }
 
 // FrontierSizes counts waiting entries per stack.
@@ -535,4 +673,25 @@ func (s *Store) FinishCrawl(ctx context.Context, crawl int64, reason string) err
 		return fmt.Errorf("finish crawl %d: %w", crawl, err)
 	}
 	return nil
+}
+
+// Dropped counts the new URLs a crawl did not queue because its frontier
+// was full (crawler.CrawlSpec.MaxWaitingPerHost, MaxWaiting).
+type Dropped struct {
+	URLs    int    // in all
+	Hosts   int    // hosts with URLs dropped
+	Top     string // the host with the most
+	TopURLs int
+}
+
+// FrontierDropped reads what the crawl's frontier bounds dropped, from
+// the per-host counts the store keeps (hosts.dropped).
+func (s *Store) FrontierDropped(ctx context.Context, crawl int64) (Dropped, error) {
+	var d Dropped
+	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(dropped), 0), COUNT(*) FILTER (WHERE dropped > 0) FROM hosts WHERE crawl_id = ?`, crawl).Scan(&d.URLs, &d.Hosts)
+	if err != nil || d.URLs == 0 {
+		return d, err
+	}
+	err = s.db.QueryRowContext(ctx, `SELECT host, dropped FROM hosts WHERE crawl_id = ? ORDER BY dropped DESC, host LIMIT 1`, crawl).Scan(&d.Top, &d.TopURLs)
+	return d, err
 }

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"errors"
-	"math"
 	"testing"
 
 	"github.com/scent-crawler/scent/crawler"
@@ -61,51 +60,4 @@ func TestStore_EachLink(t *testing.T) {
 	if err := s.EachLink(ctx, 999, func(*LinkRow) error { return nil }); err == nil {
 		t.Error("EachLink of an unknown crawl gave no error")
 	}
-}
-
-func TestParseScores(t *testing.T) {
-	topics := []string{"a", "b"}
-	tests := []struct {
-		in      string
-		want    map[string]float64
-		wantErr bool
-	}{
-		{"", nil, false},
-		{"[]", nil, false},
-		{"[0.5,0.25]", map[string]float64{"a": 0.5, "b": 0.25}, false},
-		{"[1e-05, 1]", map[string]float64{"a": 1e-05, "b": 1}, false},
-		{"[0.5]", nil, true},
-		{"0.5,0.25", nil, true},
-		{"[x,1]", nil, true},
-	}
-	for _, tt := range tests {
-		got, err := parseScores(tt.in, topics)
-		if (err != nil) != tt.wantErr {
-			t.Errorf("parseScores(%q) error = %v, want error %v", tt.in, err, tt.wantErr)
-			continue
-		}
-		if len(got) != len(tt.want) {
-			t.Errorf("parseScores(%q) = %v, want %v", tt.in, got, tt.want)
-		}
-		for k, v := range tt.want {
-			if got[k] != v {
-				t.Errorf("parseScores(%q)[%s] = %v, want %v", tt.in, k, got[k], v)
-			}
-		}
-	}
-	if m, err := parseScores("[NaN,+Inf]", topics); err != nil || !math.IsNaN(m["a"]) || !math.IsInf(m["b"], 1) {
-		t.Errorf("non-finite scores: %v, %v", m, err)
-	}
-}
-
-func FuzzParseScores(f *testing.F) {
-	for _, s := range []string{"", "[]", "[0.5,0.25]", "[NaN,1]", "[,]", "[", "]"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		m, err := parseScores(s, []string{"a", "b"})
-		if err == nil && m != nil && len(m) != 2 {
-			t.Errorf("parseScores(%q) = %v without error", s, m)
-		}
-	})
 }

@@ -6,8 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -177,27 +175,15 @@ func (s *Store) completeFetch(ctx context.Context, id int64, p *crawler.Page, to
 		p.Scores[i], p.Relevant[i] = sc, rel
 	}
 	rows.Close()
-	rows, err = s.db.QueryContext(ctx, `SELECT target, anchor, scores FROM links WHERE page_id = ? ORDER BY rowid`, id)
+	links, err := pageLinks(ctx, s.db, id)
 	if err != nil {
 		return fmt.Errorf("read links: %w", err)
 	}
-	for rows.Next() {
-		var target, scores string
-		var l crawler.Link
-		if err := rows.Scan(&target, &l.Anchor, &scores); err != nil {
-			rows.Close()
-			return fmt.Errorf("read links: %w", err)
-		}
-		l.Target, _ = urlnorm.Parse(target)
-		if scores = strings.Trim(scores, "[]"); scores != "" {
-			for _, f := range strings.Split(scores, ",") {
-				v, _ := strconv.ParseFloat(f, 64)
-				l.Scores = append(l.Scores, v)
-			}
-		}
+	for _, sl := range links {
+		l := crawler.Link{Anchor: sl.Anchor, Scores: sl.Scores}
+		l.Target, _ = urlnorm.Parse(sl.Target)
 		p.Links = append(p.Links, l)
 	}
-	rows.Close()
 	rows, err = s.db.QueryContext(ctx, `SELECT url, sent_at, truncated, request, response FROM raw_exchanges
 		WHERE page_id = ? ORDER BY hop`, id)
 	if err != nil {

@@ -54,7 +54,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 			return nil, fmt.Errorf("open store %s read-only: %w", path, err)
 		}
 	}
-	s := &Store{db: db, path: path, ords: make(map[int64]int)}
+	s := &Store{db: db, path: path, ords: make(map[int64]int), caps: make(map[int64]frontierCaps)}
 	if err := s.checkSchema(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)

@@ -22,7 +22,8 @@ var migrationFS embed.FS
 type Store struct {
 	db    *sql.DB
 	path  string
-	ords  map[int64]int // next fetch order per open crawl
+	ords  map[int64]int          // next fetch order per open crawl
+	caps  map[int64]frontierCaps // frontier bounds per open crawl
 	stmts stmtCache
 	lease leases
 }
@@ -51,7 +52,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, ords: make(map[int64]int)}
+	s := &Store{db: db, path: path, ords: make(map[int64]int), caps: make(map[int64]frontierCaps)}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -110,6 +111,12 @@ func SchemaVersion() int {
 	return len(ms)
 }
 
+// migrationSteps are the parts of migrations that SQL cannot do, run in
+// the migration's transaction after its SQL.
+var migrationSteps = map[int]func(context.Context, *sql.Tx) error{
+	10: convertLinks,
+}
+
 func (s *Store) migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
@@ -135,6 +142,12 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if step := migrationSteps[m.version]; step != nil {
+			if err := step(ctx, tx); err != nil {
+				tx.Rollback()
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
 			tx.Rollback()

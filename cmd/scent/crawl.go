@@ -18,37 +18,38 @@ import (
 )
 
 type crawlFlags struct {
-	ff         fetchFlags
-	af         archiveFlags
-	mf         modelFlags
-	seeds      string
-	model      string
-	db         string
-	name       string
-	strategy   string
-	frontier   string
-	workers    int
-	maxPages   int
-	maxFetches int
-	maxTopic   int
-	maxDepth   int
-	maxPerHost int
-	maxURL     int
-	quiet      bool
-	logEvery   time.Duration
-	retryLater int
-	maxOutage  time.Duration
-	tunnel     bool
-	promote    bool
-	sections   bool
-	lockstep   bool
-	sitemaps   bool
-	metrics    string
-	learn      bool
-	skipEx     bool
-	reward     float64
-	gamma      float64
-	preset     string
+	ff                           fetchFlags
+	af                           archiveFlags
+	mf                           modelFlags
+	seeds                        string
+	model                        string
+	db                           string
+	name                         string
+	strategy                     string
+	frontier                     string
+	workers                      int
+	maxPages                     int
+	maxFetches                   int
+	maxTopic                     int
+	maxDepth                     int
+	maxPerHost                   int
+	maxFrontierHost, maxFrontier int
+	maxURL                       int
+	quiet                        bool
+	logEvery                     time.Duration
+	retryLater                   int
+	maxOutage                    time.Duration
+	tunnel                       bool
+	promote                      bool
+	sections                     bool
+	lockstep                     bool
+	sitemaps                     bool
+	metrics                      string
+	learn                        bool
+	skipEx                       bool
+	reward                       float64
+	gamma                        float64
+	preset                       string
 }
 
 func newCrawlCmd() *cobra.Command {
@@ -98,6 +99,8 @@ runs again.`,
 	fs.IntVar(&cf.maxTopic, "max-pages-per-topic", 0, "stop serving a topic after this many fetches (0: no limit)")
 	fs.IntVar(&cf.maxDepth, "max-depth", 0, "deepest link distance from a seed (0: no limit)")
 	fs.IntVar(&cf.maxPerHost, "max-per-host", 0, "most pages from one host (0: no limit)")
+	fs.IntVar(&cf.maxFrontierHost, "max-frontier-per-host", crawler.DefaultMaxFrontierPerHost, "most URLs of one host waiting to be fetched; new ones beyond are dropped and counted (0: no limit)")
+	fs.IntVar(&cf.maxFrontier, "max-frontier", crawler.DefaultMaxFrontier, "most URLs waiting to be fetched in all; new ones beyond are dropped and counted (0: no limit)")
 	fs.IntVar(&cf.maxURL, "max-url-length", 2048, "longest URL followed")
 	fs.BoolVar(&cf.quiet, "quiet", false, "no progress line")
 	fs.DurationVar(&cf.logEvery, "log-every", 10*time.Second, "when stderr is not a terminal, a plain progress line this often (0: none)")
@@ -140,7 +143,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		Name: cf.name, Strategy: strategy, Frontier: crawler.Frontier(cf.frontier), Workers: cf.workers,
 		MaxPages: cf.maxPages, MaxFetches: cf.maxFetches, MaxPagesPerTopic: cf.maxTopic, MaxDepth: cf.maxDepth, MaxPerHost: cf.maxPerHost,
 		MaxURLLength: cf.maxURL, Segment: cf.mf.segment(), Tunnel: cf.tunnel, Promote: cf.promote, Sections: cf.sections, Lockstep: cf.lockstep,
-		Sitemaps: cf.sitemaps,
+		Sitemaps: cf.sitemaps, MaxFrontierPerHost: noLimit(cf.maxFrontierHost), MaxFrontier: noLimit(cf.maxFrontier),
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -244,5 +247,18 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		"delay": cf.ff.delay.String(), "host_parallelism": cf.ff.hostPar, "started": time.Now().UTC().Format(time.RFC3339),
 	})
 	sum, err := c.Run(ctx, seeds.Crawl, string(settings))
+	if d, derr := store.FrontierDropped(context.WithoutCancel(ctx), sum.Crawl); derr == nil && d.URLs > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "frontier full: %d new URLs of %d hosts were not queued (most: %s, %d; --max-frontier-per-host %d, --max-frontier %d)\n",
+			d.URLs, d.Hosts, d.Top, d.TopURLs, cf.maxFrontierHost, cf.maxFrontier)
+	}
 	return &sum, err
+}
+
+// noLimit maps a flag's "0: no limit" to a crawler.Config bound, where 0
+// is the default and a negative value no limit.
+func noLimit(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

@@ -75,7 +75,7 @@ func (cf *crawlFlags) validate() error {
 		name string
 		v    int
 	}{{"max-pages", cf.maxPages}, {"max-fetches", cf.maxFetches}, {"max-pages-per-topic", cf.maxTopic},
-		{"max-depth", cf.maxDepth}, {"max-per-host", cf.maxPerHost}} {
+		{"max-depth", cf.maxDepth}, {"max-per-host", cf.maxPerHost}, {"max-frontier-per-host", cf.maxFrontierHost}, {"max-frontier", cf.maxFrontier}} {
 		if l.v < 0 {
 			return fmt.Errorf("--%s must be 0 (no limit) or more, not %d", l.name, l.v)
 		}
