@@ -7,6 +7,13 @@
 // recorded in PRAGMA user_version. A database written by a newer scent is
 // refused with a clear error.
 //
+// A page's links are one compressed list in its row (pages.links; see
+// pagelinks.go), not a row a link: neighbouring link contexts share most
+// of their words. The frontier is bounded per host and in all
+// (crawler.CrawlSpec.MaxWaitingPerHost, MaxWaiting): hosts.waiting and
+// crawls.waiting count the URLs waiting to be fetched, hosts.dropped the
+// new URLs not queued because a bound was reached.
+//
 // Store implements crawler.Store. All writes of one crawl come from its
 // scheduler goroutine and are batched into transactions by the crawler;
 // readers (export, report) may run at the same time thanks to WAL.
@@ -20,7 +27,8 @@
 // every earlier crawl. The earliest stored page of a group is the
 // original; a later one keeps its row with pages.duplicate_of pointing at
 // the original. Only originals enter the FTS4 table search (title and
-// text), which Search ranks with BM25:
+// text, read from pages: the index keeps no copy), which Search ranks
+// with BM25:
 //
 //	Commit ─► pages row ─► MinhashIndex check-and-insert ─┬─ original ─► search (FTS4)
 //	                                                      └─ duplicate ─► pages.duplicate_of
