@@ -369,7 +369,9 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 
 loop:
 	for {
-		if len(pending) == 0 && len(unflushed) > 0 {
+		// A lockstep round commits once, when its last fetch is back: no
+		// pop comes before then, so nothing needs its pushes sooner.
+		if len(pending) == 0 && len(unflushed) > 0 && (!lockstep || inflight == 0) {
 			if err := flush(); err != nil {
 				runErr = err
 				break loop
@@ -461,7 +463,12 @@ loop:
 			// queue's order does not change, so its commits are batched
 			// (at most Workers results or 20 ms) and made in send order:
 			// a crash loses at most the fetches in progress, the results
-			// waiting for an earlier one and those of the open batch.
+			// waiting for an earlier one and those of the open batch. A
+			// lockstep round pops nothing before its end, so it commits
+			// its results in one batch, in send order, at its end (above).
+			if lockstep {
+				break
+			}
 			if c.order != FIFO || len(pending) == 0 || len(unflushed) >= c.cfg.Workers {
 				if err := flush(); err != nil {
 					runErr = err
@@ -538,8 +545,9 @@ func reserveOf(topic string) string { return topic + "~reserve" }
 func partsOf(topic string) string { return topic + "~parts" }
 
 // popTopic takes entries for topic: from its stack, or, when the stack is
-// empty and tunnelling is on, the shallowest entry of its reserve (then of
-// its parts). Sources found empty are marked in empty until a push
+// empty and tunnelling is on, the shallowest entries of its reserve (then
+// of its parts), as many as from a stack (popSize: one, or a lockstep
+// round). Sources found empty are marked in empty until a push
 // reaches them.
 func (c *Crawler) popTopic(ctx context.Context, crawl int64, topic string, empty map[string]bool, left int) ([]Entry, error) {
 	if !empty[topic] {
@@ -553,7 +561,7 @@ func (c *Crawler) popTopic(ctx context.Context, crawl int64, topic string, empty
 		if empty[res] {
 			continue
 		}
-		es, err := c.store.Pop(ctx, crawl, res, Shallowest, 1, c.cfg.MaxPerHost)
+		es, err := c.store.Pop(ctx, crawl, res, Shallowest, c.popSize(left), c.cfg.MaxPerHost)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -641,6 +642,67 @@ func TestCrawler_Run_lockstepOrderDoesNotDependOnFetchSpeed(t *testing.T) {
 	// The same crawl without lockstep follows the fast branch first.
 	if a, b := crawl("/a", false), crawl("/b", false); a == b {
 		t.Errorf("without lockstep the order did not change with the slow page (%s): the test shows nothing", a)
+	}
+}
+
+// countingStore counts the pops that returned entries and the commits
+// with pages, and keeps the number of pages of each commit.
+type countingStore struct {
+	crawler.Store
+	pops    int
+	commits []int
+}
+
+func (s *countingStore) Pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost int) ([]crawler.Entry, error) {
+	es, err := s.Store.Pop(ctx, crawl, topic, order, n, maxPerHost)
+	if len(es) > 0 {
+		s.pops++
+	}
+	return es, err
+}
+
+func (s *countingStore) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, push []crawler.Entry) error {
+	if len(pages) > 0 {
+		s.commits = append(s.commits, len(pages))
+	}
+	return s.Store.Commit(ctx, crawl, pages, push)
+}
+
+func TestCrawler_Run_lockstepCommitsEachRoundOnce(t *testing.T) {
+	// The seed links to 12 course pages; one of them answers slowly. In
+	// lockstep with 4 workers, a round's fetches are committed together
+	// when its last one is back: one commit of 4 pages per round, the
+	// slow page's round included.
+	const fill = " one two three four five six seven eight nine ten eleven twelve "
+	body := map[string]string{}
+	home := `<html><body>`
+	for i := range 12 {
+		home += fmt.Sprintf(`<a href="/c%d">course %d</a>`, i, i) + fill
+		body[fmt.Sprintf("/c%d", i)] = `<html><body>course</body></html>`
+	}
+	body["/"] = home + `</body></html>`
+	slow := body["/c5"]
+	delete(body, "/c5")
+	s := newSite(t, body, map[string]http.HandlerFunc{"/c5": func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(100 * time.Millisecond)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, slow)
+	}})
+	st := &countingStore{Store: openStore(t)}
+	scorer := newKeywordScorer(map[string][]string{"course": {"course"}}, "course")
+	c, err := crawler.New(crawler.Config{Workers: 4, Lockstep: true}, st, newFetcher(t, fetch.Config{}), scorer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Fetched != 13 {
+		t.Fatalf("fetched %d pages, want 13", sum.Fetched)
+	}
+	if want := []int{1, 4, 4, 4}; !slices.Equal(st.commits, want) || st.pops != len(want) {
+		t.Errorf("%d rounds committed %v pages, want %d rounds committing %v", st.pops, st.commits, len(want), want)
 	}
 }
 

@@ -46,8 +46,8 @@ type LinkFeatures struct {
 	Page []float64
 }
 
-// learnSaveEvery is how many committed pages pass between two saves of
-// the learner's state.
+// learnSaveEvery is how many pages committed without failure pass
+// between two saves of the learner's state.
 const learnSaveEvery = 200
 
 // learning feeds the crawl's commits to a Learner and applies its
@@ -67,7 +67,9 @@ func (lg *learning) observe(ctx context.Context, rs []result) error {
 			continue
 		}
 		lg.l.Observe(r.page, r.entry, r.push)
-		lg.unsaved++
+		if r.page.Failure == "" {
+			lg.unsaved++ // a failed fetch teaches a learner little
+		}
 	}
 	if lg.unsaved >= learnSaveEvery {
 		return lg.save(ctx)

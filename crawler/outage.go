@@ -128,6 +128,15 @@ func (o *outage) logf(format string, args ...any) {
 	}
 }
 
+// Sitemaps reads origin's sitemaps through the wrapped fetcher, or
+// returns none when it cannot read sitemaps.
+func (o *outage) Sitemaps(ctx context.Context, origin string) ([]fetch.Sitemap, error) {
+	if sf, ok := o.inner.(SitemapFetcher); ok {
+		return sf.Sitemaps(ctx, origin)
+	}
+	return nil, nil
+}
+
 // Fetch fetches u unless its host is waiting after a transient failure;
 // a transient failure becomes errRetryLater unless the page has used its
 // tries.

@@ -173,6 +173,7 @@ const (
 	ReasonBadURL      Reason = "bad-url"      // redirect to an unusable URL
 	ReasonCharset     Reason = "charset"      // body cannot be decoded
 	ReasonCanceled    Reason = "canceled"     // the context ended
+	ReasonProxy       Reason = "proxy"        // the proxy refused to open a tunnel to an https URL
 )
 
 // Error is a failed fetch. Resp is set when a response was received.
@@ -446,7 +447,7 @@ func (f *Fetcher) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*R
 		if err != nil {
 			var ne *robotsNetError
 			if ctx.Err() == nil && errors.As(err, &ne) {
-				_, _, cerr := classifyErr(u, err)
+				_, _, cerr := classifyErr(u, err, f.cfg.Proxy != "")
 				return nil, cerr
 			}
 			return nil, &Error{URL: u, Reason: ReasonCanceled, Err: err}
@@ -538,7 +539,7 @@ func (f *Fetcher) attempt(ctx context.Context, u urlnorm.URL, hdr http.Header) (
 		if reqErr == nil {
 			reqErr = cl.err
 		}
-		return classifyErr(u, reqErr)
+		return classifyErr(u, reqErr, f.cfg.Proxy != "")
 	}
 	r := cl.resp
 	final := u
@@ -610,9 +611,14 @@ func decodedType(ct string) string {
 	return mt + "; charset=utf-8"
 }
 
-func classifyErr(u urlnorm.URL, err error) (*Result, time.Duration, error) {
+func classifyErr(u urlnorm.URL, err error, proxied bool) (*Result, time.Duration, error) {
 	if err == nil {
 		return nil, -1, &Error{URL: u, Reason: ReasonNetwork, Err: errors.New("no response")}
+	}
+	if proxied && u.Scheme() == "https" {
+		if status := tunnelRefused(err); status != 0 {
+			return nil, -1, &Error{URL: u, Reason: ReasonProxy, Status: status, Err: err}
+		}
 	}
 	switch {
 	case errors.Is(err, errTooManyRedirects), errors.Is(err, errRedirectLoop):
@@ -627,6 +633,32 @@ func classifyErr(u urlnorm.URL, err error) (*Result, time.Duration, error) {
 		return nil, 0, &Error{URL: u, Reason: ReasonTimeout, Err: err}
 	}
 	return nil, 0, &Error{URL: u, Reason: ReasonNetwork, Err: err}
+}
+
+// tunnelRefused returns the status with which a proxy refused to open a
+// tunnel (CONNECT) to an https URL, or 0 when err is something else.
+// net/http reports that refusal as an error whose text is the status's
+// text alone ("Method Not Allowed"), not as a network error: the proxy
+// answered, so the network works, and fetching the page again through
+// the same proxy would be refused again.
+func tunnelRefused(err error) int {
+	msg := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) { // a *url.Error is a net.Error: look inside
+		err, msg = ue.Err, ue.Err.Error()
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return 0
+	}
+	for code := 400; code < 600; code++ {
+		// The error may have passed through a layer that kept its text
+		// but not the error (colly): "Get "URL": Method Not Allowed".
+		if t := http.StatusText(code); t != "" && (msg == t || strings.HasSuffix(msg, "\": "+t)) {
+			return code
+		}
+	}
+	return 0
 }
 
 // retryAfter parses a Retry-After header: delay-seconds or an HTTP date.

@@ -411,6 +411,32 @@ func TestFetcher_Fetch_proxy(t *testing.T) {
 	}
 }
 
+func TestFetcher_Fetch_proxyRefusesTunnel(t *testing.T) {
+	// A proxy that serves http:// only refuses CONNECT: an https URL
+	// fails for good (ReasonProxy, not transient, not unreachable),
+	// robots.txt of the https site included.
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodConnect {
+			http.Error(w, "no tunnels", http.StatusMethodNotAllowed)
+			return
+		}
+		page("<p>plain http</p>")(w, r)
+	}))
+	defer proxy.Close()
+	for _, robots := range []bool{false, true} {
+		f := newFetcher(t, Config{Proxy: proxy.URL, IgnoreRobots: !robots})
+		_, err := fetchWithin(t, context.Background(), f, urlnorm.MustParse("https://scent.invalid/page"))
+		wantReason(t, err, ReasonProxy)
+		if Transient(err) || Unreachable(err) {
+			t.Errorf("robots %v: a refused tunnel is transient (%v) or unreachable (%v)", robots, Transient(err), Unreachable(err))
+		}
+		var fe *Error
+		if errors.As(err, &fe) && fe.Status != http.StatusMethodNotAllowed {
+			t.Errorf("robots %v: Status = %d, want 405", robots, fe.Status)
+		}
+	}
+}
+
 func TestFetcher_Fetch_errorMessage(t *testing.T) {
 	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/png")

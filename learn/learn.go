@@ -280,9 +280,10 @@ func (l *Learner) value(models []*classify.Model, r *record, t int) float64 {
 // Observe implements crawler.Learner. The link that led to the page is
 // counted as leading to relevant pages for each topic the page is
 // relevant to, and as not leading for the others; for a relevant page,
-// the link before it earns Gamma and the one before that Gamma²
-// (discounted future reward). Failed fetches teach nothing. The page's
-// pushed links are remembered.
+// the link before it moves to the class that leads on, worth Gamma
+// (discounted future reward). Failed fetches teach nothing (counting them
+// as leading nowhere fetches fewer dead links but was measured worse on
+// course and faculty). The page's pushed links are remembered.
 func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry) {
 	l.seen++
 	r := l.links[e.URL]

@@ -249,7 +249,13 @@ func BenchmarkLearner_ScoreLink(b *testing.B) {
 	for i := range 200 {
 		observe(l, entry(fmt.Sprintf("/l%d/", i), 1), i%3 == 0, map[string]string{fmt.Sprintf("/l%d/p.html", i): fmt.Sprintf("word%d people of lab", i%17)})
 	}
+	for i := range 200 { // the links' targets: evidence for the model
+		observe(l, entry(fmt.Sprintf("/l%d/p.html", i), 2), i%3 == 0, nil)
+	}
 	l.Rescore()
+	if l.Model(0) == nil {
+		b.Fatal("no link model: the benchmark would score with the base model")
+	}
 	lf := crawler.LinkFeatures{Source: urlnorm.MustParse("http://h.test/"), Target: urlnorm.MustParse("http://h.test/people/x.html"),
 		Tokens: strings.Fields("the people of the robotics lab and their students in the building of the department"), Depth: 2, Base: []float64{0.3}, Page: []float64{0.2}}
 	dst := make([]float64, 1)

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -64,5 +65,36 @@ func TestStore_SaveLearner(t *testing.T) {
 	}
 	if string(st2.Learner) != `{"v":2}` {
 		t.Errorf("resumed learner state %q, want the last saved", st2.Learner)
+	}
+}
+
+// BenchmarkStore_Rescore measures the store's half of a rescore of a
+// full stack: new scores for 100,000 waiting links, in one transaction.
+func BenchmarkStore_Rescore(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, b.TempDir()+"/b.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "b", Strategy: crawler.StrategyLink, Stacks: []string{"robots"}, Topics: []string{"robots"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 100_000
+	es := make([]crawler.Entry, n)
+	for i := range es {
+		es[i] = crawler.Entry{Topic: "robots", URL: u(fmt.Sprintf("/p%d/l%d.html", i/50, i%50)), Depth: 2, Score: 0.5}
+	}
+	if err := s.Commit(ctx, st.ID, nil, es); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; b.Loop(); i++ {
+		for k := range es {
+			es[k].Score = float64((k+i)%1000) / 1000
+		}
+		if err := s.Rescore(ctx, st.ID, es); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

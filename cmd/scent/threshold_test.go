@@ -56,9 +56,8 @@ func TestCrawl_thresholdWithModel(t *testing.T) {
 	pages := map[string]int{}
 	for _, th := range []string{"", "0.000000001"} {
 		db := filepath.Join(dir, "t"+th+".db")
-		// The paper's crawler follows only the links at or over the
-		// threshold (the default learner keeps every link, off-topic ones
-		// last, so it fetches all 21 pages at any threshold).
+		// The paper's crawler: the threshold decides which links it
+		// follows (the learner follows every link, best first).
 		args := []string{"crawl", "--preset", "paper", "--seeds", seedFile, "--model", model, "--db", db, "--delay", "0", "--host-parallelism", "0", "--quiet"}
 		if th != "" {
 			args = append(args, "--threshold", th)
