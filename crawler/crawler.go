@@ -665,7 +665,7 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 	c := w.c
 	p := &Page{URL: e.URL, FinalURL: e.URL, Topic: e.Topic, Depth: e.Depth, FetchedAt: c.cfg.Now()}
 	r := result{entry: e, page: p}
-	res, err := c.fetcher.Fetch(ctx, e.URL, nil)
+	res, err := c.fetcher.Fetch(fetch.WithoutRedirects(ctx), e.URL, nil)
 	if res != nil {
 		p.Status = res.Status
 		if !res.FinalURL.IsZero() {
@@ -687,6 +687,10 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 		} else {
 			p.Failure = "fetch: " + err.Error()
 		}
+		return r
+	}
+	if !res.Location.IsZero() {
+		r.push = append(r.push, c.redirected(e, p, res.Location)...)
 		return r
 	}
 	p.Size = len(res.Body)

@@ -46,6 +46,13 @@
 // (sitemaps.go); the page record carries the sitemaps read, refused ones
 // with their reason.
 //
+// Redirects are not followed inside a fetch (fetch.WithoutRedirects): a
+// redirect answer is a fetch record, not a page, its URL an alias of the
+// target (Page.RedirectTo), and the target goes through the frontier like
+// a link, so the visited set, the crawl's scope and robots.txt decide
+// whether it is fetched, and a page reached under several URLs is stored
+// once, under its own URL (redirect.go).
+//
 // A Scorer that also implements LinkScorer sees each link's target URL (an
 // evaluation oracle built from labels does).
 package crawler

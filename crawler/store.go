@@ -111,7 +111,11 @@ type Page struct {
 	Scores    []float64 // page relevance per topic (CrawlSpec.Topics order); nil without classifier
 	Relevant  []bool
 	Failure   string // "reason: detail" when the fetch or parse failed
-	Links     []Link
+	// RedirectTo is the target of a redirect answer (Status 3xx): the
+	// fetch stored no page, URL is an alias of RedirectTo, which is
+	// fetched through its own frontier entry (redirect.go).
+	RedirectTo urlnorm.URL
+	Links      []Link
 	// Exchanges are the fetch's requests and responses as sent and
 	// received (fetch.Config.KeepRaw), which the store keeps compressed;
 	// nil when raw responses are not kept.

@@ -437,6 +437,11 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		return err
 	}
 	defer insLink.Close()
+	insAlias, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO aliases(crawl_id, url, target, status, page_id) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insAlias.Close()
 	var sb strings.Builder
 	for _, p := range pages {
 		var urlID int64
@@ -466,6 +471,11 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		pageID, err := res.LastInsertId()
 		if err != nil {
 			return err
+		}
+		if !p.RedirectTo.IsZero() {
+			if _, err := insAlias.ExecContext(ctx, crawl, p.URL.String(), p.RedirectTo.String(), p.Status, pageID); err != nil {
+				return fmt.Errorf("store alias %s: %w", p.URL, err)
+			}
 		}
 		if err := insertRaw(ctx, tx, pageID, p.Exchanges); err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)

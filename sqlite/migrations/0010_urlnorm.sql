@@ -1,0 +1,44 @@
+-- Redirect aliases and site-based URL normalization.
+
+-- A fetch answered by a redirect: url is an alias of target, which the
+-- crawl fetches (once) under its own URL. page_id is the fetch's record.
+CREATE TABLE aliases (
+	crawl_id INTEGER NOT NULL REFERENCES crawls(id),
+	url      TEXT NOT NULL,
+	target   TEXT NOT NULL,
+	status   INTEGER NOT NULL,
+	page_id  INTEGER NOT NULL REFERENCES pages(id),
+	PRIMARY KEY (crawl_id, url)
+) WITHOUT ROWID;
+CREATE INDEX aliases_target ON aliases(crawl_id, target);
+
+-- One measured pair of a host's tolerance sample: url fetched as is and
+-- as normalized by ext ("EN1" … "EN6"), and the paper's outcome (loss,
+-- gain, change, non-loss).
+CREATE TABLE norm_pairs (
+	id          INTEGER PRIMARY KEY,
+	crawl_id    INTEGER NOT NULL REFERENCES crawls(id),
+	host        TEXT NOT NULL,
+	ext         TEXT NOT NULL,
+	url         TEXT NOT NULL,
+	normalized  TEXT NOT NULL,
+	outcome     TEXT NOT NULL,
+	detail      TEXT NOT NULL,
+	measured_at TEXT NOT NULL
+);
+CREATE INDEX norm_pairs_host ON norm_pairs(crawl_id, host, ext);
+
+-- A host's counts per extended normalization and whether the crawl
+-- applies it (adopted), as last decided at measured_at.
+CREATE TABLE norm_rules (
+	crawl_id    INTEGER NOT NULL REFERENCES crawls(id),
+	host        TEXT NOT NULL,
+	ext         TEXT NOT NULL,
+	loss        INTEGER NOT NULL,
+	gain        INTEGER NOT NULL,
+	change      INTEGER NOT NULL,
+	nonloss     INTEGER NOT NULL,
+	adopted     INTEGER NOT NULL,
+	measured_at TEXT NOT NULL,
+	PRIMARY KEY (crawl_id, host, ext)
+) WITHOUT ROWID;
