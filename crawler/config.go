@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/scent-crawler/scent/segment"
+	"github.com/scent-crawler/scent/sitenorm"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -121,6 +122,10 @@ type Config struct {
 	// implements SitemapFetcher, and pushes the URLs they list, scored by
 	// their URL's words (see sitemaps.go). Off by default.
 	Sitemaps bool
+	// SiteNorm, when set, measures which extended normalizations each
+	// host tolerates and applies those it adopts to the URLs pushed on the
+	// frontier (site-based normalization; see sitenorm.go). Nil: none.
+	SiteNorm *sitenorm.Rules
 	// MaxURLLength drops longer URLs (spider traps). Default 2048.
 	MaxURLLength int
 	// SkipExtensions lists path extensions (lower-case, without the dot)

@@ -58,6 +58,7 @@ type Crawler struct {
 	order   Order
 	signer  *minhash.Signer
 	known   map[urlnorm.URL]bool
+	crawlID int64 // of the running crawl, set by Run
 	// sitemapSites are the sites whose sitemaps were read (sitemaps.go).
 	sitemapSites sitemapSites
 }
@@ -199,6 +200,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	if err != nil {
 		return Summary{}, err
 	}
+	c.crawlID = st.ID
 	sum := Summary{Crawl: st.ID, Resumed: st.Resumed, Total: st.Fetched, Succeeded: st.Succeeded, Relevant: make(map[string]int)}
 	var learn *learning
 	if c.cfg.Learner != nil {
@@ -282,6 +284,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		if len(pages) == 0 {
 			return nil
 		}
+		push = c.siteNormalize(pages, push) // sitenorm.go
 		if err := c.store.Commit(context.WithoutCancel(ctx), st.ID, pages, push); err != nil {
 			return err
 		}
@@ -797,6 +800,7 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 			r.push[i], r.push[j] = r.push[j], r.push[i]
 		}
 	}
+	w.measureNorm(ctx, e, p) // sitenorm.go
 	return r
 }
 

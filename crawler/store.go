@@ -7,6 +7,7 @@ import (
 	"github.com/scent-crawler/scent/fetch"
 
 	"github.com/scent-crawler/scent/minhash"
+	"github.com/scent-crawler/scent/sitenorm"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -116,6 +117,11 @@ type Page struct {
 	// fetched through its own frontier entry (redirect.go).
 	RedirectTo urlnorm.URL
 	Links      []Link
+	// NormPairs are the normalized pairs measured with this page
+	// (Config.SiteNorm) and NormRules the rules they changed, for the
+	// store to keep.
+	NormPairs []sitenorm.Pair
+	NormRules []sitenorm.Rule
 	// Exchanges are the fetch's requests and responses as sent and
 	// received (fetch.Config.KeepRaw), which the store keeps compressed;
 	// nil when raw responses are not kept.
@@ -132,4 +138,11 @@ type Link struct {
 	Anchor  string
 	Context string    // before + anchor + after tokens, space separated
 	Scores  []float64 // per topic (CrawlSpec.Topics order); nil when not scored
+}
+
+// URLLookup is an optional interface of a Store that tells whether a URL
+// is already known to a crawl (waiting, leased or fetched). Unlike the
+// Store's other methods it must be safe to call from any goroutine.
+type URLLookup interface {
+	KnownURL(ctx context.Context, crawl int64, u urlnorm.URL) (bool, error)
 }

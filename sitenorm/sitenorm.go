@@ -449,3 +449,13 @@ func (r *Rules) Snapshot() []Rule {
 	})
 	return out
 }
+
+// ParseState is the inverse of State.String.
+func ParseState(s string) (State, error) {
+	for i, n := range stateNames {
+		if n == s {
+			return State(i), nil
+		}
+	}
+	return 0, fmt.Errorf("sitenorm: unknown state %q", s)
+}

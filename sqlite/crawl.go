@@ -477,6 +477,9 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 				return fmt.Errorf("store alias %s: %w", p.URL, err)
 			}
 		}
+		if err := insertNorm(ctx, tx, crawl, pageID, p); err != nil {
+			return err
+		}
 		if err := insertRaw(ctx, tx, pageID, p.Exchanges); err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}

@@ -23,13 +23,18 @@ CREATE TABLE norm_pairs (
 	url         TEXT NOT NULL,
 	normalized  TEXT NOT NULL,
 	outcome     TEXT NOT NULL,
+	present     INTEGER NOT NULL, -- p1 was present
+	direct      INTEGER NOT NULL, -- u2 was served without a redirect
+	fetches     INTEGER NOT NULL, -- requests the pair cost
+	page_id     INTEGER REFERENCES pages(id), -- the fetch it was measured with
 	detail      TEXT NOT NULL,
 	measured_at TEXT NOT NULL
 );
 CREATE INDEX norm_pairs_host ON norm_pairs(crawl_id, host, ext);
 
--- A host's counts per extended normalization and whether the crawl
--- applies it (adopted), as last decided at measured_at.
+-- A host's counts per extended normalization and its state (sampling,
+-- adopted, rejected, dropped: sitenorm.State) as last decided at
+-- measured_at; sampled and direct count the pairs the decision used.
 CREATE TABLE norm_rules (
 	crawl_id    INTEGER NOT NULL REFERENCES crawls(id),
 	host        TEXT NOT NULL,
@@ -38,7 +43,9 @@ CREATE TABLE norm_rules (
 	gain        INTEGER NOT NULL,
 	change      INTEGER NOT NULL,
 	nonloss     INTEGER NOT NULL,
-	adopted     INTEGER NOT NULL,
+	sampled     INTEGER NOT NULL,
+	direct      INTEGER NOT NULL,
+	state       TEXT NOT NULL,
 	measured_at TEXT NOT NULL,
 	PRIMARY KEY (crawl_id, host, ext)
 ) WITHOUT ROWID;

@@ -1,0 +1,89 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/sitenorm"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+var _ crawler.URLLookup = (*Store)(nil)
+
+// KnownURL implements crawler.URLLookup: whether u is in the crawl's
+// visited set or frontier. It is safe for concurrent use.
+func (s *Store) KnownURL(ctx context.Context, crawl int64, u urlnorm.URL) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM urls WHERE crawl_id = ? AND url = ?`, crawl, u.String()).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("known %s: %w", u, err)
+	}
+	return n > 0, nil
+}
+
+// insertNorm keeps the normalized pairs measured with page pageID and the
+// rules they changed.
+func insertNorm(ctx context.Context, tx cachedTx, crawl, pageID int64, p *crawler.Page) error {
+	for _, pr := range p.NormPairs {
+		if _, err := tx.exec(ctx, `INSERT INTO norm_pairs(crawl_id, host, ext, url, normalized, outcome, present, direct, fetches, page_id, detail, measured_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			crawl, pr.Host, pr.Ext.String(), pr.URL.String(), pr.Normalized.String(), pr.Outcome.String(),
+			pr.Present, pr.Direct, pr.Fetches, pageID, pr.Detail, pr.At.UTC().Format(timeFormat)); err != nil {
+			return fmt.Errorf("store normalized pair %s: %w", pr.Normalized, err)
+		}
+	}
+	for _, ru := range p.NormRules {
+		c := ru.Counts
+		if _, err := tx.exec(ctx, `INSERT OR REPLACE INTO norm_rules(crawl_id, host, ext, loss, gain, change, nonloss, sampled, direct, state, measured_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			crawl, ru.Host, ru.Ext.String(), c.Loss, c.Gain, c.Change, c.NonLoss, ru.Sampled, ru.Direct, ru.State.String(),
+			ru.At.UTC().Format(timeFormat)); err != nil {
+			return fmt.Errorf("store rule %s %s: %w", ru.Host, ru.Ext, err)
+		}
+	}
+	return nil
+}
+
+// NormRules returns the site-based normalization rules of the crawl
+// named name, by host and EN, as last stored.
+func (s *Store) NormRules(ctx context.Context, name string) ([]sitenorm.Rule, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT r.host, r.ext, r.loss, r.gain, r.change, r.nonloss, r.sampled, r.direct, r.state, r.measured_at
+		FROM norm_rules r JOIN crawls c ON c.id = r.crawl_id WHERE c.name = ? ORDER BY r.host, r.ext`, name)
+	if err != nil {
+		return nil, fmt.Errorf("rules of crawl %s: %w", name, err)
+	}
+	defer rows.Close()
+	var out []sitenorm.Rule
+	for rows.Next() {
+		var ru sitenorm.Rule
+		var ext, state, at string
+		if err := rows.Scan(&ru.Host, &ext, &ru.Counts.Loss, &ru.Counts.Gain, &ru.Counts.Change, &ru.Counts.NonLoss,
+			&ru.Sampled, &ru.Direct, &state, &at); err != nil {
+			return nil, err
+		}
+		if ru.Ext, err = urlnorm.ParseExtension(ext); err != nil {
+			return nil, err
+		}
+		if ru.State, err = sitenorm.ParseState(state); err != nil {
+			return nil, err
+		}
+		ru.At, _ = time.Parse(timeFormat, at)
+		out = append(out, ru)
+	}
+	return out, rows.Err()
+}
+
+// NormCost returns the requests the crawl's normalization measurements
+// made and the crawl's own fetches.
+func (s *Store) NormCost(ctx context.Context, name string) (measure, fetches int, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT
+		(SELECT COALESCE(SUM(fetches), 0) FROM norm_pairs WHERE crawl_id = c.id),
+		(SELECT COUNT(*) FROM pages WHERE crawl_id = c.id)
+		FROM crawls c WHERE c.name = ?`, name).Scan(&measure, &fetches)
+	if err != nil {
+		return 0, 0, fmt.Errorf("normalization cost of crawl %s: %w", name, err)
+	}
+	return measure, fetches, nil
+}
