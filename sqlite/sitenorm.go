@@ -75,15 +75,39 @@ func (s *Store) NormRules(ctx context.Context, name string) ([]sitenorm.Rule, er
 	return out, rows.Err()
 }
 
-// NormCost returns the requests the crawl's normalization measurements
-// made and the crawl's own fetches.
-func (s *Store) NormCost(ctx context.Context, name string) (measure, fetches int, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT
-		(SELECT COALESCE(SUM(fetches), 0) FROM norm_pairs WHERE crawl_id = c.id),
-		(SELECT COUNT(*) FROM pages WHERE crawl_id = c.id)
-		FROM crawls c WHERE c.name = ?`, name).Scan(&measure, &fetches)
+// FetchStats counts what a crawl fetched and stored, to see whether one
+// page was fetched or stored under several URLs.
+type FetchStats struct {
+	Fetches int `json:"fetches"` // records, failed included
+	Pages   int `json:"pages"`   // successful fetches
+	// Aliases are fetches answered by a redirect (recorded, no page).
+	Aliases int `json:"aliases"`
+	// FinalURLsTwice counts final URLs stored as more than one page.
+	FinalURLsTwice int `json:"final_urls_stored_twice"`
+	// IdenticalOriginals counts groups of byte-identical pages (same
+	// SHA-256) of which more than one is stored as an original (not
+	// marked duplicate_of).
+	IdenticalOriginals int `json:"identical_original_groups"`
+	// DistinctBodies counts the distinct SHA-256 of the pages.
+	DistinctBodies int `json:"distinct_bodies"`
+	// Measurements are the requests of site-based normalization.
+	Measurements int `json:"normalization_requests"`
+}
+
+// FetchStats returns the counts of crawl.
+func (s *Store) FetchStats(ctx context.Context, crawl int64) (FetchStats, error) {
+	var st FetchStats
+	err := s.db.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM pages WHERE crawl_id = ?1),
+		(SELECT COUNT(*) FROM pages WHERE crawl_id = ?1 AND failure = ''),
+		(SELECT COUNT(*) FROM aliases WHERE crawl_id = ?1),
+		(SELECT COUNT(*) FROM (SELECT final_url FROM pages WHERE crawl_id = ?1 AND failure = '' GROUP BY final_url HAVING COUNT(*) > 1)),
+		(SELECT COUNT(*) FROM (SELECT content_hash FROM pages WHERE crawl_id = ?1 AND failure = '' AND duplicate_of IS NULL GROUP BY content_hash HAVING COUNT(*) > 1)),
+		(SELECT COUNT(DISTINCT content_hash) FROM pages WHERE crawl_id = ?1 AND failure = ''),
+		(SELECT COALESCE(SUM(fetches), 0) FROM norm_pairs WHERE crawl_id = ?1)`, crawl).
+		Scan(&st.Fetches, &st.Pages, &st.Aliases, &st.FinalURLsTwice, &st.IdenticalOriginals, &st.DistinctBodies, &st.Measurements)
 	if err != nil {
-		return 0, 0, fmt.Errorf("normalization cost of crawl %s: %w", name, err)
+		return st, fmt.Errorf("fetch stats of crawl %d: %w", crawl, err)
 	}
-	return measure, fetches, nil
+	return st, nil
 }

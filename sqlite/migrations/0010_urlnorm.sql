@@ -49,3 +49,6 @@ CREATE TABLE norm_rules (
 	measured_at TEXT NOT NULL,
 	PRIMARY KEY (crawl_id, host, ext)
 ) WITHOUT ROWID;
+
+-- Pages too short to sign are compared by the SHA-256 of their body.
+CREATE INDEX pages_content_hash ON pages(content_hash) WHERE failure = '';
