@@ -668,7 +668,7 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 	c := w.c
 	p := &Page{URL: e.URL, FinalURL: e.URL, Topic: e.Topic, Depth: e.Depth, FetchedAt: c.cfg.Now()}
 	r := result{entry: e, page: p}
-	res, err := c.fetcher.Fetch(fetch.WithoutRedirects(ctx), e.URL, nil)
+	res, err := w.fetchFollowing(ctx, e, p) // redirect.go
 	if res != nil {
 		p.Status = res.Status
 		if !res.FinalURL.IsZero() {

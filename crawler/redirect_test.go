@@ -114,3 +114,37 @@ func TestCrawler_Run_redirectToADisallowedPathIsNotFetched(t *testing.T) {
 		t.Errorf("records %v: want /go a redirect and /private/secret refused by robots.txt", fails)
 	}
 }
+
+func TestCrawler_Run_focusedCrawlFollowsARedirectToANewPageOnce(t *testing.T) {
+	// /a and /b (fetched in one round) both redirect to /course, which no
+	// page links to: one of them fetches it, the other is an alias.
+	s := newSite(t, map[string]string{
+		"/":       `<html><body><a href="/a">course one</a> <a href="/b">course two</a></body></html>`,
+		"/course": `<html><body>course syllabus homework</body></html>`,
+	}, map[string]http.HandlerFunc{
+		"/a": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/course", http.StatusMovedPermanently)
+		},
+		"/b": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/course", http.StatusMovedPermanently)
+		},
+	})
+	scorer := newKeywordScorer(map[string][]string{"course": {"course", "syllabus"}}, "course")
+	st := openStore(t)
+	c, err := crawler.New(crawler.Config{Workers: 2, Lockstep: true}, st, newFetcher(t, fetch.Config{}), scorer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
+		t.Fatal(err)
+	}
+	var pagesOfCourse, aliases int
+	st.DB().QueryRow(`SELECT COUNT(*) FROM pages WHERE final_url = ? AND failure = ''`, s.url("/course").String()).Scan(&pagesOfCourse)
+	st.DB().QueryRow(`SELECT COUNT(*) FROM aliases WHERE target = ?`, s.url("/course").String()).Scan(&aliases)
+	if pagesOfCourse != 1 || aliases != 2 {
+		t.Errorf("/course stored as %d pages with %d aliases; want 1 page, /a and /b its aliases", pagesOfCourse, aliases)
+	}
+	if n := s.hitsOf("/course"); n > 2 {
+		t.Errorf("/course requested %d times", n)
+	}
+}

@@ -88,7 +88,7 @@ func (w *worker) pair(ctx context.Context, ext urlnorm.Extension, u1, u2 urlnorm
 	}
 	known := false
 	if l, ok := c.store.(URLLookup); ok {
-		k, err := l.KnownURL(ctx, c.crawlID, u2)
+		k, _, err := l.KnownURL(ctx, c.crawlID, u2)
 		if err != nil {
 			rules.Release(cost)
 			return sitenorm.Pair{}, false

@@ -112,9 +112,14 @@ type Page struct {
 	Scores    []float64 // page relevance per topic (CrawlSpec.Topics order); nil without classifier
 	Relevant  []bool
 	Failure   string // "reason: detail" when the fetch or parse failed
-	// RedirectTo is the target of a redirect answer (Status 3xx): the
-	// fetch stored no page, URL is an alias of RedirectTo, which is
-	// fetched through its own frontier entry (redirect.go).
+	// Redirects are the redirect hops the fetch met, in order; the
+	// store records each as an alias of its target.
+	Redirects []Redirect
+	// RedirectTo is the target of a redirect the fetch did not follow
+	// (Status 3xx): the record is no page, URL is an alias of RedirectTo,
+	// which is fetched through its own frontier entry or was fetched
+	// already (redirect.go). The store sets it, with Failure, on a page
+	// whose final URL another page of the crawl already holds.
 	RedirectTo urlnorm.URL
 	Links      []Link
 	// NormPairs are the normalized pairs measured with this page
@@ -132,6 +137,12 @@ type Page struct {
 	Sitemaps []fetch.Sitemap
 }
 
+// Redirect is one redirect hop: URL answered Status with Location Target.
+type Redirect struct {
+	URL, Target urlnorm.URL
+	Status      int
+}
+
 // Link is one hyperlink of a fetched page with its context and scores.
 type Link struct {
 	Target  urlnorm.URL
@@ -141,8 +152,9 @@ type Link struct {
 }
 
 // URLLookup is an optional interface of a Store that tells whether a URL
-// is already known to a crawl (waiting, leased or fetched). Unlike the
-// Store's other methods it must be safe to call from any goroutine.
+// is known to a crawl: waiting on a stack (known), or leased to a fetch
+// or fetched (known and taken). Unlike the Store's other methods it must
+// be safe to call from any goroutine.
 type URLLookup interface {
-	KnownURL(ctx context.Context, crawl int64, u urlnorm.URL) (bool, error)
+	KnownURL(ctx context.Context, crawl int64, u urlnorm.URL) (known, taken bool, err error)
 }

@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"database/sql"
+	"errors"
 	"context"
 	"fmt"
 	"time"
@@ -13,14 +15,18 @@ import (
 var _ crawler.URLLookup = (*Store)(nil)
 
 // KnownURL implements crawler.URLLookup: whether u is in the crawl's
-// visited set or frontier. It is safe for concurrent use.
-func (s *Store) KnownURL(ctx context.Context, crawl int64, u urlnorm.URL) (bool, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM urls WHERE crawl_id = ? AND url = ?`, crawl, u.String()).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("known %s: %w", u, err)
+// frontier or visited set (known), and whether it is leased to a fetch or
+// fetched (taken). It is safe for concurrent use.
+func (s *Store) KnownURL(ctx context.Context, crawl int64, u urlnorm.URL) (known, taken bool, err error) {
+	var state int
+	err = s.db.QueryRowContext(ctx, `SELECT state FROM urls WHERE crawl_id = ? AND url = ?`, crawl, u.String()).Scan(&state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, false, nil
 	}
-	return n > 0, nil
+	if err != nil {
+		return false, false, fmt.Errorf("known %s: %w", u, err)
+	}
+	return true, state != 0, nil
 }
 
 // insertNorm keeps the normalized pairs measured with page pageID and the

@@ -52,3 +52,7 @@ CREATE TABLE norm_rules (
 
 -- Pages too short to sign are compared by the SHA-256 of their body.
 CREATE INDEX pages_content_hash ON pages(content_hash) WHERE failure = '';
+
+-- One page per final URL: a page whose final URL is already stored becomes
+-- an alias.
+CREATE INDEX pages_final ON pages(crawl_id, final_url) WHERE failure = '';
