@@ -1,9 +1,9 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"errors"
-	"context"
 	"fmt"
 	"time"
 
