@@ -126,6 +126,10 @@ type Config struct {
 	// host tolerates and applies those it adopts to the URLs pushed on the
 	// frontier (site-based normalization; see sitenorm.go). Nil: none.
 	SiteNorm *sitenorm.Rules
+	// URLs tells whether a URL is known to the crawl, for redirects and
+	// site-based normalization; nil means the Store when it implements
+	// URLLookup (set it when the Store is wrapped).
+	URLs URLLookup
 	// MaxURLLength drops longer URLs (spider traps). Default 2048.
 	MaxURLLength int
 	// SkipExtensions lists path extensions (lower-case, without the dot)

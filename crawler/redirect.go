@@ -72,8 +72,8 @@ func (c *Crawler) seenInFetch(p *Page, u urlnorm.URL) bool {
 // not taken: the fetch that reached it fetches it now, and the store
 // marks it fetched.
 func (c *Crawler) takenURL(ctx context.Context, u urlnorm.URL) bool {
-	l, ok := c.store.(URLLookup)
-	if !ok {
+	l := c.urlLookup()
+	if l == nil {
 		return true
 	}
 	_, taken, err := l.KnownURL(ctx, c.crawlID, u)
@@ -97,4 +97,14 @@ func (c *Crawler) redirected(e Entry, p *Page, target urlnorm.URL) []Entry {
 // a redirect leads to it.
 func (c *Crawler) inScope(u urlnorm.URL) bool {
 	return len(u.String()) <= c.cfg.MaxURLLength && !c.skipped(u) && !c.known[u]
+}
+
+// urlLookup returns Config.URLs, or the Store when it is a URLLookup, or
+// nil.
+func (c *Crawler) urlLookup() URLLookup {
+	if c.cfg.URLs != nil {
+		return c.cfg.URLs
+	}
+	l, _ := c.store.(URLLookup)
+	return l
 }

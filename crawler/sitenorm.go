@@ -87,7 +87,7 @@ func (w *worker) pair(ctx context.Context, ext urlnorm.Extension, u1, u2 urlnorm
 		return sitenorm.Pair{}, false
 	}
 	known := false
-	if l, ok := c.store.(URLLookup); ok {
+	if l := c.urlLookup(); l != nil {
 		k, _, err := l.KnownURL(ctx, c.crawlID, u2)
 		if err != nil {
 			rules.Release(cost)
