@@ -150,15 +150,45 @@ func TestCrawler_Run_siteNormRejectsLowerCaseOnACaseSensitiveServer(t *testing.T
 }
 
 func TestCrawler_Run_siteNormRejectsIndexWhenTheDirectoryDiffers(t *testing.T) {
-	s := newNormSite(t, false, map[string]string{
-		"/":             page("home", "/a/index.html", "/b/index.html", "/c/index.html"),
-		"/a/index.html": page("a"), "/a/": page("listing of a"),
-		"/b/index.html": page("b"), "/b/": page("listing of b"),
-		"/c/index.html": page("c"), "/c/": page("listing of c"),
-	})
+	for _, tc := range []struct {
+		doc string
+		ext urlnorm.Extension
+	}{{"index.htm", urlnorm.EN4IndexHTM}, {"index.html", urlnorm.EN5IndexHTML}} {
+		s := newNormSite(t, false, map[string]string{
+			"/":            page("home", "/a/"+tc.doc, "/b/"+tc.doc, "/c/"+tc.doc),
+			"/a/" + tc.doc: page("a"), "/a/": page("listing of a"),
+			"/b/" + tc.doc: page("b"), "/b/": page("listing of b"),
+			"/c/" + tc.doc: page("c"), "/c/": page("listing of c"),
+		})
+		st, rules := crawlNorm(t, s, sitenorm.Policy{Sample: 3, MaxShare: 10, Extensions: []urlnorm.Extension{tc.ext}})
+		if ru := ruleOf(t, st, tc.ext); ru.State != sitenorm.Rejected || ru.Counts.Loss+ru.Counts.Change == 0 {
+			t.Errorf("%s: %+v, want rejected after a loss or a change", tc.ext, ru)
+		}
+		if got := rules.Canonical(s.url("/a/" + tc.doc)); got != s.url("/a/"+tc.doc) {
+			t.Errorf("%s: canonical form %s", tc.ext, got)
+		}
+	}
+}
+
+func TestCrawler_Run_siteNormAdoptsIndexWhenTheDirectoryIsTheSame(t *testing.T) {
+	// /more, fetched once the rule is adopted, links /d/ under two forms.
+	pages := map[string]string{
+		"/":     page("home", "/a/index.html", "/b/index.html", "/c/index.html", "/more"),
+		"/more": page("more", "/d/index.html", "/d/"),
+	}
+	for _, d := range []string{"a", "b", "c", "d"} {
+		pages["/"+d+"/index.html"] = page(d)
+		pages["/"+d+"/"] = page(d)
+	}
+	s := newNormSite(t, false, pages)
 	st, _ := crawlNorm(t, s, sitenorm.Policy{Sample: 3, MaxShare: 10, Extensions: []urlnorm.Extension{urlnorm.EN5IndexHTML}})
-	if ru := ruleOf(t, st, urlnorm.EN5IndexHTML); ru.State != sitenorm.Rejected {
-		t.Fatalf("EN5: %+v, want rejected", ru)
+	if ru := ruleOf(t, st, urlnorm.EN5IndexHTML); ru.State != sitenorm.Adopted {
+		t.Fatalf("EN5: %+v, want adopted", ru)
+	}
+	var n int
+	st.DB().QueryRow(`SELECT COUNT(*) FROM pages WHERE url LIKE ? AND failure = ''`, s.srv.URL+"/d/%").Scan(&n)
+	if n != 1 {
+		t.Errorf("/d/ stored as %d pages, want 1", n)
 	}
 }
 
