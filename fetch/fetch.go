@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	mrand "math/rand/v2"
 	"mime"
@@ -171,6 +172,7 @@ const (
 	ReasonBadURL      Reason = "bad-url"      // redirect to an unusable URL
 	ReasonCharset     Reason = "charset"      // body cannot be decoded
 	ReasonCanceled    Reason = "canceled"     // the context ended
+	ReasonProxy       Reason = "proxy"        // the proxy answered but refused the request (e.g. no CONNECT for https)
 )
 
 // Error is a failed fetch. Resp is set when a response was received.
@@ -472,6 +474,9 @@ func (f *Fetcher) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*R
 		if err != nil {
 			var ne *robotsNetError
 			if ctx.Err() == nil && errors.As(err, &ne) {
+				if f.cfg.Proxy != "" && proxyRefused(u, err) {
+					return nil, &Error{URL: u, Reason: ReasonProxy, Err: err}
+				}
 				_, _, cerr := classifyErr(u, err)
 				return nil, cerr
 			}
@@ -564,6 +569,9 @@ func (f *Fetcher) attempt(ctx context.Context, u urlnorm.URL, hdr http.Header) (
 		if reqErr == nil {
 			reqErr = cl.err
 		}
+		if f.cfg.Proxy != "" && proxyRefused(u, reqErr) {
+			return nil, -1, &Error{URL: u, Reason: ReasonProxy, Err: reqErr}
+		}
 		return classifyErr(u, reqErr)
 	}
 	r := cl.resp
@@ -653,6 +661,33 @@ func classifyErr(u urlnorm.URL, err error) (*Result, time.Duration, error) {
 		return nil, 0, &Error{URL: u, Reason: ReasonTimeout, Err: err}
 	}
 	return nil, 0, &Error{URL: u, Reason: ReasonNetwork, Err: err}
+}
+
+// proxyRefused reports whether err, for a request to u through a
+// proxy, is the proxy's answer refusing the tunnel an https URL needs
+// (CONNECT answered with a status other than 200, which Go reports as
+// that status's text): the proxy was reached, so the network works, and
+// asking again gets the same answer. Failures to reach the proxy or the
+// server are net.Errors or EOFs and are not this.
+func proxyRefused(u urlnorm.URL, err error) bool {
+	if u.Scheme() != "https" {
+		return false
+	}
+	var ue *url.Error
+	if !errors.As(err, &ue) || ue.Err == nil {
+		return false
+	}
+	inner := ue.Err
+	var ne net.Error
+	var oe *net.OpError
+	if errors.As(inner, &oe) {
+		if oe.Op != "proxyconnect" || oe.Err == nil {
+			return false
+		}
+		inner = oe.Err
+	}
+	return !errors.As(inner, &ne) && !errors.Is(inner, io.EOF) && !errors.Is(inner, io.ErrUnexpectedEOF) &&
+		!errors.Is(inner, context.Canceled) && !errors.Is(inner, context.DeadlineExceeded) && !strings.Contains(inner.Error(), "tls")
 }
 
 // retryAfter parses a Retry-After header: delay-seconds or an HTTP date.

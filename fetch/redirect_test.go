@@ -37,3 +37,18 @@ func TestFetcher_Fetch_withoutRedirects(t *testing.T) {
 		t.Errorf("following: status %d, final %s, location %s", res.Status, res.FinalURL, res.Location)
 	}
 }
+
+func TestFetcher_Fetch_proxyRefusingATunnel(t *testing.T) {
+	// An http-only proxy (such as scent replay) answers CONNECT with 405.
+	proxy := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no CONNECT", http.StatusMethodNotAllowed)
+	}))
+	f := newFetcher(t, Config{Proxy: proxy.URL, Retries: 2})
+	_, err := f.Fetch(context.Background(), urlnorm.MustParse("https://secure.test/"), nil)
+	if ReasonOf(err) != ReasonProxy || Unreachable(err) {
+		t.Fatalf("err = %v (reason %q), want a final proxy refusal", err, ReasonOf(err))
+	}
+	if n := len(proxy.requests()); n != 1 {
+		t.Errorf("%d requests to the proxy, want 1 (no retry)", n)
+	}
+}
