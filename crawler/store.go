@@ -27,7 +27,11 @@ type Store interface {
 	// fetched and pushes new entries, in one transaction. An entry whose
 	// URL already waits on the same stack moves to its top, keeping the
 	// higher of its two scores; on the bfs queue (topic "") it keeps its
-	// first place, as breadth-first order requires.
+	// first place, as breadth-first order requires. A successful page
+	// whose final URL another page of the crawl already holds is kept as
+	// an alias, not a page: Commit sets its Failure and RedirectTo, so
+	// that every final URL is one page. Page.Redirects, NormPairs and
+	// NormRules are kept with the record.
 	Commit(ctx context.Context, crawl int64, pages []*Page, push []Entry) error
 	// FrontierSizes returns the number of entries waiting on each stack.
 	FrontierSizes(ctx context.Context, crawl int64) (map[string]int, error)
