@@ -23,8 +23,8 @@ import (
 // Policy.VerifyEvery pages of a host with adopted ENs, it checks one link
 // of the page per adopted EN the same way (both forms fetched), so that a
 // host whose behaviour changes loses the rule. The measurement requests
-// are reserved from a share of the crawl's fetches (Policy.MaxShare): a
-// pair the share does not allow is not measured.
+// fit in a share of the crawl's fetches (Policy.MaxShare, reckoned on
+// what was committed): a pair the share does not allow is not measured.
 //
 // Applying: the scheduler counts the pairs in commit order (Rules.Observe)
 // and, before pushing, replaces each entry's URL by its host's canonical
@@ -83,14 +83,13 @@ func (w *worker) pair(ctx context.Context, ext urlnorm.Extension, u1, u2 urlnorm
 	if p1 == nil {
 		cost = 2
 	}
-	if !rules.Reserve(cost) {
+	if !rules.Allow(cost) {
 		return sitenorm.Pair{}, false
 	}
 	known := false
 	if l := c.urlLookup(); l != nil {
 		k, _, err := l.KnownURL(ctx, c.crawlID, u2)
 		if err != nil {
-			rules.Release(cost)
 			return sitenorm.Pair{}, false
 		}
 		known = k
@@ -98,14 +97,12 @@ func (w *worker) pair(ctx context.Context, ext urlnorm.Extension, u1, u2 urlnorm
 	if p1 == nil {
 		d, ok := w.doc(ctx, u1)
 		if !ok {
-			rules.Release(cost)
 			return sitenorm.Pair{}, false
 		}
 		p1 = &d
 	}
 	p2, ok := w.doc(ctx, u2)
 	if !ok {
-		rules.Release(1)
 		return sitenorm.Pair{}, false
 	}
 	out := sitenorm.Classify(*p1, p2, known)

@@ -240,7 +240,7 @@ type Rules struct {
 	mu      sync.Mutex
 	hosts   map[string]*hostRules
 	fetches int // the crawl's fetches
-	spent   int // requests of the measurements, reserved or made
+	spent   int // requests of the measurements observed
 }
 
 // NewRules returns empty rules deciding by p.
@@ -277,7 +277,7 @@ func (r *Rules) CountFetch(n int) {
 	r.mu.Unlock()
 }
 
-// Spent returns the requests the measurements made (or reserved) and the
+// Spent returns the requests of the measurements observed and the
 // crawl's fetches counted.
 func (r *Rules) Spent() (measure, crawl int) {
 	r.mu.Lock()
@@ -285,23 +285,16 @@ func (r *Rules) Spent() (measure, crawl int) {
 	return r.spent, r.fetches
 }
 
-// Reserve reserves n requests for a measurement and reports whether the
-// share allows them; Release gives back those not made.
-func (r *Rules) Reserve(n int) bool {
+// Allow reports whether a measurement of n requests fits in the share of
+// the crawl's fetches (Policy.MaxShare), counting the requests of the
+// pairs observed so far. It looks only at what Observe and CountFetch
+// counted, so the fetches of one lockstep round all get the same answer
+// (the round's own measurements may pass the share by at most one
+// round's worth).
+func (r *Rules) Allow(n int) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if float64(r.spent+n) > r.p.MaxShare*float64(r.fetches) {
-		return false
-	}
-	r.spent += n
-	return true
-}
-
-// Release gives back n reserved requests that were not made.
-func (r *Rules) Release(n int) {
-	r.mu.Lock()
-	r.spent -= n
-	r.mu.Unlock()
+	return float64(r.spent+n) <= r.p.MaxShare*float64(r.fetches)
 }
 
 // Wants lists the ENs for which a URL of host fetched by the crawl (with
@@ -354,6 +347,7 @@ func (r *Rules) Verify(host string) []urlnorm.Extension {
 func (r *Rules) Observe(p Pair) Rule {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.spent += p.Fetches
 	ru := r.host(p.Host).rule(p.Host, p.Ext)
 	ru.Counts.Add(p.Outcome)
 	ru.At = p.At

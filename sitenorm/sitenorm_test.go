@@ -84,14 +84,15 @@ func TestRules_Observe(t *testing.T) {
 	}
 }
 
-func TestRules_Reserve(t *testing.T) {
+func TestRules_Allow(t *testing.T) {
 	r := NewRules(Policy{})
-	if r.Reserve(1) {
+	if r.Allow(1) {
 		t.Error("a measurement before any fetch")
 	}
 	r.CountFetch(100)
 	n := 0
-	for r.Reserve(1) {
+	for r.Allow(1) && n < 100 {
+		r.Observe(Pair{Host: "h.test", Ext: urlnorm.EN1LowerPath, Fetches: 1})
 		n++
 	}
 	if n != 5 {
