@@ -544,6 +544,7 @@ func partsOf(topic string) string { return topic + "~parts" }
 // its parts). Sources found empty are marked in empty until a push
 // reaches them.
 func (c *Crawler) popTopic(ctx context.Context, crawl int64, topic string, empty map[string]bool, left int) ([]Entry, error) {
+	c.publishNorm() // sitenorm.go
 	if !empty[topic] {
 		es, err := c.store.Pop(ctx, crawl, topic, c.order, c.popSize(left), c.cfg.MaxPerHost)
 		if err != nil || len(es) > 0 {

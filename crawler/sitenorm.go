@@ -31,8 +31,10 @@ import (
 // form (Rules.Canonical); the page's links keep the URLs as written. The
 // rules change only at commits, so a lockstep crawl (and the bfs queue,
 // which commits in send order) applies them to the same pushes whatever
-// the timing; which pairs are measured depends on the rules at the time
-// of the fetch.
+// the timing. Which pairs a fetch measures depends on the rules as
+// published when its entry was taken from the frontier (publishNorm), so
+// a lockstep crawl measures the same pairs too; the bfs queue takes
+// entries while fetches are in flight, so there it depends on timing.
 
 // measureNorm measures the pairs of the page p fetched for e and records
 // them on p.
@@ -167,6 +169,9 @@ func (c *Crawler) siteNormalize(pages []*Page, push []Entry) []Entry {
 	}
 	for _, p := range pages {
 		rules.CountFetch(1)
+		if p.Failure == "" {
+			rules.CountPage(p.URL.Host())
+		}
 		for _, pr := range p.NormPairs {
 			p.NormRules = append(p.NormRules, rules.Observe(pr))
 		}
@@ -175,4 +180,13 @@ func (c *Crawler) siteNormalize(pages []*Page, push []Entry) []Entry {
 		push[i].URL = rules.Canonical(push[i].URL)
 	}
 	return push
+}
+
+// publishNorm makes the rules committed so far the ones the next fetches
+// measure by (sitenorm.Rules.Publish). It runs when entries are taken from
+// the frontier: in a lockstep crawl, between rounds.
+func (c *Crawler) publishNorm() {
+	if c.cfg.SiteNorm != nil {
+		c.cfg.SiteNorm.Publish()
+	}
 }

@@ -241,17 +241,55 @@ type Rules struct {
 	hosts   map[string]*hostRules
 	fetches int // the crawl's fetches
 	spent   int // requests of the measurements observed
+	// view is what Wants, Allow and Verify answer from: the state as of
+	// the last Publish (dirty: the hosts changed since).
+	view  ruleView
+	dirty map[string]bool
+}
+
+// ruleView is the published state of the rules.
+type ruleView struct {
+	fetches, spent int
+	hosts          map[string]hostView
+}
+
+type hostView struct {
+	states map[urlnorm.Extension]State
+	pages  int
+}
+
+// Publish makes the rules' current state the one Wants, Allow and Verify
+// answer from. A crawl publishes when it takes new entries from its
+// frontier: the fetches of one lockstep round then all decide from the
+// state the previous round left, whatever order they run and commit in.
+func (r *Rules) Publish() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.view.fetches, r.view.spent = r.fetches, r.spent
+	if r.view.hosts == nil {
+		r.view.hosts = make(map[string]hostView)
+	}
+	for h := range r.dirty {
+		hr := r.hosts[h]
+		hv := hostView{states: make(map[urlnorm.Extension]State, len(hr.rules)), pages: hr.pages}
+		for e, ru := range hr.rules {
+			hv.states[e] = ru.State
+		}
+		r.view.hosts[h] = hv
+	}
+	clear(r.dirty)
 }
 
 // NewRules returns empty rules deciding by p.
 func NewRules(p Policy) *Rules {
-	return &Rules{p: p.withDefaults(), hosts: make(map[string]*hostRules)}
+	return &Rules{p: p.withDefaults(), hosts: make(map[string]*hostRules), dirty: make(map[string]bool)}
 }
 
 // Policy returns the policy with its defaults filled in.
 func (r *Rules) Policy() Policy { return r.p }
 
 func (r *Rules) host(h string) *hostRules {
+	r.dirty[h] = true
 	hr := r.hosts[h]
 	if hr == nil {
 		hr = &hostRules{rules: make(map[urlnorm.Extension]*Rule)}
@@ -287,58 +325,62 @@ func (r *Rules) Spent() (measure, crawl int) {
 
 // Allow reports whether a measurement of n requests fits in the share of
 // the crawl's fetches (Policy.MaxShare), counting the requests of the
-// pairs observed so far. It looks only at what Observe and CountFetch
-// counted, so the fetches of one lockstep round all get the same answer
-// (the round's own measurements may pass the share by at most one
-// round's worth).
+// pairs observed, as of the last Publish: the fetches of one lockstep
+// round all get the same answer (the round's own measurements may pass
+// the share by at most one round's worth).
 func (r *Rules) Allow(n int) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return float64(r.spent+n) <= r.p.MaxShare*float64(r.fetches)
+	return float64(r.view.spent+n) <= r.p.MaxShare*float64(r.view.fetches)
 }
 
 // Wants lists the ENs for which a URL of host fetched by the crawl (with
-// its page present) should be measured now: those still sampling.
+// its page present) should be measured now: those still sampling, as of
+// the last Publish.
 func (r *Rules) Wants(host string) []urlnorm.Extension {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	hr := r.hosts[host]
+	hv, ok := r.view.hosts[host]
 	var out []urlnorm.Extension
 	for _, e := range r.p.Extensions {
-		if hr == nil || hr.rules[e] == nil || hr.rules[e].State == Sampling {
+		if st, seen := hv.states[e]; !ok || !seen || st == Sampling {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-// Verify counts a page of host and, every Policy.VerifyEvery pages of a
-// host with adopted ENs, returns those ENs: the crawl checks one pair of
-// each to catch a host whose behaviour changed.
+// CountPage counts a committed page of host towards its next check
+// (Policy.VerifyEvery).
+func (r *Rules) CountPage(host string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if hr := r.hosts[host]; hr != nil {
+		hr.pages++
+		r.dirty[host] = true
+	}
+}
+
+// Verify returns the ENs adopted for host when Policy.VerifyEvery of its
+// pages were committed since its last check, as of the last Publish: the
+// crawl checks one pair of each to catch a host whose behaviour changed.
+// Observing a check's pair starts the count again.
 func (r *Rules) Verify(host string) []urlnorm.Extension {
 	if r.p.VerifyEvery < 0 {
 		return nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	hr := r.hosts[host]
-	if hr == nil {
+	hv, ok := r.view.hosts[host]
+	if !ok || hv.pages < r.p.VerifyEvery {
 		return nil
 	}
 	var adopted []urlnorm.Extension
 	for _, e := range r.p.Extensions {
-		if ru := hr.rules[e]; ru != nil && ru.State == Adopted {
+		if hv.states[e] == Adopted {
 			adopted = append(adopted, e)
 		}
 	}
-	if len(adopted) == 0 {
-		return nil
-	}
-	hr.pages++
-	if hr.pages < r.p.VerifyEvery {
-		return nil
-	}
-	hr.pages = 0
 	return adopted
 }
 
@@ -348,11 +390,13 @@ func (r *Rules) Observe(p Pair) Rule {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.spent += p.Fetches
-	ru := r.host(p.Host).rule(p.Host, p.Ext)
+	hr := r.host(p.Host)
+	ru := hr.rule(p.Host, p.Ext)
 	ru.Counts.Add(p.Outcome)
 	ru.At = p.At
 	switch ru.State {
 	case Adopted:
+		hr.pages = 0 // a check
 		if p.Present && p.Outcome != NonLoss {
 			ru.State = Dropped
 		}
@@ -383,9 +427,10 @@ func (r *Rules) Observe(p Pair) Rule {
 // Restore puts back a rule saved by a previous run of the crawl.
 func (r *Rules) Restore(ru Rule) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	cp := ru
 	r.host(ru.Host).rules[ru.Ext] = &cp
+	r.mu.Unlock()
+	r.Publish()
 }
 
 // Canonical returns u with the ENs adopted for its host applied, in the

@@ -73,6 +73,10 @@ func TestRules_Observe(t *testing.T) {
 	if got := r.Canonical(urlnorm.MustParse("http://b.test/Foo")).String(); got != "http://b.test/Foo" {
 		t.Errorf("Canonical on a rejecting host = %s", got)
 	}
+	if w := r.Wants("a.test"); len(w) != 6 {
+		t.Errorf("Wants before Publish = %v: all six", w)
+	}
+	r.Publish()
 	if w := r.Wants("a.test"); len(w) != 5 {
 		t.Errorf("Wants = %v: EN1 is settled, the 5 others not", w)
 	}
@@ -90,8 +94,11 @@ func TestRules_Allow(t *testing.T) {
 		t.Error("a measurement before any fetch")
 	}
 	r.CountFetch(100)
+	if r.Allow(1) {
+		t.Error("allowed before Publish")
+	}
 	n := 0
-	for r.Allow(1) && n < 100 {
+	for r.Publish(); r.Allow(1) && n < 100; r.Publish() {
 		r.Observe(Pair{Host: "h.test", Ext: urlnorm.EN1LowerPath, Fetches: 1})
 		n++
 	}
