@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/scent-crawler/scent/segment"
+	"github.com/scent-crawler/scent/sitenorm"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -130,6 +131,14 @@ type Config struct {
 	// implements SitemapFetcher, and pushes the URLs they list, scored by
 	// their URL's words (see sitemaps.go). Off by default.
 	Sitemaps bool
+	// SiteNorm, when set, measures which extended normalizations each
+	// host tolerates and applies those it adopts to the URLs pushed on the
+	// frontier (site-based normalization; see sitenorm.go). Nil: none.
+	SiteNorm *sitenorm.Rules
+	// URLs tells whether a URL is known to the crawl, for redirects and
+	// site-based normalization; nil means the Store when it implements
+	// URLLookup (set it when the Store is wrapped).
+	URLs URLLookup
 	// MaxURLLength drops longer URLs (spider traps). Default 2048.
 	MaxURLLength int
 	// SkipExtensions lists path extensions (lower-case, without the dot)

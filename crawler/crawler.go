@@ -58,6 +58,7 @@ type Crawler struct {
 	order   Order
 	signer  *minhash.Signer
 	known   map[urlnorm.URL]bool
+	crawlID int64 // of the running crawl, set by Run
 	// sitemapSites are the sites whose sitemaps were read (sitemaps.go).
 	sitemapSites sitemapSites
 }
@@ -200,6 +201,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	if err != nil {
 		return Summary{}, err
 	}
+	c.crawlID = st.ID
 	sum := Summary{Crawl: st.ID, Resumed: st.Resumed, Total: st.Fetched, Succeeded: st.Succeeded, Relevant: make(map[string]int)}
 	var learn *learning
 	if c.cfg.Learner != nil {
@@ -283,6 +285,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		if len(pages) == 0 {
 			return nil
 		}
+		push = c.siteNormalize(pages, push) // sitenorm.go
 		if err := c.store.Commit(context.WithoutCancel(ctx), st.ID, pages, push); err != nil {
 			return err
 		}
@@ -550,6 +553,7 @@ func partsOf(topic string) string { return topic + "~parts" }
 // round). Sources found empty are marked in empty until a push
 // reaches them.
 func (c *Crawler) popTopic(ctx context.Context, crawl int64, topic string, empty map[string]bool, left int) ([]Entry, error) {
+	c.publishNorm() // sitenorm.go
 	if !empty[topic] {
 		es, err := c.store.Pop(ctx, crawl, topic, c.order, c.popSize(left), c.cfg.MaxPerHost)
 		if err != nil || len(es) > 0 {
@@ -674,7 +678,7 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 	c := w.c
 	p := &Page{URL: e.URL, FinalURL: e.URL, Topic: e.Topic, Depth: e.Depth, FetchedAt: c.cfg.Now()}
 	r := result{entry: e, page: p}
-	res, err := c.fetcher.Fetch(ctx, e.URL, nil)
+	res, err := w.fetchFollowing(ctx, e, p) // redirect.go
 	if res != nil {
 		p.Status = res.Status
 		if !res.FinalURL.IsZero() {
@@ -696,6 +700,10 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 		} else {
 			p.Failure = "fetch: " + err.Error()
 		}
+		return r
+	}
+	if !res.Location.IsZero() {
+		r.push = append(r.push, c.redirected(e, p, res.Location)...)
 		return r
 	}
 	p.Size = len(res.Body)
@@ -802,6 +810,7 @@ func (w *worker) process(ctx context.Context, e Entry) result {
 			r.push[i], r.push[j] = r.push[j], r.push[i]
 		}
 	}
+	w.measureNorm(ctx, e, p) // sitenorm.go
 	return r
 }
 

@@ -46,6 +46,14 @@
 // (sitemaps.go); the page record carries the sitemaps read, refused ones
 // with their reason.
 //
+// Redirects are not followed inside a fetch (fetch.WithoutRedirects):
+// every hop is checked like a link. A focused crawl follows a hop to a URL
+// it does not know at once; a hop to a known URL (and every hop of the
+// bfs queue) ends the fetch, which becomes an alias of the target
+// (Page.RedirectTo), not a page, and the target goes through the
+// frontier. A page reached under several URLs is stored once
+// (redirect.go).
+//
 // A Scorer that also implements LinkScorer sees each link's target URL (an
 // evaluation oracle built from labels does).
 package crawler

@@ -7,6 +7,7 @@ import (
 	"github.com/scent-crawler/scent/fetch"
 
 	"github.com/scent-crawler/scent/minhash"
+	"github.com/scent-crawler/scent/sitenorm"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -26,7 +27,11 @@ type Store interface {
 	// fetched and pushes new entries, in one transaction. An entry whose
 	// URL already waits on the same stack moves to its top, keeping the
 	// higher of its two scores; on the bfs queue (topic "") it keeps its
-	// first place, as breadth-first order requires.
+	// first place, as breadth-first order requires. A successful page
+	// whose final URL another page of the crawl already holds is kept as
+	// an alias, not a page: Commit sets its Failure and RedirectTo, so
+	// that every final URL is one page. Page.Redirects, NormPairs and
+	// NormRules are kept with the record.
 	Commit(ctx context.Context, crawl int64, pages []*Page, push []Entry) error
 	// FrontierSizes returns the number of entries waiting on each stack.
 	FrontierSizes(ctx context.Context, crawl int64) (map[string]int, error)
@@ -115,7 +120,21 @@ type Page struct {
 	Scores    []float64 // page relevance per topic (CrawlSpec.Topics order); nil without classifier
 	Relevant  []bool
 	Failure   string // "reason: detail" when the fetch or parse failed
-	Links     []Link
+	// Redirects are the redirect hops the fetch met, in order; the
+	// store records each as an alias of its target.
+	Redirects []Redirect
+	// RedirectTo is the target of a redirect the fetch did not follow
+	// (Status 3xx): the record is no page, URL is an alias of RedirectTo,
+	// which is fetched through its own frontier entry or was fetched
+	// already (redirect.go). The store sets it, with Failure, on a page
+	// whose final URL another page of the crawl already holds.
+	RedirectTo urlnorm.URL
+	Links      []Link
+	// NormPairs are the normalized pairs measured with this page
+	// (Config.SiteNorm) and NormRules the rules they changed, for the
+	// store to keep.
+	NormPairs []sitenorm.Pair
+	NormRules []sitenorm.Rule
 	// Exchanges are the fetch's requests and responses as sent and
 	// received (fetch.Config.KeepRaw), which the store keeps compressed;
 	// nil when raw responses are not kept.
@@ -126,10 +145,24 @@ type Page struct {
 	Sitemaps []fetch.Sitemap
 }
 
+// Redirect is one redirect hop: URL answered Status with Location Target.
+type Redirect struct {
+	URL, Target urlnorm.URL
+	Status      int
+}
+
 // Link is one hyperlink of a fetched page with its context and scores.
 type Link struct {
 	Target  urlnorm.URL
 	Anchor  string
 	Context string    // before + anchor + after tokens, space separated
 	Scores  []float64 // per topic (CrawlSpec.Topics order); nil when not scored
+}
+
+// URLLookup is an optional interface of a Store that tells whether a URL
+// is known to a crawl: waiting on a stack (known), or leased to a fetch
+// or fetched (known and taken). Unlike the Store's other methods it must
+// be safe to call from any goroutine.
+type URLLookup interface {
+	KnownURL(ctx context.Context, crawl int64, u urlnorm.URL) (known, taken bool, err error)
 }

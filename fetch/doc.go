@@ -25,6 +25,9 @@
 //   - a maximum body size, allowed content types checked on the headers
 //     (the body of a refused page is never downloaded) and a redirect limit
 //     with loop detection;
+//   - WithoutRedirects: a context under which a redirect answer is
+//     returned as it is (Result.Location), for callers that fetch the
+//     target themselves, such as a crawler that checks its visited set;
 //   - charset conversion: a body whose Content-Type names a charset is
 //     converted to UTF-8 by colly, and Result.ContentType then says
 //     charset=utf-8.

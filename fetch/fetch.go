@@ -218,6 +218,26 @@ type Result struct {
 	// Exchanges are the request and response of every hop of the last
 	// attempt, redirects first, when Config.KeepRaw is set.
 	Exchanges []*Exchange
+	// Location is the target of a redirect that was not followed
+	// (WithoutRedirects): Status is then the 3xx status, FinalURL the URL
+	// requested and Body the redirect's own body. Zero otherwise.
+	Location urlnorm.URL
+}
+
+type noRedirectsKey struct{}
+
+// WithoutRedirects returns a context under which Fetch does not follow
+// redirects: a 3xx answer with a usable Location is returned as a success
+// with Result.Location set, so that the caller decides whether and when
+// the target is fetched (a crawler treats it like a link: checked against
+// its visited set and scope, and robots.txt when it is fetched).
+func WithoutRedirects(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noRedirectsKey{}, true)
+}
+
+func followsRedirects(ctx context.Context) bool {
+	v, _ := ctx.Value(noRedirectsKey{}).(bool)
+	return !v
 }
 
 // Fetcher fetches pages; it is safe for concurrent use.
@@ -241,6 +261,8 @@ type call struct {
 	final  *url.URL
 	status int // of the response whose headers set reason
 	raw    []*capture
+	// location is the redirect target not followed (WithoutRedirects).
+	location urlnorm.URL
 }
 
 const idHeader = "X-Scent-Fetch"
@@ -406,6 +428,12 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 	if err != nil {
 		return fmt.Errorf("redirect to %q: %w", req.URL, errBadRedirect)
 	}
+	if len(via) > 0 {
+		if cl := f.lookup(via[0].Header.Get(idHeader)); cl != nil && !followsRedirects(cl.ctx) {
+			cl.location = target
+			return http.ErrUseLastResponse
+		}
+	}
 	for _, v := range via {
 		if p, err := urlnorm.Parse(v.URL.String()); err == nil && p == target {
 			return fmt.Errorf("%s: %w", target, errRedirectLoop)
@@ -552,7 +580,7 @@ func (f *Fetcher) attempt(ctx context.Context, u urlnorm.URL, hdr http.Header) (
 			final = fu
 		}
 	}
-	res := &Result{URL: u, FinalURL: final, Status: r.StatusCode, Body: r.Body}
+	res := &Result{URL: u, FinalURL: final, Status: r.StatusCode, Body: r.Body, Location: cl.location}
 	for _, c := range cl.raw {
 		res.Exchanges = append(res.Exchanges, c.exchange())
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/minhash"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -585,6 +586,11 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		}
 		return w.addHost(ctx, host, -1)
 	}
+	insAlias, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO aliases(crawl_id, url, target, status, page_id) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insAlias.Close()
 	for _, p := range pages {
 		if err := leaveFrontier(p.URL); err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
@@ -605,6 +611,9 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 				return fmt.Errorf("store page %s: %w", p.URL, err)
 			}
 		}
+		if err := aliasIfStored(ctx, tx, crawl, p, final); err != nil {
+			return err
+		}
 		sig, blob, err := d.signature(p)
 		if err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
@@ -618,6 +627,14 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		}
 		pageID, err := res.LastInsertId()
 		if err != nil {
+			return err
+		}
+		for _, r := range p.Redirects {
+			if _, err := insAlias.ExecContext(ctx, crawl, r.URL.String(), r.Target.String(), r.Status, pageID); err != nil {
+				return fmt.Errorf("store alias %s: %w", r.URL, err)
+			}
+		}
+		if err := insertNorm(ctx, tx, crawl, pageID, p); err != nil {
 			return err
 		}
 		if err := insertRaw(ctx, tx, pageID, p.Exchanges); err != nil {
@@ -644,6 +661,31 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 
 	}
 	return w.save(ctx)
+}
+
+// aliasIfStored turns successful page p, whose final URL is final, into
+// an alias when another page of the crawl is already stored with that
+// final URL (two fetches of one round reached it): exactly one page is
+// stored per final URL, the first committed.
+func aliasIfStored(ctx context.Context, tx cachedTx, crawl int64, p *crawler.Page, final urlnorm.URL) error {
+	if p.Failure != "" {
+		return nil
+	}
+	var id int64
+	err := tx.queryRow(ctx, `SELECT id FROM pages WHERE crawl_id = ? AND final_url = ? AND failure = '' LIMIT 1`, crawl, final.String()).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store page %s: %w", p.URL, err)
+	}
+	p.RedirectTo = final
+	p.Failure = fmt.Sprintf("redirect: to %s, stored as page %d", final, id)
+	p.Title, p.Text, p.Links, p.Signature, p.Scores, p.Relevant = "", "", nil, minhash.Signature{}, nil, nil
+	if p.URL != final && (len(p.Redirects) == 0 || p.Redirects[len(p.Redirects)-1].Target != final) {
+		p.Redirects = append(p.Redirects, crawler.Redirect{URL: p.URL, Target: final, Status: p.Status})
+	}
+	return nil
 }
 
 // FrontierSizes counts waiting entries per stack.

@@ -396,8 +396,25 @@ func (d *dedupBatch) signature(p *crawler.Page) (minhash.Signature, []byte, erro
 }
 
 // add checks the stored page id against the index and marks it duplicate,
-// or indexes it for search.
+// or indexes it for search. A successful page too short to sign (or
+// without text at all, such as a frame set) is compared by the SHA-256
+// of its body instead: the earliest stored page with the same bytes that
+// is not itself a duplicate is its original.
 func (d *dedupBatch) add(ctx context.Context, id int64, p *crawler.Page, sig minhash.Signature) error {
+	if p.Failure == "" && !sig.Indexable() && p.ContentHash != "" {
+		var orig int64
+		err := d.tx.QueryRowContext(ctx, `SELECT id FROM pages WHERE content_hash = ? AND failure = '' AND duplicate_of IS NULL AND id <> ?
+			ORDER BY id LIMIT 1`, p.ContentHash, id).Scan(&orig)
+		switch {
+		case err == nil:
+			if _, err := d.setDup.ExecContext(ctx, orig, id); err != nil {
+				return fmt.Errorf("mark duplicate: %w", err)
+			}
+			return nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("exact duplicate: %w", err)
+		}
+	}
 	if !checked(p) {
 		return nil
 	}

@@ -37,5 +37,11 @@
 // HTTP exchanges, each request and response compressed with DEFLATE
 // (table raw_exchanges; EachFetch gives them back for a WARC export), and
 // the sitemaps read at its fetch with their URLs and lastmod (tables
-// sitemaps and sitemap_urls; RevisitPages passes the lastmod on).
+// sitemaps and sitemap_urls; RevisitPages passes the lastmod on), its
+// redirect hops (table aliases), and the site-based normalization pairs
+// measured with it and the per-host rules they changed (norm_pairs,
+// norm_rules; NormRules reads them back). A successful page whose final
+// URL the crawl already stored becomes an alias, and a page too short to
+// sign is a duplicate of the earliest page with the same bytes.
+// KnownURL (crawler.URLLookup) answers from any goroutine.
 package sqlite

@@ -82,3 +82,13 @@ func lowerKeepEscapes(s string) string {
 	}
 	return string(b)
 }
+
+// ParseExtension is the inverse of Extension.String: "EN1" … "EN6".
+func ParseExtension(s string) (Extension, error) {
+	for _, e := range Extensions {
+		if e.String() == s {
+			return e, nil
+		}
+	}
+	return 0, fmt.Errorf("urlnorm: unknown extended normalization %q", s)
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/learn"
+	"github.com/scent-crawler/scent/sitenorm"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
 )
@@ -44,6 +45,7 @@ type crawlFlags struct {
 	sections                     bool
 	lockstep                     bool
 	sitemaps                     bool
+	siteNorm                     bool
 	metrics                      string
 	learn                        bool
 	skipEx                       bool
@@ -116,6 +118,7 @@ runs again.`,
 	fs.StringVar(&cf.preset, "preset", "", `"paper": the paper's crawler (no learner, no sections, examples fetched like any page), for the settings not given`)
 	fs.StringVar(&cf.metrics, "metrics-addr", "", "serve Prometheus metrics of the crawl at this address (e.g. 127.0.0.1:9090, path /metrics)")
 	fs.BoolVar(&cf.sitemaps, "sitemaps", true, "read each site's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) at its first fetch and push the URLs they list, scored by their URL's words")
+	fs.BoolVar(&cf.siteNorm, "site-norm", false, "site-based URL normalization: measure which extended normalizations (EN1–EN6) each host tolerates, within 5 % of the fetches, and apply those it adopts to the URLs pushed (scent normalize-eval shows them)")
 	fs.BoolVar(&cf.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	cf.ff.register(fs)
 	cf.mf.register(fs)
@@ -206,6 +209,19 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 	defer store.Close()
+	cfg.URLs = store
+	if cf.siteNorm {
+		// A resumed crawl goes on with the rules it measured.
+		rules := sitenorm.NewRules(sitenorm.Policy{})
+		stored, err := store.NormRules(ctx, cf.name)
+		if err != nil {
+			return nil, err
+		}
+		for _, ru := range stored {
+			rules.Restore(ru)
+		}
+		cfg.SiteNorm = rules
+	}
 	f, err := fetch.New(fcfg)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/learn"
 	"github.com/scent-crawler/scent/report"
+	"github.com/scent-crawler/scent/sitenorm"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
 )
@@ -24,6 +25,7 @@ import (
 // experimentSettings are what every crawl of an experiment shares, one
 // run or a grid.
 type experimentSettings struct {
+	siteNorm  bool // --site-norm
 	archive   string
 	out       string
 	group     string
@@ -170,6 +172,7 @@ only the cells still missing; with other settings it starts over.`,
 	fs.BoolVar(&o.hubOracle, "hub-oracle", false, "score 1 the links to the topic's hubs, the pages that link to a page labelled with the topic (the rest as the model, or as --oracle): what knowing every hub is worth")
 	fs.StringVar(&o.out, "out", "", "output directory")
 	fs.BoolVar(&o.baseline, "baseline", true, "measure breadth-first (a crawl of every page reachable from the seeds, run once per collection and kept in the user's cache folder) and the all-knowing plan on the same held-out targets, and the speed-up over breadth-first")
+	fs.BoolVar(&o.siteNorm, "site-norm", false, "site-based URL normalization: measure which extended normalizations (EN1–EN6) each host tolerates, within 5 % of the fetches, and apply those it adopts to the URLs pushed; writes normalize.md and normalize.json")
 	fs.BoolVar(&o.keep, "keep", false, "grid: keep the crawls' databases, exports and models (their folder is printed)")
 	o.mf.registerFixed(fs)
 	return cmd
@@ -301,6 +304,9 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 
 	cfg := crawler.Config{Name: "experiment", Strategy: strategy, Frontier: crawler.Frontier(o.frontier),
 		Workers: o.workers, MaxPages: o.budget, Segment: o.mf.segment(), Tunnel: o.tunnel, Promote: o.promote, Sections: o.sections, Lockstep: o.lockstep}
+	if o.siteNorm {
+		cfg.SiteNorm = sitenorm.NewRules(sitenorm.Policy{})
+	}
 	if isTerminal(os.Stderr) {
 		cfg.Progress = progress
 	}
@@ -330,6 +336,11 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 		return exportJSONL(ctx, dbPath, "experiment", w)
 	}); err != nil {
 		return nil, err
+	}
+	if o.siteNorm {
+		if err := runNormEval(ctx, io.Discard, dbPath, "experiment", o.out, false); err != nil {
+			return nil, err
+		}
 	}
 	rep, err := buildReportThreshold(ctx, dbPath, "experiment", labelPath, 100, o.topics, report.ScopeAllLabels, nil, learnt)
 	if err != nil {

@@ -73,6 +73,7 @@ func newRootCmd() *cobra.Command {
 		newRevisitCmd(),
 		newChangeEvalCmd(),
 		newRefreshEvalCmd(),
+		newNormEvalCmd(),
 	)
 	return root
 }
@@ -81,7 +82,7 @@ func newRootCmd() *cobra.Command {
 // without cgo cannot: they fail at once rather than after training.
 var needsSQLite = map[string]bool{
 	"crawl": true, "experiment": true, "export": true, "report": true, "search": true,
-	"dedup": true, "revisit": true,
+	"dedup": true, "revisit": true, "normalize-eval": true,
 }
 
 // writeHeapProfile writes the heap profile after a garbage collection, so
