@@ -92,8 +92,8 @@ func newOutage(inner Fetcher, cfg Config) *outage {
 		probed: make(map[string]bool), lastAnswer: time.Now()}
 }
 
-// unwrapOutage returns the fetcher an outage wraps (the crawl's own,
-// which may also read sitemaps), or f itself.
+// unwrapOutage returns the fetcher an outage wraps, or f itself, so that
+// a second Run of a Crawler wraps its own fetcher once.
 func unwrapOutage(f Fetcher) Fetcher {
 	if o, ok := f.(*outage); ok {
 		return o.inner

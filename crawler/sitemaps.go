@@ -56,7 +56,7 @@ func (s *sitemapSites) first(origin string) bool {
 // taken first.
 func (w *worker) sitemapEntries(ctx context.Context, e Entry, p *Page) []Entry {
 	c := w.c
-	src, ok := unwrapOutage(c.fetcher).(SitemapFetcher)
+	src, ok := c.fetcher.(SitemapFetcher)
 	if !c.cfg.Sitemaps || !ok || !c.sitemapSites.first(e.URL.Origin()) {
 		return nil
 	}
