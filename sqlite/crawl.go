@@ -73,17 +73,12 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 			leases = append(leases, l)
 		}
 		rows.Close()
-		w, err := newWaitingCount(ctx, tx, st.ID)
-		if err != nil {
-			return crawler.CrawlState{}, err
-		}
+		w := newWaitingCount(tx, st.ID)
 		for _, l := range leases {
 			if _, err := tx.ExecContext(ctx, `UPDATE urls SET state = 0 WHERE id = ?`, l.id); err != nil {
 				return crawler.CrawlState{}, err
 			}
-			if err := w.addHost(ctx, l.host, 1); err != nil {
-				return crawler.CrawlState{}, err
-			}
+			w.add(l.host, 1)
 			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO frontier(crawl_id, topic, url_id, depth, score) VALUES (?, ?, ?, ?, ?)`,
 				st.ID, l.topic, l.id, l.depth, l.score); err != nil {
 				return crawler.CrawlState{}, err
@@ -253,10 +248,7 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 		return err
 	}
 	defer insQueue.Close()
-	w, err := newWaitingCount(ctx, tx, crawl)
-	if err != nil {
-		return err
-	}
+	w := newWaitingCount(tx, crawl)
 	for _, e := range entries {
 		var id int64
 		var state int
@@ -264,11 +256,12 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			host := e.URL.Host()
-			h, err := w.host(ctx, host)
+			h := w.host(host)
+			full, err := w.full(ctx, h, host, caps)
 			if err != nil {
 				return fmt.Errorf("push %s: %w", e.URL, err)
 			}
-			if caps.perHost > 0 && h.waiting >= caps.perHost || caps.total > 0 && w.total >= caps.total {
+			if full {
 				h.dropped++
 				continue
 			}
@@ -279,7 +272,7 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 			if id, err = res.LastInsertId(); err != nil {
 				return err
 			}
-			w.add(h, 1)
+			w.add(host, 1)
 		case err != nil:
 			return fmt.Errorf("push %s: %w", e.URL, err)
 		case state != 0:
@@ -296,59 +289,67 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 	return w.save(ctx)
 }
 
-// waitingCount keeps, within one transaction, the count of a crawl's URLs
-// waiting to be fetched (state 0) per host (hosts.waiting) and in all
-// (crawls.waiting), and the URLs dropped per host; save writes the
-// changes. Every change of a URL to or from state 0 goes through one.
+// waitingCount keeps, within one transaction, the changes of the count
+// of a crawl's URLs waiting to be fetched (state 0) per host
+// (hosts.waiting) and in all (crawls.waiting), and of the URLs dropped per
+// host; save writes them. Every change of a URL to or from state 0 goes
+// through one. The stored counts are read only where a bound needs them
+// (push), so a pop or a commit reads nothing.
 type waitingCount struct {
 	tx    cachedTx
 	crawl int64
-	total int
 	delta int
+	total int  // crawls.waiting + delta, once read
+	read  bool // total was read
 	hosts map[string]*hostCount
 }
 
 type hostCount struct {
-	waiting, delta, dropped int
+	waiting, delta, dropped int // waiting: hosts.waiting + delta, once read
+	read                    bool
 }
 
-func newWaitingCount(ctx context.Context, tx cachedTx, crawl int64) (*waitingCount, error) {
-	w := &waitingCount{tx: tx, crawl: crawl, hosts: make(map[string]*hostCount)}
-	if err := tx.queryRow(ctx, `SELECT waiting FROM crawls WHERE id = ?`, crawl).Scan(&w.total); err != nil {
-		return nil, fmt.Errorf("waiting URLs of crawl %d: %w", crawl, err)
-	}
-	return w, nil
+func newWaitingCount(tx cachedTx, crawl int64) *waitingCount {
+	return &waitingCount{tx: tx, crawl: crawl, hosts: make(map[string]*hostCount)}
 }
 
-func (w *waitingCount) host(ctx context.Context, host string) (*hostCount, error) {
-	if h := w.hosts[host]; h != nil {
-		return h, nil
+func (w *waitingCount) host(host string) *hostCount {
+	h := w.hosts[host]
+	if h == nil {
+		h = &hostCount{}
+		w.hosts[host] = h
 	}
-	h := &hostCount{}
-	err := w.tx.queryRow(ctx, `SELECT waiting FROM hosts WHERE crawl_id = ? AND host = ?`, w.crawl, host).Scan(&h.waiting)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, err
-	}
-	w.hosts[host] = h
-	return h, nil
+	return h
 }
 
-// add counts n more (or, negative, fewer) URLs of h waiting.
-func (w *waitingCount) add(h *hostCount, n int) {
+// full reports whether caps keep a new URL of host (counted by h) off
+// the frontier.
+func (w *waitingCount) full(ctx context.Context, h *hostCount, host string, caps frontierCaps) (bool, error) {
+	if caps.perHost > 0 && !h.read {
+		var stored int
+		err := w.tx.queryRow(ctx, `SELECT waiting FROM hosts WHERE crawl_id = ? AND host = ?`, w.crawl, host).Scan(&stored)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return false, err
+		}
+		h.waiting, h.read = stored+h.delta, true
+	}
+	if caps.total > 0 && !w.read {
+		var stored int
+		if err := w.tx.queryRow(ctx, `SELECT waiting FROM crawls WHERE id = ?`, w.crawl).Scan(&stored); err != nil {
+			return false, fmt.Errorf("waiting URLs of crawl %d: %w", w.crawl, err)
+		}
+		w.total, w.read = stored+w.delta, true
+	}
+	return caps.perHost > 0 && h.waiting >= caps.perHost || caps.total > 0 && w.total >= caps.total, nil
+}
+
+// add counts n more (or, negative, fewer) URLs of host waiting.
+func (w *waitingCount) add(host string, n int) {
+	h := w.host(host)
 	h.waiting += n
 	h.delta += n
 	w.total += n
 	w.delta += n
-}
-
-// addHost is add by host name.
-func (w *waitingCount) addHost(ctx context.Context, host string, n int) error {
-	h, err := w.host(ctx, host)
-	if err != nil {
-		return err
-	}
-	w.add(h, n)
-	return nil
 }
 
 func (w *waitingCount) save(ctx context.Context) error {
@@ -368,7 +369,7 @@ func (w *waitingCount) save(ctx context.Context) error {
 		}
 	}
 	clear(w.hosts)
-	w.delta = 0
+	w.delta, w.total, w.read = 0, 0, false
 	return nil
 }
 
@@ -407,10 +408,7 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 		return nil, fmt.Errorf("pop %q: %w", topic, err)
 	}
 	defer tx.Rollback()
-	w, err := newWaitingCount(ctx, tx, crawl)
-	if err != nil {
-		return nil, fmt.Errorf("pop %q: %w", topic, err)
-	}
+	w := newWaitingCount(tx, crawl)
 	var out []crawler.Entry
 	for len(out) < n {
 		rows, err := tx.QueryContext(ctx, query, crawl, topic, 2*(n-len(out))+8)
@@ -467,9 +465,7 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 				topic, c.depth, c.score, c.urlID); err != nil {
 				return nil, err
 			}
-			if err := w.addHost(ctx, c.host, -1); err != nil {
-				return nil, err
-			}
+			w.add(c.host, -1)
 			u, err := urlnorm.Parse(c.url)
 			if err != nil {
 				continue // cannot happen for stored URLs
@@ -571,10 +567,7 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		return err
 	}
 	defer fetchedWaiting.Close()
-	w, err := newWaitingCount(ctx, tx, crawl)
-	if err != nil {
-		return err
-	}
+	w := newWaitingCount(tx, crawl)
 	leaveFrontier := func(u urlnorm.URL) error {
 		var host string
 		err := fetchedWaiting.QueryRowContext(ctx, crawl, u.String()).Scan(&host)
@@ -584,7 +577,8 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		if err != nil {
 			return err
 		}
-		return w.addHost(ctx, host, -1)
+		w.add(host, -1)
+		return nil
 	}
 	insAlias, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO aliases(crawl_id, url, target, status, page_id) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {

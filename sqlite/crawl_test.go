@@ -299,3 +299,73 @@ func TestPopQuery_readsAnIndexWithoutSorting(t *testing.T) {
 		t.Error("an unknown order was accepted")
 	}
 }
+
+// TestStore_frontierBounds: new URLs beyond a host's bound or the crawl's
+// are dropped and counted per host; a pop frees room; URLs already known
+// are pushed again whatever the bounds; a resumed crawl counts its leases
+// as waiting again.
+func TestStore_frontierBounds(t *testing.T) {
+	ctx := context.Background()
+	s, _ := open(t)
+	spec := crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"a"}, Topics: []string{"a"},
+		Seeds: []urlnorm.URL{u("/")}, MaxWaitingPerHost: 3, MaxWaiting: 5}
+	st, err := s.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := func(p string) urlnorm.URL {
+		v, _ := urlnorm.Parse("http://other.example" + p)
+		return v
+	}
+	var push []crawler.Entry
+	for _, p := range []string{"/1", "/2", "/3", "/4"} {
+		push = append(push, crawler.Entry{Topic: "a", URL: u(p)}, crawler.Entry{Topic: "a", URL: other(p)})
+	}
+	push = append(push, crawler.Entry{Topic: "a", URL: u("/")}) // known: not new
+	if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+		t.Fatal(err)
+	}
+	// The seed and /1, /2 fill this host's 3; other.example gets /1, /2
+	// before the crawl's 5 are reached.
+	check := func(when string, waiting, dropped map[string]int) {
+		t.Helper()
+		for host, w := range waiting {
+			var gw, gd int
+			s.DB().QueryRow(`SELECT waiting, dropped FROM hosts WHERE crawl_id = ? AND host = ?`, st.ID, host).Scan(&gw, &gd)
+			var n int
+			s.DB().QueryRow(`SELECT COUNT(*) FROM urls WHERE crawl_id = ? AND host = ? AND state = 0`, st.ID, host).Scan(&n)
+			if gw != w || n != w || gd != dropped[host] {
+				t.Errorf("%s: %s has %d waiting (urls: %d), %d dropped; want %d, %d", when, host, gw, n, gd, w, dropped[host])
+			}
+		}
+	}
+	host := u("/").Host()
+	check("after push", map[string]int{host: 3, "other.example": 2}, map[string]int{host: 2, "other.example": 2})
+	es, err := s.Pop(ctx, st.ID, "a", crawler.LIFO, 2, 0)
+	if err != nil || len(es) != 2 {
+		t.Fatalf("pop: %v %v", es, err)
+	}
+	total := func(when string, want int) {
+		t.Helper()
+		var got, n int
+		s.DB().QueryRow(`SELECT waiting FROM crawls WHERE id = ?`, st.ID).Scan(&got)
+		s.DB().QueryRow(`SELECT COUNT(*) FROM urls WHERE crawl_id = ? AND state = 0`, st.ID).Scan(&n)
+		if got != want || n != want {
+			t.Errorf("%s: the crawl counts %d waiting (urls: %d), want %d", when, got, n, want)
+		}
+	}
+	total("after pop", 3)
+	// The two popped are leased; reopened, the crawl counts them again.
+	s.Close()
+	s2, err := Open(ctx, s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	s = s2
+	if _, err := s.OpenCrawl(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	check("after resume", map[string]int{host: 3, "other.example": 2}, map[string]int{host: 2, "other.example": 2})
+	total("after resume", 5)
+}
