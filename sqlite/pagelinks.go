@@ -12,7 +12,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/scent-crawler/scent/crawler"
 )
@@ -57,24 +56,14 @@ func encodeLinks(links []storedLink) []byte {
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 		}
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(b)/5 + 64)
-	w := linkDeflaters.Get().(*flate.Writer)
-	w.Reset(&buf)
-	_, _ = w.Write(b)
-	_ = w.Close()
-	linkDeflaters.Put(w)
-	return buf.Bytes()
+	return linkDeflater.deflate(b)
 }
 
-// linkDeflaters compress link lists at DEFLATE level 3: on a page of 200
+// linkDeflater compresses link lists at DEFLATE level 3: on a page of 200
 // links 28 % smaller than the fastest level for twice its time (0.34 ms
 // against 0.17; the default level saves another 12 % for 2.6 times more);
 // what remains is mostly the targets' own bytes.
-var linkDeflaters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(io.Discard, 3)
-	return w
-}}
+var linkDeflater = newDeflater(3)
 
 // storedLink is a link as stored: its target as text, since a stored
 // target need not parse under today's rules.
@@ -161,11 +150,9 @@ func parseLinks(b []byte) ([]storedLink, error) {
 }
 
 // pageLinks reads the stored links of one page; none when it has no row.
-func pageLinks(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, pageID int64) ([]storedLink, error) {
+func (s *Store) pageLinks(ctx context.Context, pageID int64) ([]storedLink, error) {
 	var blob []byte
-	err := q.QueryRowContext(ctx, `SELECT links FROM pages WHERE id = ?`, pageID).Scan(&blob)
+	err := s.db.QueryRowContext(ctx, `SELECT links FROM pages WHERE id = ?`, pageID).Scan(&blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

@@ -19,19 +19,31 @@ import (
 // goroutine, so compression must stay cheap.
 const rawLevel = flate.BestSpeed
 
-var deflaters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(io.Discard, rawLevel)
-	return w
-}}
+var rawDeflater = newDeflater(rawLevel)
 
-func deflate(b []byte) []byte {
+// deflate compresses a stored exchange.
+func deflate(b []byte) []byte { return rawDeflater.deflate(b) }
+
+// deflater compresses at one DEFLATE level with pooled writers.
+type deflater struct{ pool sync.Pool }
+
+func newDeflater(level int) *deflater {
+	d := &deflater{}
+	d.pool.New = func() any {
+		w, _ := flate.NewWriter(io.Discard, level)
+		return w
+	}
+	return d
+}
+
+func (d *deflater) deflate(b []byte) []byte {
 	var buf bytes.Buffer
-	buf.Grow(len(b)/3 + 64)
-	w := deflaters.Get().(*flate.Writer)
+	buf.Grow(len(b)/4 + 64)
+	w := d.pool.Get().(*flate.Writer)
 	w.Reset(&buf)
 	_, _ = w.Write(b)
 	_ = w.Close()
-	deflaters.Put(w)
+	d.pool.Put(w)
 	return buf.Bytes()
 }
 
@@ -175,7 +187,7 @@ func (s *Store) completeFetch(ctx context.Context, id int64, p *crawler.Page, to
 		p.Scores[i], p.Relevant[i] = sc, rel
 	}
 	rows.Close()
-	links, err := pageLinks(ctx, s.db, id)
+	links, err := s.pageLinks(ctx, id)
 	if err != nil {
 		return fmt.Errorf("read links: %w", err)
 	}
