@@ -20,7 +20,7 @@ import (
 // in page order, encoded by encodeLinks and compressed with DEFLATE. Neighbouring
 // link contexts share most of their words, so the whole list compresses
 // far better than a row a link would (a link farm's page of 200 links
-// takes about 5.5 KB instead of 45 KB with one row and two index entries a
+// takes about 6 KB instead of 45 KB with one row and two index entries a
 // link).
 //
 // Encoding, before compression: a format byte (1), the number of links,

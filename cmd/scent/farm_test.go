@@ -43,9 +43,10 @@ func linkFarm() http.Handler {
 
 // TestCrawl_linkFarmDiskBounded: 3,000 pages of an endless link farm (200
 // new links a page) stay under 50 MB of database in a text-only crawl
-// (--raw=false; the raw responses add about 4.6 KB a page, 60 MB in all):
-// the frontier is capped per host, what it drops is counted, links are
-// stored compactly and the search index keeps no copy of the text.
+// (--raw=false), and under 70 MB with the raw responses kept (they add
+// about 4.6 KB a page): the frontier is capped per host, what it drops is
+// counted, links are stored compactly and the search index keeps no copy
+// of the text.
 func TestCrawl_linkFarmDiskBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and crawls 3,000 pages in a child process")
@@ -53,54 +54,61 @@ func TestCrawl_linkFarmDiskBounded(t *testing.T) {
 	bin := scentBinary(t)
 	site := httptest.NewServer(linkFarm())
 	defer site.Close()
-	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.URL+"/f/0\n"), 0o644)
-	db := filepath.Join(dir, "farm.db")
-	out, err := outageCrawl(bin, seeds, db, "--max-pages", "3000", "--raw=false").CombinedOutput()
-	if err != nil {
-		t.Fatalf("crawl: %v\n%s", err, out)
-	}
-	if n := countPages(db); n != 3000 {
-		t.Fatalf("%d pages stored, want 3000\n%s", n, out)
-	}
-	var size int64
-	for _, suffix := range []string{"", "-wal"} {
-		if fi, err := os.Stat(db + suffix); err == nil {
-			size += fi.Size()
-		}
-	}
-	d, err := sql.Open("sqlite3", "file:"+db+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if keep := os.Getenv("SCENT_KEEP_FARM"); keep != "" {
-		b, _ := os.ReadFile(db)
-		os.WriteFile(keep, b, 0o644)
-	}
-	var waiting, counted, dropped int
-	if err := d.QueryRow(`SELECT COUNT(*) FROM urls WHERE state = 0`).Scan(&waiting); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.QueryRow(`SELECT COALESCE(SUM(waiting), 0), COALESCE(SUM(dropped), 0) FROM hosts`).Scan(&counted, &dropped); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("database %.1f MB (%.1f KB a page), %d URLs waiting, %d dropped\n%s", float64(size)/1e6, float64(size)/3000/1e3, waiting, dropped, out)
-	if size > 50e6 {
-		t.Errorf("database is %.1f MB after 3,000 pages of a link farm, want under 50 MB", float64(size)/1e6)
-	}
-	if waiting > crawler.DefaultMaxFrontierPerHost {
-		t.Errorf("%d URLs of the farm wait, more than the bound %d", waiting, crawler.DefaultMaxFrontierPerHost)
-	}
-	if counted != waiting {
-		t.Errorf("the store counts %d URLs waiting, the urls table has %d", counted, waiting)
-	}
-	// 3,000 pages of 200 new links each: all but the queued ones dropped.
-	if want := 3000*200 - waiting - 3000; dropped < want*9/10 {
-		t.Errorf("%d new URLs recorded as dropped, want about %d", dropped, want)
-	}
-	if !strings.Contains(string(out), "frontier full: ") {
-		t.Errorf("the crawl does not say that its frontier was full:\n%s", out)
+	for _, tt := range []struct {
+		name  string
+		flags []string
+		limit float64 // bytes
+	}{
+		{"text only", []string{"--raw=false"}, 50e6},
+		{"raw responses kept", nil, 70e6},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			seeds := filepath.Join(dir, "seeds.txt")
+			os.WriteFile(seeds, []byte("seed "+site.URL+"/f/0\n"), 0o644)
+			db := filepath.Join(dir, "farm.db")
+			out, err := outageCrawl(bin, seeds, db, append([]string{"--max-pages", "3000"}, tt.flags...)...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("crawl: %v\n%s", err, out)
+			}
+			if n := countPages(db); n != 3000 {
+				t.Fatalf("%d pages stored, want 3000\n%s", n, out)
+			}
+			var size int64
+			for _, suffix := range []string{"", "-wal"} {
+				if fi, err := os.Stat(db + suffix); err == nil {
+					size += fi.Size()
+				}
+			}
+			d, err := sql.Open("sqlite3", "file:"+db+"?mode=ro")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			var waiting, counted, dropped int
+			if err := d.QueryRow(`SELECT COUNT(*) FROM urls WHERE state = 0`).Scan(&waiting); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.QueryRow(`SELECT COALESCE(SUM(waiting), 0), COALESCE(SUM(dropped), 0) FROM hosts`).Scan(&counted, &dropped); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("database %.1f MB (%.1f KB a page), %d URLs waiting, %d dropped\n%s", float64(size)/1e6, float64(size)/3000/1e3, waiting, dropped, out)
+			if float64(size) > tt.limit {
+				t.Errorf("database is %.1f MB after 3,000 pages of a link farm, want under %.0f MB", float64(size)/1e6, tt.limit/1e6)
+			}
+			if waiting > crawler.DefaultMaxFrontierPerHost {
+				t.Errorf("%d URLs of the farm wait, more than the bound %d", waiting, crawler.DefaultMaxFrontierPerHost)
+			}
+			if counted != waiting {
+				t.Errorf("the store counts %d URLs waiting, the urls table has %d", counted, waiting)
+			}
+			// 3,000 pages of 200 new links each: all but the queued ones dropped.
+			if want := 3000*200 - waiting - 3000; dropped < want*9/10 {
+				t.Errorf("%d new URLs recorded as dropped, want about %d", dropped, want)
+			}
+			if !strings.Contains(string(out), "frontier full: ") {
+				t.Errorf("the crawl does not say that its frontier was full:\n%s", out)
+			}
+		})
 	}
 }

@@ -96,6 +96,23 @@ func outageCrawl(bin, seeds, db string, extra ...string) *exec.Cmd {
 	return exec.Command(bin, args...)
 }
 
+// outageSite starts a site of n chained pages that can go down, writes a
+// seed file for it in a new folder and crawls it once without
+// interruption: want is the pages every crawl of it must end with.
+func outageSite(t *testing.T, n int) (bin string, site *downSite, dir, seeds, want string) {
+	t.Helper()
+	bin = scentBinary(t)
+	site = newDownSite(t, n)
+	dir = t.TempDir()
+	seeds = filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte("seed "+site.url()+"/p0\n"), 0o644)
+	refDB := filepath.Join(dir, "ref.db")
+	if out, err := outageCrawl(bin, seeds, refDB).CombinedOutput(); err != nil {
+		t.Fatalf("reference crawl: %v\n%s", err, out)
+	}
+	return bin, site, dir, seeds, pathSet(t, refDB, site.url())
+}
+
 func pathSet(t *testing.T, db, prefix string) string {
 	var out []string
 	for _, u := range fetchedSet(t, db) {
@@ -134,18 +151,8 @@ func TestCrawl_outageMidway(t *testing.T) {
 		}
 		outage = d
 	}
-	bin := scentBinary(t)
 	const n = 300
-	site := newDownSite(t, n)
-	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.url()+"/p0\n"), 0o644)
-
-	refDB := filepath.Join(dir, "ref.db")
-	if out, err := outageCrawl(bin, seeds, refDB).CombinedOutput(); err != nil {
-		t.Fatalf("reference crawl: %v\n%s", err, out)
-	}
-	want := pathSet(t, refDB, site.url())
+	bin, site, dir, seeds, want := outageSite(t, n)
 
 	db := filepath.Join(dir, "outage.db")
 	cmd := outageCrawl(bin, seeds, db)
@@ -190,17 +197,8 @@ func TestCrawl_outageStopsAndResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and runs crawls in child processes")
 	}
-	bin := scentBinary(t)
 	const n = 120
-	site := newDownSite(t, n)
-	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.url()+"/p0\n"), 0o644)
-	refDB := filepath.Join(dir, "ref.db")
-	if out, err := outageCrawl(bin, seeds, refDB).CombinedOutput(); err != nil {
-		t.Fatalf("reference crawl: %v\n%s", err, out)
-	}
-	want := pathSet(t, refDB, site.url())
+	bin, site, dir, seeds, want := outageSite(t, n)
 
 	site.down()
 	db := filepath.Join(dir, "down.db")
@@ -258,17 +256,8 @@ func TestCrawl_twoOutages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and runs crawls in child processes")
 	}
-	bin := scentBinary(t)
 	const n = 600
-	site := newDownSite(t, n)
-	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.url()+"/p0\n"), 0o644)
-	refDB := filepath.Join(dir, "ref.db")
-	if out, err := outageCrawl(bin, seeds, refDB).CombinedOutput(); err != nil {
-		t.Fatalf("reference crawl: %v\n%s", err, out)
-	}
-	want := pathSet(t, refDB, site.url())
+	bin, site, dir, seeds, want := outageSite(t, n)
 
 	db := filepath.Join(dir, "twice.db")
 	cmd := outageCrawl(bin, seeds, db, "--max-outage", "60s")
