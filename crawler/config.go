@@ -162,8 +162,10 @@ type Config struct {
 	// Log, when set, receives notices about the crawl (the network lost
 	// and found again), one line each.
 	Log io.Writer
-	// Progress, when set, receives a progress line every ProgressEvery.
-	Progress      io.Writer
+	// Progress, when set, is given the crawl's progress every
+	// ProgressEvery and once more when Run ends (Progress.Final), from
+	// the goroutine that runs the crawl; it must return quickly.
+	Progress      func(Progress)
 	ProgressEvery time.Duration // default 1s
 	// Now is the clock; default time.Now.
 	Now func() time.Time

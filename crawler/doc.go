@@ -16,6 +16,17 @@
 // The crawler declares the interfaces it needs (Store, Scorer, Fetcher);
 // the command wires the implementations.
 //
+// The code follows that loop: Run (run.go) repeats commit, refill,
+// dispatch and receive; the frontier (frontier.go) serves the stacks — a
+// Stack is a topic and a Kind: its stack, reserve or parts (stack.go) —
+// and owns the policies that decide which stack a push lands on
+// (sections.go, promote.go); a strategy (strategy.go) decides what a
+// fetched page's links push; the budget (budget.go) counts fetches
+// against the limits; workers (crawler.go) fetch, cut and score one page
+// each. Progress goes to a callback (Config.Progress) that the command
+// draws. Package crawlertest holds the behaviour suite every Store must
+// pass and an in-memory Store.
+//
 // Each worker also signs the page's extracted text with min-hash
 // (minhash.DefaultParams, recorded in CrawlSpec.MinHash) so that the store
 // can decide at commit time whether the page is a near-duplicate of a page

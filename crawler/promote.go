@@ -102,7 +102,7 @@ func (pr *promoter) observe(e Entry, p *Page) []Entry {
 	s.promoted[i] = true
 	var out []Entry
 	for _, r := range s.reserve {
-		if r.Topic == reserveOf(pr.topics[i]) {
+		if r.Topic == (Stack{Topic: pr.topics[i], Kind: Reserve}).Name() {
 			r.Topic = pr.topics[i]
 			out = append(out, r)
 		}
@@ -114,7 +114,7 @@ func (pr *promoter) observe(e Entry, p *Page) []Entry {
 // stack, or -1.
 func (pr *promoter) topicOf(stack string) int {
 	for i, t := range pr.topics {
-		if stack == t || stack == reserveOf(t) {
+		if stack == t || stack == (Stack{Topic: t, Kind: Reserve}).Name() {
 			return i
 		}
 	}

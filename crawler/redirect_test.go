@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/crawler/crawlertest"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
 func TestCrawler_Run_redirectChainIntoAFetchedPageStoresOnePage(t *testing.T) {
 	// "/" links to /page first, then to /a → /b → /page.
-	s := newSite(t, map[string]string{
+	s := crawlertest.NewSite(t, map[string]string{
 		"/":          `<html><body><a href="/page">page</a> <a href="/a">a</a> <a href="/users/ml">ml</a></body></html>`,
 		"/page":      `<html><body>the one page with enough words to be a page of its own here</body></html>`,
 		"/users/ml/": `<html><body>machine learning group page</body></html>`,
@@ -28,24 +29,24 @@ func TestCrawler_Run_redirectChainIntoAFetchedPageStoresOnePage(t *testing.T) {
 		},
 	})
 	st := openStore(t)
-	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, st, newFetcher(t, fetch.Config{}), nil)
+	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, st, crawlertest.NewFetcher(t, fetch.Config{}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}")
+	sum, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.hitsOf("/page"); got != 1 {
+	if got := s.Hits("/page"); got != 1 {
 		t.Errorf("/page requested %d times, want 1", got)
 	}
-	if got := s.hitsOf("/users/ml/"); got != 1 {
+	if got := s.Hits("/users/ml/"); got != 1 {
 		t.Errorf("/users/ml/ requested %d times, want 1", got)
 	}
 	stored := map[string]int{}
 	for _, p := range pages(t, st) {
 		if p.fail == "" {
-			stored[strings.TrimPrefix(p.url, s.srv.URL)]++
+			stored[strings.TrimPrefix(p.url, s.Server.URL)]++
 		}
 	}
 	want := map[string]int{"/": 1, "/page": 1, "/users/ml/": 1}
@@ -72,7 +73,7 @@ func TestCrawler_Run_redirectChainIntoAFetchedPageStoresOnePage(t *testing.T) {
 		if err := rows.Scan(&u, &target, &status); err != nil {
 			t.Fatal(err)
 		}
-		aliases[strings.TrimPrefix(u, s.srv.URL)] = fmt.Sprintf("%s %d", strings.TrimPrefix(target, s.srv.URL), status)
+		aliases[strings.TrimPrefix(u, s.Server.URL)] = fmt.Sprintf("%s %d", strings.TrimPrefix(target, s.Server.URL), status)
 	}
 	wantAliases := map[string]string{"/a": "/b 302", "/b": "/page 301", "/users/ml": "/users/ml/ 301"}
 	if fmt.Sprint(aliases) != fmt.Sprint(wantAliases) {
@@ -81,7 +82,7 @@ func TestCrawler_Run_redirectChainIntoAFetchedPageStoresOnePage(t *testing.T) {
 }
 
 func TestCrawler_Run_redirectToADisallowedPathIsNotFetched(t *testing.T) {
-	s := newSite(t, map[string]string{
+	s := crawlertest.NewSite(t, map[string]string{
 		"/":               `<html><body><a href="/go">go</a> <a href="/go.pdf">pdf</a></body></html>`,
 		"/private/secret": `<html><body>secret</body></html>`,
 		"/doc.pdf":        `not html`,
@@ -93,22 +94,22 @@ func TestCrawler_Run_redirectToADisallowedPathIsNotFetched(t *testing.T) {
 		"/go.pdf": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/doc.pdf", http.StatusFound) },
 	})
 	st := openStore(t)
-	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 2, SkipExtensions: []string{"pdf"}}, st, newFetcher(t, fetch.Config{}), nil)
+	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 2, SkipExtensions: []string{"pdf"}}, st, crawlertest.NewFetcher(t, fetch.Config{}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
+	if _, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}"); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.hitsOf("/private/secret"); got != 0 {
+	if got := s.Hits("/private/secret"); got != 0 {
 		t.Errorf("a redirect target disallowed by robots.txt was requested %d times", got)
 	}
-	if got := s.hitsOf("/doc.pdf"); got != 0 {
+	if got := s.Hits("/doc.pdf"); got != 0 {
 		t.Errorf("a redirect target out of scope was requested %d times", got)
 	}
 	fails := map[string]string{}
 	for _, p := range pages(t, st) {
-		fails[strings.TrimPrefix(p.url, s.srv.URL)] = strings.SplitN(p.fail, ":", 2)[0]
+		fails[strings.TrimPrefix(p.url, s.Server.URL)] = strings.SplitN(p.fail, ":", 2)[0]
 	}
 	if fails["/go"] != "redirect" || fails["/private/secret"] != "robots" {
 		t.Errorf("records %v: want /go a redirect and /private/secret refused by robots.txt", fails)
@@ -118,7 +119,7 @@ func TestCrawler_Run_redirectToADisallowedPathIsNotFetched(t *testing.T) {
 func TestCrawler_Run_focusedCrawlFollowsARedirectToANewPageOnce(t *testing.T) {
 	// /a and /b (fetched in one round) both redirect to /course, which no
 	// page links to: one of them fetches it, the other is an alias.
-	s := newSite(t, map[string]string{
+	s := crawlertest.NewSite(t, map[string]string{
 		"/":       `<html><body><a href="/a">course one</a> <a href="/b">course two</a></body></html>`,
 		"/course": `<html><body>course syllabus homework</body></html>`,
 	}, map[string]http.HandlerFunc{
@@ -129,22 +130,22 @@ func TestCrawler_Run_focusedCrawlFollowsARedirectToANewPageOnce(t *testing.T) {
 			http.Redirect(w, r, "/course", http.StatusMovedPermanently)
 		},
 	})
-	scorer := newKeywordScorer(map[string][]string{"course": {"course", "syllabus"}}, "course")
+	scorer := crawlertest.NewKeywordScorer(map[string][]string{"course": {"course", "syllabus"}}, "course")
 	st := openStore(t)
-	c, err := crawler.New(crawler.Config{Workers: 2, Lockstep: true}, st, newFetcher(t, fetch.Config{}), scorer)
+	c, err := crawler.New(crawler.Config{Workers: 2, Lockstep: true}, st, crawlertest.NewFetcher(t, fetch.Config{}), scorer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}"); err != nil {
+	if _, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}"); err != nil {
 		t.Fatal(err)
 	}
 	var pagesOfCourse, aliases int
-	st.DB().QueryRow(`SELECT COUNT(*) FROM pages WHERE final_url = ? AND failure = ''`, s.url("/course").String()).Scan(&pagesOfCourse)
-	st.DB().QueryRow(`SELECT COUNT(*) FROM aliases WHERE target = ?`, s.url("/course").String()).Scan(&aliases)
+	st.DB().QueryRow(`SELECT COUNT(*) FROM pages WHERE final_url = ? AND failure = ''`, s.URL("/course").String()).Scan(&pagesOfCourse)
+	st.DB().QueryRow(`SELECT COUNT(*) FROM aliases WHERE target = ?`, s.URL("/course").String()).Scan(&aliases)
 	if pagesOfCourse != 1 || aliases != 2 {
 		t.Errorf("/course stored as %d pages with %d aliases; want 1 page, /a and /b its aliases", pagesOfCourse, aliases)
 	}
-	if n := s.hitsOf("/course"); n > 2 {
+	if n := s.Hits("/course"); n > 2 {
 		t.Errorf("/course requested %d times", n)
 	}
 }

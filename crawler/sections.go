@@ -144,7 +144,7 @@ func (s *sections) divert(push []Entry, tunnel bool) []Entry {
 			if !tunnel {
 				continue
 			}
-			e.Topic = partsOf(e.Topic)
+			e.Topic = Stack{Topic: e.Topic, Kind: Parts}.Name()
 		}
 		out = append(out, e)
 	}

@@ -99,7 +99,7 @@ func (w *worker) sitemapEntries(ctx context.Context, e Entry, p *Page) []Entry {
 				case v >= c.scorer.Threshold(i):
 					out = append(out, Entry{Topic: c.topics[i], URL: u, Depth: depth, Score: v, Parent: parent})
 				case c.cfg.Tunnel:
-					out = append(out, Entry{Topic: reserveOf(c.topics[i]), URL: u, Depth: depth, Score: v, Parent: parent})
+					out = append(out, Entry{Topic: Stack{Topic: c.topics[i], Kind: Reserve}.Name(), URL: u, Depth: depth, Score: v, Parent: parent})
 				}
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/crawler/crawlertest"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -35,7 +36,7 @@ func TestCrawler_Run_sitemaps(t *testing.T) {
 			w.Write(body(r))
 		}
 	}
-	s := newSite(t, map[string]string{
+	s := crawlertest.NewSite(t, map[string]string{
 		"/":                         `<html><body><p>Welcome to the department. <a href="/news">news</a></p></body></html>`,
 		"/news":                     `<html><body>Nothing here.</body></html>`,
 		"/courses/databases.html":   `<html><body>Course on databases: syllabus and homework.</body></html>`,
@@ -56,20 +57,20 @@ func TestCrawler_Run_sitemaps(t *testing.T) {
 		"/broken.xml":  write("application/xml", func(*http.Request) []byte { return []byte("<urlset><url><loc>http://") }),
 		"/huge.xml.gz": write("application/gzip", func(*http.Request) []byte { return huge }),
 	})
-	scorer := newKeywordScorer(map[string][]string{"course": {"course", "courses", "syllabus", "homework"}}, "course")
+	scorer := crawlertest.NewKeywordScorer(map[string][]string{"course": {"course", "courses", "syllabus", "homework"}}, "course")
 	for _, on := range []bool{false, true} {
 		st := openStore(t)
-		c, err := crawler.New(crawler.Config{Workers: 2, Sitemaps: on}, st, newFetcher(t, fetch.Config{}), scorer)
+		c, err := crawler.New(crawler.Config{Workers: 2, Sitemaps: on}, st, crawlertest.NewFetcher(t, fetch.Config{}), scorer)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, err := c.Run(context.Background(), []urlnorm.URL{s.url("/")}, "{}")
+		sum, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}")
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []string
 		for _, p := range pages(t, st) {
-			got = append(got, strings.TrimPrefix(p.url, s.srv.URL))
+			got = append(got, strings.TrimPrefix(p.url, s.Server.URL))
 		}
 		fetched := strings.Join(got, " ")
 		if !on {
@@ -87,7 +88,7 @@ func TestCrawler_Run_sitemaps(t *testing.T) {
 		}
 		var rows []string
 		for _, sm := range sms {
-			rows = append(rows, fmt.Sprintf("%s %d index=%v entries=%d %s", strings.TrimPrefix(sm.URL, s.srv.URL), sm.Status, sm.Index, sm.Entries, sm.Failure))
+			rows = append(rows, fmt.Sprintf("%s %d index=%v entries=%d %s", strings.TrimPrefix(sm.URL, s.Server.URL), sm.Status, sm.Index, sm.Entries, sm.Failure))
 		}
 		want := []string{
 			"/broken.xml 200 index=false entries=0 sitemap: malformed sitemap: XML syntax error on line 1: unexpected EOF",
@@ -102,7 +103,7 @@ func TestCrawler_Run_sitemaps(t *testing.T) {
 		if err := st.DB().QueryRow(`SELECT lastmod FROM sitemap_urls WHERE url LIKE '%databases.html'`).Scan(&lastmod); err != nil || !strings.HasPrefix(lastmod, "2026-01-05T00:00:00") {
 			t.Errorf("lastmod %q, %v", lastmod, err)
 		}
-		if s.hitsOf("/misc/photos-of-cats.html") != 0 {
+		if s.Hits("/misc/photos-of-cats.html") != 0 {
 			t.Errorf("the off-topic sitemap URL was fetched")
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/crawler/crawlertest"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/sitenorm"
 	"github.com/scent-crawler/scent/sqlite"
@@ -74,7 +75,7 @@ func crawlNorm(t *testing.T, s *normSite, policy sitenorm.Policy) (*sqlite.Store
 	t.Helper()
 	st := openStore(t)
 	rules := sitenorm.NewRules(policy)
-	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 1, SiteNorm: rules}, st, newFetcher(t, fetch.Config{}), nil)
+	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 1, SiteNorm: rules}, st, crawlertest.NewFetcher(t, fetch.Config{}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestCrawler_Run_siteNormDropsARuleWhenTheHostChanges(t *testing.T) {
 	st := openStore(t)
 	rules := sitenorm.NewRules(sitenorm.Policy{Sample: 3, MaxShare: 10, VerifyEvery: 1, Extensions: []urlnorm.Extension{urlnorm.EN1LowerPath}})
 	// The server stops folding case once /D.html has been served.
-	f := newFetcher(t, fetch.Config{})
+	f := crawlertest.NewFetcher(t, fetch.Config{})
 	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 1, SiteNorm: rules}, st, &flipFetcher{f: f, at: "/D.html", flip: func() { s.setFold(false) }}, nil)
 	if err != nil {
 		t.Fatal(err)

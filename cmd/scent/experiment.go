@@ -308,7 +308,7 @@ func runExperiment(ctx context.Context, o singleExperiment, progress io.Writer) 
 		cfg.SiteNorm = sitenorm.NewRules(sitenorm.Policy{})
 	}
 	if isTerminal(os.Stderr) {
-		cfg.Progress = progress
+		cfg.Progress = progressLine(progress)
 	}
 	var scorer crawler.Scorer = training.NewScorer(model)
 	if pageModel != nil {

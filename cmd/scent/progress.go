@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -17,10 +18,48 @@ func crawlProgress(cfg *crawler.Config, stderr io.Writer, quiet bool, logEvery t
 	switch {
 	case quiet:
 	case isTerminal(os.Stderr):
-		cfg.Progress = stderr
+		cfg.Progress = progressLine(stderr)
 	case logEvery > 0:
-		cfg.Progress = &plainLines{w: stderr, now: time.Now}
+		cfg.Progress = progressLine(&plainLines{w: stderr, now: time.Now})
 		cfg.ProgressEvery = logEvery
+	}
+}
+
+// progressLine draws a crawl's progress on w as one line that rewrites
+// itself (a carriage return before, padding after), ended by a newline
+// with the last update.
+func progressLine(w io.Writer) func(crawler.Progress) {
+	return func(p crawler.Progress) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "\rpages %d (failed fetches %d)", p.Pages, p.Failed)
+		for i, t := range p.Topics {
+			fmt.Fprintf(&b, " | %s relevant %d", t, p.Relevant[i])
+		}
+		if p.Frontier != nil {
+			b.WriteString(" | frontier")
+		}
+		for i, f := range p.Frontier {
+			switch {
+			case f.Stack.Kind == crawler.Main && f.Stack.Topic == "":
+				fmt.Fprintf(&b, " queue %d", f.URLs)
+			case f.Stack.Kind == crawler.Main:
+				fmt.Fprintf(&b, " %s %d", f.Stack.Topic, f.URLs)
+			default:
+				sep := ", "
+				if p.Frontier[i-1].Stack.Kind == crawler.Main {
+					sep = " ("
+				}
+				fmt.Fprintf(&b, "%s%s %d", sep, f.Stack.Kind, f.URLs)
+				if i+1 == len(p.Frontier) || p.Frontier[i+1].Stack.Kind == crawler.Main {
+					b.WriteString(")")
+				}
+			}
+		}
+		fmt.Fprintf(&b, " | %.0f pages/s   ", p.FetchesPerSec)
+		if p.Final {
+			b.WriteString("\n")
+		}
+		io.WriteString(w, b.String())
 	}
 }
 

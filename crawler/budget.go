@@ -1,0 +1,54 @@
+package crawler
+
+// budget counts a crawl's fetches against its limits (Config.MaxPages,
+// MaxFetches, MaxPagesPerTopic). A fetch in flight or waiting to be
+// committed may still fail and give its place back, so the checks take
+// the number of such fetches (queued).
+type budget struct {
+	maxPages, maxFetches, maxPerTopic int
+	total, succeeded                  int            // committed, all runs
+	byTopic                           map[string]int // committed per stack, all runs
+	inflight                          map[string]int // in flight per stack
+}
+
+func newBudget(cfg Config, st CrawlState) *budget {
+	b := &budget{maxPages: cfg.MaxPages, maxFetches: cfg.MaxFetches, maxPerTopic: cfg.MaxPagesPerTopic,
+		total: st.Fetched, succeeded: st.Succeeded, byTopic: st.ByTopic, inflight: make(map[string]int)}
+	if b.byTopic == nil {
+		b.byTopic = make(map[string]int)
+	}
+	return b
+}
+
+// open reports whether another fetch fits, with queued not yet counted.
+func (b *budget) open(queued int) bool {
+	return (b.maxPages == 0 || b.succeeded+queued < b.maxPages) &&
+		(b.maxFetches == 0 || b.total+queued < b.maxFetches)
+}
+
+// room is how many more fetches the limits allow now, with queued not
+// yet counted (a large number without limits).
+func (b *budget) room(queued int) int {
+	n := 1 << 20
+	if b.maxPages > 0 {
+		n = min(n, b.maxPages-b.succeeded-queued)
+	}
+	if b.maxFetches > 0 {
+		n = min(n, b.maxFetches-b.total-queued)
+	}
+	return n
+}
+
+// topicOpen reports whether topic's stack may give another fetch.
+func (b *budget) topicOpen(topic string) bool {
+	return b.maxPerTopic == 0 || b.byTopic[topic]+b.inflight[topic] < b.maxPerTopic
+}
+
+// commit counts a committed fetch.
+func (b *budget) commit(p *Page) {
+	b.total++
+	b.byTopic[p.Topic]++
+	if p.Failure == "" {
+		b.succeeded++
+	}
+}

@@ -1,0 +1,193 @@
+package crawler
+
+import "context"
+
+// frontier serves a crawl's stacks from the store: round-robin over the
+// topics (or the one bfs queue), each from its stack, then, once that
+// runs empty, from its fallbacks (reserve, parts). It also owns the
+// policies that decide which stack a push lands on: sections and
+// promotion (Config.Sections, Config.Promote). Adding a stack policy is
+// a type beside sections and promoter and one line in route.
+type frontier struct {
+	store      Store
+	crawl      int64 // set by Run once the store opened the crawl
+	topics     []string
+	order      Order
+	fallback   []Kind // of each topic, in the order they are served
+	rounds     int    // entries popped at once (bfs queue, lockstep); 0: one
+	maxPerHost int
+	beforePop  func() // called before each pop
+	empty      map[string]bool
+	next       int // round-robin position
+
+	secs        *sections
+	promo       *promoter
+	tunnel      bool // sections divert a promoted link to the parts (else drop it)
+	tunnelLinks bool // sections divert a page's link to the parts (else drop it)
+}
+
+// newFrontier sets up the frontier of crawler c's configuration.
+func newFrontier(c *Crawler) *frontier {
+	cfg := c.cfg
+	f := &frontier{store: c.store, order: c.order, maxPerHost: cfg.MaxPerHost, beforePop: c.publishNorm,
+		empty: make(map[string]bool), tunnel: cfg.Tunnel, tunnelLinks: cfg.Tunnel || cfg.Learner != nil}
+	if c.order == FIFO {
+		f.topics = []string{""}
+	} else {
+		f.topics = c.topics
+	}
+	if c.order == FIFO || cfg.Lockstep {
+		f.rounds = cfg.Workers
+	}
+	if c.order == FIFO {
+		return f
+	}
+	if cfg.Tunnel {
+		f.fallback = append(f.fallback, Reserve)
+	}
+	if cfg.Sections && f.tunnelLinks {
+		f.fallback = append(f.fallback, Parts)
+	}
+	if cfg.Promote && cfg.Tunnel {
+		f.promo = newPromoter(c.topics)
+	}
+	if cfg.Sections && c.scorer != nil {
+		f.secs = newSections(c.topics)
+	}
+	return f
+}
+
+// stacks lists every stack of the frontier, in serving order: each
+// topic's stack followed by its fallbacks.
+func (f *frontier) stacks() []Stack {
+	var out []Stack
+	for _, t := range f.topics {
+		out = append(out, Stack{Topic: t})
+		for _, k := range f.fallback {
+			out = append(out, Stack{Topic: t, Kind: k})
+		}
+	}
+	return out
+}
+
+// names are the store keys of stacks.
+func names(stacks []Stack) []string {
+	out := make([]string, len(stacks))
+	for i, s := range stacks {
+		out[i] = s.Name()
+	}
+	return out
+}
+
+// spec fills in the stacks of a crawl: all of them, seeds on the topics'.
+func (f *frontier) spec(s CrawlSpec) CrawlSpec {
+	s.Stacks = names(f.stacks())
+	s.SeedStacks = f.topics
+	return s
+}
+
+// take pops entries for the next topic in turn that has any and whose
+// budget is open; left is how many more fetches the budget allows. It
+// returns no entries when every stack is empty (or ctx ended).
+func (f *frontier) take(ctx context.Context, b *budget, left int) ([]Entry, error) {
+	for k := 0; k < len(f.topics); k++ {
+		t := f.topics[(f.next+k)%len(f.topics)]
+		if !b.topicOpen(t) {
+			continue
+		}
+		es, err := f.popTopic(ctx, t, left)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil
+			}
+			return nil, err
+		}
+		if len(es) > 0 {
+			f.next = (f.next + k + 1) % len(f.topics)
+			return es, nil
+		}
+	}
+	return nil, nil
+}
+
+// popTopic takes entries for topic: from its stack, or, when the stack is
+// empty, the shallowest entries of its fallbacks, as many as from a stack
+// (popSize). Stacks found empty are marked until a push reaches them.
+func (f *frontier) popTopic(ctx context.Context, topic string, left int) ([]Entry, error) {
+	f.beforePop()
+	if !f.empty[topic] {
+		es, err := f.store.Pop(ctx, f.crawl, topic, f.order, f.popSize(left), f.maxPerHost)
+		if err != nil || len(es) > 0 {
+			return es, err
+		}
+		f.empty[topic] = true
+	}
+	for _, k := range f.fallback {
+		name := Stack{Topic: topic, Kind: k}.Name()
+		if f.empty[name] {
+			continue
+		}
+		es, err := f.store.Pop(ctx, f.crawl, name, Shallowest, f.popSize(left), f.maxPerHost)
+		if err != nil {
+			return nil, err
+		}
+		if len(es) == 0 {
+			f.empty[name] = true
+			continue
+		}
+		for i := range es {
+			es[i].Topic = topic // fetched for the topic; counted with it
+		}
+		return es, nil
+	}
+	return nil, nil
+}
+
+// popSize is how many entries to take from a stack at once: one for the
+// per-topic stacks and best-first, whose order changes with every commit,
+// and up to the number of workers for the bfs queue, whose order does not,
+// and for a round of a lockstep crawl.
+func (f *frontier) popSize(left int) int {
+	if f.rounds == 0 {
+		return 1
+	}
+	return max(1, min(f.rounds, 32, left))
+}
+
+// route returns the entries the committed results push, after the stack
+// policies: a link into a section already found goes to the topic's parts
+// (or is dropped), and the reserve links of a page whose links proved
+// on-topic are promoted to the stack.
+func (f *frontier) route(rs []result) []Entry {
+	var push []Entry
+	for _, r := range rs {
+		if r.canceled {
+			continue
+		}
+		rp := r.push
+		if f.secs != nil {
+			f.secs.observe(r.page)
+			rp = f.secs.divert(rp, f.tunnelLinks)
+		}
+		var promoted []Entry
+		if f.promo != nil {
+			promoted = f.promo.observe(r.entry, r.page)
+			if f.secs != nil {
+				promoted = f.secs.divert(promoted, f.tunnel)
+			}
+		}
+		push = append(push, rp...)
+		push = append(push, promoted...)
+		if f.promo != nil {
+			f.promo.remember(r.page.FinalURL, rp)
+		}
+	}
+	return push
+}
+
+// pushed marks the stacks that push reached as no longer empty.
+func (f *frontier) pushed(push []Entry) {
+	for _, e := range push {
+		f.empty[e.Topic] = false
+	}
+}

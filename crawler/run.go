@@ -1,0 +1,396 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// run is the state of one Crawler.Run: the scheduler's loop, which owns
+// the store, hands entries to the workers and commits their results.
+type run struct {
+	c      *Crawler
+	ctx    context.Context
+	start  time.Time
+	sum    Summary
+	budget *budget
+	front  *frontier
+	learn  *learning // nil without a Learner
+	out    *outage
+
+	jobs       chan Entry
+	results    chan result
+	cancelWork context.CancelFunc
+	workers    sync.WaitGroup
+
+	inflight   int
+	pending    []Entry          // popped, not yet handed to a worker
+	unflushed  []result         // received, not yet committed
+	flushTimer <-chan time.Time // when unflushed must be committed
+	ordered    *inOrder         // bfs, lockstep: results wait for those sent before them
+	lockstep   bool
+
+	lastProgress time.Time
+	sizes        frontierSizes
+}
+
+// Run crawls from seeds (used only when the crawl is new) until the
+// frontier is empty, a budget is reached or ctx ends. When ctx ends, the
+// pages already fetched are committed and the crawl can be resumed by
+// running it again; Run then returns ctx's error with the summary.
+func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (Summary, error) {
+	r, err := c.open(ctx, seeds, config)
+	if err != nil {
+		return r.sum, err
+	}
+	r.startWorkers()
+	for {
+		if err := r.commitDue(); err != nil {
+			return r.end("", err)
+		}
+		if err := r.refill(); err != nil {
+			return r.end("", err)
+		}
+		if finish, err := r.finished(); finish != "" || err != nil {
+			return r.end(finish, err)
+		}
+		if err := r.step(); err != nil {
+			return r.end("", err)
+		}
+	}
+}
+
+// open opens (or resumes) the crawl in the store and its learner.
+func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) (*run, error) {
+	r := &run{c: c, ctx: ctx, start: time.Now(), front: newFrontier(c), lastProgress: time.Now()}
+	params := c.signer.Params()
+	spec := r.front.spec(CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Topics: c.topics, Seeds: seeds, Config: config, MinHash: &params,
+		MaxWaitingPerHost: max(c.cfg.MaxFrontierPerHost, 0), MaxWaiting: max(c.cfg.MaxFrontier, 0)})
+	st, err := c.store.OpenCrawl(ctx, spec)
+	if err != nil {
+		return r, err
+	}
+	c.crawlID, r.front.crawl = st.ID, st.ID
+	r.sum = Summary{Crawl: st.ID, Resumed: st.Resumed, Total: st.Fetched, Succeeded: st.Succeeded, Relevant: make(map[string]int)}
+	r.budget = newBudget(c.cfg, st)
+	if c.cfg.Learner != nil {
+		r.learn = &learning{l: c.cfg.Learner, store: c.store, crawl: st.ID}
+		if st.Learner != nil {
+			if err := c.cfg.Learner.RestoreState(st.Learner); err != nil {
+				return r, fmt.Errorf("resume crawl %s: %w", c.cfg.Name, err)
+			}
+		}
+	}
+	r.out = newOutage(unwrapOutage(c.fetcher), c.cfg) // transient failures: see outage.go
+	c.fetcher = r.out
+	// The bfs queue's order does not change with commits, so a lockstep
+	// bfs crawl needs no rounds: committing in send order is enough.
+	r.lockstep = c.cfg.Lockstep && c.order != FIFO
+	if c.order == FIFO || r.lockstep {
+		r.ordered = newInOrder()
+	}
+	return r, nil
+}
+
+// startWorkers starts the pool that turns entries into results.
+func (r *run) startWorkers() {
+	r.jobs = make(chan Entry)
+	r.results = make(chan result, r.c.cfg.Workers)
+	var workCtx context.Context
+	workCtx, r.cancelWork = context.WithCancel(r.ctx)
+	for i := 0; i < r.c.cfg.Workers; i++ {
+		r.workers.Add(1)
+		go func() {
+			defer r.workers.Done()
+			w := newWorker(r.c)
+			for e := range r.jobs {
+				r.results <- w.process(workCtx, e)
+			}
+		}()
+	}
+}
+
+// betweenRounds reports whether the scheduler may pop: always, but in
+// lockstep only once the round's last fetch is back.
+func (r *run) betweenRounds() bool { return !r.lockstep || r.inflight == 0 }
+
+// queued counts the fetches taken from the frontier but not committed.
+func (r *run) queued() int {
+	n := r.inflight + len(r.pending) + len(r.unflushed)
+	if r.ordered != nil {
+		n += len(r.ordered.held)
+	}
+	return n
+}
+
+// commitDue commits the received results before the next pop. A lockstep
+// round commits once, when its last fetch is back: no pop comes before
+// then, so nothing needs its pushes sooner.
+func (r *run) commitDue() error {
+	if len(r.pending) == 0 && len(r.unflushed) > 0 && r.betweenRounds() {
+		return r.flush()
+	}
+	return nil
+}
+
+// refill takes the next entries from the frontier when none wait to be
+// fetched, after the learner's rescore.
+func (r *run) refill() error {
+	r.pending = r.out.due(r.pending, r.inflight)
+	if len(r.pending) > 0 || !r.betweenRounds() {
+		return nil
+	}
+	if r.learn != nil {
+		if err := r.learn.rescore(r.ctx); err != nil {
+			return err
+		}
+	}
+	if !r.budget.open(r.queued()) || r.ctx.Err() != nil || r.out.paused() {
+		return nil
+	}
+	es, err := r.front.take(r.ctx, r.budget, r.budget.room(r.queued()))
+	r.pending = es
+	return err
+}
+
+// finished tells why the crawl ends now, or "" while it goes on.
+func (r *run) finished() (string, error) {
+	if r.ctx.Err() != nil {
+		return "interrupted", nil
+	}
+	if err := r.out.stopped(); err != nil {
+		return "", err
+	}
+	if len(r.pending) > 0 || r.inflight > 0 {
+		return "", nil
+	}
+	switch {
+	case !r.budget.open(r.queued()):
+		return "budget reached", nil
+	case r.out.idle():
+		return "frontier empty", nil
+	}
+	return "", nil
+}
+
+// step waits for one event: a worker free for the next entry, a result,
+// the batch timer, a progress update or the outage's wake-up.
+func (r *run) step() error {
+	var send chan Entry
+	var head Entry
+	// Results held for an earlier, slow fetch stop new fetches at
+	// 4 × Workers, which bounds their memory.
+	if len(r.pending) > 0 && (r.ordered == nil || len(r.ordered.held) < 4*r.c.cfg.Workers) {
+		send, head = r.jobs, r.pending[0]
+	}
+	var tick <-chan time.Time
+	if r.c.cfg.Progress != nil {
+		tick = time.After(time.Until(r.lastProgress.Add(r.c.cfg.ProgressEvery)))
+	}
+	select {
+	case send <- head:
+		r.pending = r.pending[1:]
+		r.inflight++
+		r.budget.inflight[head.Topic]++
+		if r.ordered != nil {
+			r.ordered.send(head)
+		}
+	case res := <-r.results:
+		return r.received(res)
+	case <-r.flushTimer:
+		return r.flush()
+	case <-tick:
+		r.progress(r.ctx, false)
+	case <-r.out.wake():
+	case <-r.ctx.Done():
+	}
+	return nil
+}
+
+// received takes a result and those that arrived with it, and commits
+// them when the frontier needs their pushes. Stacks must see every push
+// before the next pop; the bfs queue's order does not change, so its
+// commits are batched (at most Workers results or 20 ms) and made in
+// send order: a crash loses at most the fetches in progress, the results
+// waiting for an earlier one and those of the open batch. A lockstep
+// round pops nothing before its end, so it commits its results in one
+// batch, in send order, at its end (commitDue).
+func (r *run) received(res result) error {
+	r.receive(res)
+	for len(r.unflushed) < 256 {
+		select {
+		case res := <-r.results:
+			r.receive(res)
+			continue
+		default:
+		}
+		break
+	}
+	switch {
+	case r.lockstep:
+	case r.c.order != FIFO || len(r.pending) == 0 || len(r.unflushed) >= r.c.cfg.Workers:
+		return r.flush()
+	case r.flushTimer == nil:
+		r.flushTimer = time.After(20 * time.Millisecond)
+	}
+	return nil
+}
+
+// receive counts a result back from a worker and holds it for commit.
+func (r *run) receive(res result) {
+	r.out.received(res.entry, res.canceled)
+	r.inflight--
+	r.budget.inflight[res.entry.Topic]--
+	if r.ordered == nil {
+		r.unflushed = append(r.unflushed, res)
+		return
+	}
+	r.unflushed = r.ordered.receive(res, r.unflushed)
+}
+
+// flush commits the received results.
+func (r *run) flush() error {
+	err := r.commit(r.unflushed)
+	r.unflushed, r.flushTimer = nil, nil
+	return err
+}
+
+// commit stores finished results (canceled fetches stay leased), lets the
+// learner see them and counts them.
+func (r *run) commit(rs []result) error {
+	c := r.c
+	pages := make([]*Page, 0, len(rs))
+	for _, res := range rs {
+		if !res.canceled {
+			pages = append(pages, res.page)
+		}
+	}
+	push := r.front.route(rs)
+	if len(pages) == 0 {
+		return nil
+	}
+	push = c.siteNormalize(pages, push) // sitenorm.go
+	ctx := context.WithoutCancel(r.ctx)
+	if err := c.store.Commit(ctx, r.front.crawl, pages, push); err != nil {
+		return err
+	}
+	if r.learn != nil {
+		if err := r.learn.observe(ctx, rs); err != nil {
+			return err
+		}
+	}
+	for _, p := range pages {
+		r.budget.commit(p)
+		r.sum.Fetched++
+		if p.Failure != "" {
+			r.sum.Failed++
+		}
+		for i, rel := range p.Relevant {
+			if rel {
+				r.sum.Relevant[c.topics[i]]++
+			}
+		}
+	}
+	r.front.pushed(push)
+	return nil
+}
+
+// end stops the workers, commits what finished and closes the run with
+// finish (the reason the loop ended) or runErr. Entries popped but never
+// fetched stay leased and go back on their stacks at resume.
+func (r *run) end(finish string, runErr error) (Summary, error) {
+	close(r.jobs)
+	if runErr != nil || r.ctx.Err() != nil {
+		r.cancelWork()
+	}
+	go func() { r.workers.Wait(); close(r.results) }()
+	for res := range r.results {
+		r.receive(res)
+	}
+	defer r.cancelWork()
+	rest := r.unflushed
+	if r.ordered != nil {
+		rest = r.ordered.rest(rest)
+	}
+	if err := r.commit(rest); err != nil && runErr == nil {
+		runErr = err
+	}
+	if r.learn != nil && runErr == nil {
+		runErr = r.learn.save(context.WithoutCancel(r.ctx))
+	}
+	sum := &r.sum
+	sum.Total, sum.Succeeded = r.budget.total, r.budget.succeeded
+	sum.Elapsed = time.Since(r.start)
+	if s := sum.Elapsed.Seconds(); s > 0 {
+		sum.FetchesPerSec = float64(sum.Fetched) / s
+		sum.PagesPerSec = float64(sum.Fetched-sum.Failed) / s
+	}
+	if r.c.cfg.Progress != nil {
+		r.progress(context.WithoutCancel(r.ctx), true)
+	}
+	switch {
+	case runErr != nil:
+		sum.Finish = "error"
+		return *sum, runErr
+	case r.ctx.Err() != nil:
+		sum.Finish = "interrupted"
+		return *sum, r.ctx.Err()
+	}
+	sum.Finish = finish
+	return *sum, r.c.store.FinishCrawl(r.ctx, r.front.crawl, finish)
+}
+
+// inOrder gives results back in the order their entries were sent to the
+// workers. A breadth-first queue that commits in that order receives its
+// pushes as a single worker would make them, so which pages a bfs crawl
+// fetches does not depend on which fetch finishes first. Results waiting
+// for an earlier one are at most the fetches in flight.
+type inOrder struct {
+	sent     map[urlnorm.URL]int // entry URL → send number
+	held     map[int]result
+	nextSend int
+	nextOut  int
+}
+
+func newInOrder() *inOrder {
+	return &inOrder{sent: make(map[urlnorm.URL]int), held: make(map[int]result)}
+}
+
+func (o *inOrder) send(e Entry) {
+	o.sent[e.URL] = o.nextSend
+	o.nextSend++
+}
+
+// receive holds r and appends to out the results now in order.
+func (o *inOrder) receive(r result, out []result) []result {
+	n := o.sent[r.entry.URL]
+	delete(o.sent, r.entry.URL)
+	o.held[n] = r
+	for {
+		r, ok := o.held[o.nextOut]
+		if !ok {
+			return out
+		}
+		delete(o.held, o.nextOut)
+		o.nextOut++
+		out = append(out, r)
+	}
+}
+
+// rest appends to out the results still held, in send order.
+func (o *inOrder) rest(out []result) []result {
+	keys := make([]int, 0, len(o.held))
+	for k := range o.held {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		out = append(out, o.held[k])
+	}
+	clear(o.held)
+	return out
+}
