@@ -14,7 +14,7 @@ type frontier struct {
 	topics     []string
 	order      Order
 	fallback   []Kind // of each topic, in the order they are served
-	rounds     int    // entries popped at once (bfs queue, lockstep); 0: one
+	batch      int    // entries popped at once, at most (popSize)
 	maxPerHost int
 	beforePop  func() // called before each pop
 	empty      map[string]bool
@@ -36,8 +36,9 @@ func newFrontier(c *Crawler) *frontier {
 	} else {
 		f.topics = c.topics
 	}
-	if c.order == FIFO || cfg.Lockstep {
-		f.rounds = cfg.Workers
+	f.batch = cfg.Workers
+	if c.order != FIFO && !cfg.Lockstep {
+		f.batch = max(1, cfg.Workers/aheadShare)
 	}
 	if c.order == FIFO {
 		return f
@@ -143,15 +144,20 @@ func (f *frontier) popTopic(ctx context.Context, topic string, left int) ([]Entr
 	return nil, nil
 }
 
-// popSize is how many entries to take from a stack at once: one for the
-// per-topic stacks and best-first, whose order changes with every commit,
-// and up to the number of workers for the bfs queue, whose order does not,
-// and for a round of a lockstep crawl.
+// aheadShare sets how far a focused crawl that is not in lockstep pops
+// ahead: a batch of Workers/aheadShare entries from one stack at once.
+// A stack's order changes with every commit, so a larger batch serves
+// older choices; a smaller one costs a store transaction per few
+// fetches.
+const aheadShare = 4
+
+// popSize is how many entries to take from a stack at once: up to the
+// number of workers for the bfs queue, whose order does not change with
+// commits, and for a round of a lockstep crawl; a quarter of that for
+// per-topic stacks (aheadShare); never more than the budget allows, nor
+// 32.
 func (f *frontier) popSize(left int) int {
-	if f.rounds == 0 {
-		return 1
-	}
-	return max(1, min(f.rounds, 32, left))
+	return max(1, min(f.batch, 32, left))
 }
 
 // route returns the entries the committed results push, after the stack

@@ -61,7 +61,11 @@ func (r *run) progress(ctx context.Context, final bool) {
 	if final {
 		r.sizes.next = time.Time{} // the last update counts afresh
 	}
-	if sizes := r.sizes.get(ctx, c.store, r.front.crawl); sizes != nil {
+	sizes := r.sizes.sizes // the store is the committer's while it has a batch
+	if r.job == nil {
+		sizes = r.sizes.get(ctx, c.store, r.front.crawl)
+	}
+	if sizes != nil {
 		for _, s := range r.front.stacks() {
 			p.Frontier = append(p.Frontier, Waiting{Stack: s, URLs: sizes[s.Name()]})
 		}

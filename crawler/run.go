@@ -27,9 +27,13 @@ type run struct {
 	cancelWork context.CancelFunc
 	workers    sync.WaitGroup
 
+	commits   chan *commitJob // to the committer
+	committed chan error      // from the committer, one per job
+	job       *commitJob      // with the committer, nil when it is idle
+
 	inflight   int
 	pending    []Entry          // popped, not yet handed to a worker
-	unflushed  []result         // received, not yet committed
+	unflushed  []result         // received, not yet handed to the committer
 	flushTimer <-chan time.Time // when unflushed must be committed
 	ordered    *inOrder         // bfs, lockstep: results wait for those sent before them
 	lockstep   bool
@@ -48,6 +52,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		return r.sum, err
 	}
 	r.startWorkers()
+	r.startCommitter()
 	for {
 		if err := r.commitDue(); err != nil {
 			return r.end("", err)
@@ -121,20 +126,31 @@ func (r *run) betweenRounds() bool { return !r.lockstep || r.inflight == 0 }
 // queued counts the fetches taken from the frontier but not committed.
 func (r *run) queued() int {
 	n := r.inflight + len(r.pending) + len(r.unflushed)
+	if r.job != nil {
+		n += len(r.job.rs)
+	}
 	if r.ordered != nil {
 		n += len(r.ordered.held)
 	}
 	return n
 }
 
-// commitDue commits the received results before the next pop. A lockstep
+// commitDue commits the received results before the next pop, and waits
+// for the committer: the store is used by one goroutine at a time, and
+// the stacks must see every push before they are served. A lockstep
 // round commits once, when its last fetch is back: no pop comes before
 // then, so nothing needs its pushes sooner.
 func (r *run) commitDue() error {
-	if len(r.pending) == 0 && len(r.unflushed) > 0 && r.betweenRounds() {
-		return r.flush()
+	if len(r.pending) > 0 || !r.betweenRounds() {
+		return nil
 	}
-	return nil
+	if err := r.settle(); err != nil || len(r.unflushed) == 0 {
+		return err
+	}
+	if err := r.flush(); err != nil {
+		return err
+	}
+	return r.settle()
 }
 
 // refill takes the next entries from the frontier when none wait to be
@@ -165,7 +181,7 @@ func (r *run) finished() (string, error) {
 	if err := r.out.stopped(); err != nil {
 		return "", err
 	}
-	if len(r.pending) > 0 || r.inflight > 0 {
+	if len(r.pending) > 0 || r.inflight > 0 || r.job != nil {
 		return "", nil
 	}
 	switch {
@@ -187,6 +203,10 @@ func (r *run) step() error {
 	if len(r.pending) > 0 && (r.ordered == nil || len(r.ordered.held) < 4*r.c.cfg.Workers) {
 		send, head = r.jobs, r.pending[0]
 	}
+	var committed <-chan error
+	if r.job != nil {
+		committed = r.committed
+	}
 	var tick <-chan time.Time
 	if r.c.cfg.Progress != nil {
 		tick = time.After(time.Until(r.lastProgress.Add(r.c.cfg.ProgressEvery)))
@@ -201,6 +221,13 @@ func (r *run) step() error {
 		}
 	case res := <-r.results:
 		return r.received(res)
+	case err := <-committed:
+		if err := r.done(err); err != nil {
+			return err
+		}
+		if len(r.unflushed) >= r.c.cfg.Workers {
+			return r.flush()
+		}
 	case <-r.flushTimer:
 		return r.flush()
 	case <-tick:
@@ -212,13 +239,12 @@ func (r *run) step() error {
 }
 
 // received takes a result and those that arrived with it, and commits
-// them when the frontier needs their pushes. Stacks must see every push
-// before the next pop; the bfs queue's order does not change, so its
-// commits are batched (at most Workers results or 20 ms) and made in
-// send order: a crash loses at most the fetches in progress, the results
-// waiting for an earlier one and those of the open batch. A lockstep
-// round pops nothing before its end, so it commits its results in one
-// batch, in send order, at its end (commitDue).
+// them when the frontier needs their pushes: before the next pop
+// (commitDue), or once Workers results or 20 ms have gathered. A bfs
+// crawl commits in send order. A crash loses at most the fetches in
+// progress, the results waiting for an earlier one and those of the open
+// batch. A lockstep round pops nothing before its end, so it commits its
+// results in one batch, in send order, at its end (commitDue).
 func (r *run) received(res result) error {
 	r.receive(res)
 	for len(r.unflushed) < 256 {
@@ -232,7 +258,7 @@ func (r *run) received(res result) error {
 	}
 	switch {
 	case r.lockstep:
-	case r.c.order != FIFO || len(r.pending) == 0 || len(r.unflushed) >= r.c.cfg.Workers:
+	case len(r.pending) == 0 || len(r.unflushed) >= r.c.cfg.Workers:
 		return r.flush()
 	case r.flushTimer == nil:
 		r.flushTimer = time.After(20 * time.Millisecond)
@@ -240,50 +266,110 @@ func (r *run) received(res result) error {
 	return nil
 }
 
-// receive counts a result back from a worker and holds it for commit.
+// receive counts a result back from a worker and holds it for commit;
+// the site normalization rules count the results in the order they will
+// be committed, as soon as they are (sitenorm.go).
 func (r *run) receive(res result) {
 	r.out.received(res.entry, res.canceled)
 	r.inflight--
 	r.budget.inflight[res.entry.Topic]--
+	n := len(r.unflushed)
 	if r.ordered == nil {
 		r.unflushed = append(r.unflushed, res)
-		return
+	} else {
+		r.unflushed = r.ordered.receive(res, r.unflushed)
 	}
-	r.unflushed = r.ordered.receive(res, r.unflushed)
-}
-
-// flush commits the received results.
-func (r *run) flush() error {
-	err := r.commit(r.unflushed)
-	r.unflushed, r.flushTimer = nil, nil
-	return err
-}
-
-// commit stores finished results (canceled fetches stay leased), lets the
-// learner see them and counts them.
-func (r *run) commit(rs []result) error {
-	c := r.c
-	pages := make([]*Page, 0, len(rs))
-	for _, res := range rs {
+	for _, res := range r.unflushed[n:] {
 		if !res.canceled {
-			pages = append(pages, res.page)
+			r.c.observeNorm(res.page)
 		}
 	}
-	push := r.front.route(rs)
-	if len(pages) == 0 {
+	// A crawl not in lockstep measures by what it knows at once; a
+	// lockstep round, by what it knew at its start (publishNorm at pop).
+	if !r.lockstep && n < len(r.unflushed) {
+		r.c.publishNorm()
+	}
+}
+
+// commitJob is one batch of results for the committer.
+type commitJob struct {
+	rs    []result
+	pages []*Page
+	push  []Entry
+}
+
+// startCommitter starts the goroutine that commits the batches of
+// results while the scheduler goes on handing out entries and receiving
+// results: fetchers never wait for a commit. It commits one batch at a
+// time, in order, and lets the learner see each batch once it is stored
+// (Learner.Observe in commit order, from that one goroutine). The
+// scheduler calls no other Store method while a batch is with it
+// (settle).
+func (r *run) startCommitter() {
+	r.commits = make(chan *commitJob)
+	r.committed = make(chan error, 1)
+	go func() {
+		for j := range r.commits {
+			ctx := context.WithoutCancel(r.ctx)
+			err := r.c.store.Commit(ctx, r.front.crawl, j.pages, j.push)
+			if err == nil && r.learn != nil {
+				err = r.learn.observe(ctx, j.rs)
+			}
+			r.committed <- err
+		}
+	}()
+}
+
+// flush hands the received results to the committer, unless it is busy
+// with a batch (they then go with the next one).
+func (r *run) flush() error {
+	if r.job != nil {
 		return nil
 	}
-	push = c.siteNormalize(pages, push) // sitenorm.go
-	ctx := context.WithoutCancel(r.ctx)
-	if err := c.store.Commit(ctx, r.front.crawl, pages, push); err != nil {
-		return err
+	j := r.prepare(r.unflushed)
+	r.unflushed, r.flushTimer = nil, nil
+	if j == nil {
+		return nil
 	}
-	if r.learn != nil {
-		if err := r.learn.observe(ctx, rs); err != nil {
-			return err
+	r.job = j
+	r.commits <- j
+	return nil
+}
+
+// prepare makes the batch of rs: their pages (canceled fetches stay
+// leased) and what they push after the stack policies; nil when there is
+// no page.
+func (r *run) prepare(rs []result) *commitJob {
+	j := &commitJob{rs: rs, pages: make([]*Page, 0, len(rs))}
+	for _, res := range rs {
+		if !res.canceled {
+			j.pages = append(j.pages, res.page)
 		}
 	}
-	for _, p := range pages {
+	j.push = r.front.route(rs)
+	if len(j.pages) == 0 {
+		return nil
+	}
+	j.push = r.c.canonical(j.push) // sitenorm.go
+	return j
+}
+
+// settle waits for the batch with the committer, if any, and counts it.
+func (r *run) settle() error {
+	if r.job == nil {
+		return nil
+	}
+	return r.done(<-r.committed)
+}
+
+// done counts the committed batch, which the committer answered with err.
+func (r *run) done(err error) error {
+	j := r.job
+	r.job = nil
+	if err != nil {
+		return err
+	}
+	for _, p := range j.pages {
 		r.budget.commit(p)
 		r.sum.Fetched++
 		if p.Failure != "" {
@@ -291,11 +377,11 @@ func (r *run) commit(rs []result) error {
 		}
 		for i, rel := range p.Relevant {
 			if rel {
-				r.sum.Relevant[c.topics[i]]++
+				r.sum.Relevant[r.c.topics[i]]++
 			}
 		}
 	}
-	r.front.pushed(push)
+	r.front.pushed(j.push)
 	return nil
 }
 
@@ -312,13 +398,25 @@ func (r *run) end(finish string, runErr error) (Summary, error) {
 		r.receive(res)
 	}
 	defer r.cancelWork()
-	rest := r.unflushed
-	if r.ordered != nil {
-		rest = r.ordered.rest(rest)
-	}
-	if err := r.commit(rest); err != nil && runErr == nil {
+	if err := r.settle(); err != nil && runErr == nil {
 		runErr = err
 	}
+	if r.ordered != nil {
+		n := len(r.unflushed)
+		r.unflushed = r.ordered.rest(r.unflushed)
+		for _, res := range r.unflushed[n:] {
+			if !res.canceled {
+				r.c.observeNorm(res.page)
+			}
+		}
+	}
+	if err := r.flush(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if err := r.settle(); err != nil && runErr == nil {
+		runErr = err
+	}
+	close(r.commits)
 	if r.learn != nil && runErr == nil {
 		runErr = r.learn.save(context.WithoutCancel(r.ctx))
 	}

@@ -159,22 +159,28 @@ func (w *worker) doc(ctx context.Context, u urlnorm.URL) (sitenorm.Doc, bool) {
 	return d, true
 }
 
-// siteNormalize counts the pages and their measured pairs into the rules
-// (in commit order), records on each page the rules its pairs changed,
-// and returns push with every URL in its host's canonical form.
-func (c *Crawler) siteNormalize(pages []*Page, push []Entry) []Entry {
+// observeNorm counts a page to be committed and its measured pairs into
+// the rules (in commit order, as results are received) and records on
+// the page the rules its pairs changed.
+func (c *Crawler) observeNorm(p *Page) {
+	rules := c.cfg.SiteNorm
+	if rules == nil {
+		return
+	}
+	rules.CountFetch(1)
+	if p.Failure == "" {
+		rules.CountPage(p.URL.Host())
+	}
+	for _, pr := range p.NormPairs {
+		p.NormRules = append(p.NormRules, rules.Observe(pr))
+	}
+}
+
+// canonical returns push with every URL in its host's canonical form.
+func (c *Crawler) canonical(push []Entry) []Entry {
 	rules := c.cfg.SiteNorm
 	if rules == nil {
 		return push
-	}
-	for _, p := range pages {
-		rules.CountFetch(1)
-		if p.Failure == "" {
-			rules.CountPage(p.URL.Host())
-		}
-		for _, pr := range p.NormPairs {
-			p.NormRules = append(p.NormRules, rules.Observe(pr))
-		}
 	}
 	for i := range push {
 		push[i].URL = rules.Canonical(push[i].URL)

@@ -140,7 +140,9 @@ func TestCrawler_Run_siteNormRejectsLowerCaseOnACaseSensitiveServer(t *testing.T
 	s := newNormSite(t, false, casePages)
 	st, rules := crawlNorm(t, s, sitenorm.Policy{Sample: 3, MaxShare: 10, Extensions: []urlnorm.Extension{urlnorm.EN1LowerPath}})
 	ru := ruleOf(t, st, urlnorm.EN1LowerPath)
-	if ru.State != sitenorm.Rejected || ru.Counts.Loss != 1 {
+	// Rejected at the first loss; a page already on its way to the
+	// worker when that loss came back may be measured too.
+	if ru.State != sitenorm.Rejected || ru.Counts.Loss < 1 || ru.Counts.Loss > 2 || ru.Counts.NonLoss != 0 {
 		t.Fatalf("EN1: %+v, want rejected at the first loss", ru)
 	}
 	if got := rules.Canonical(s.url("/Projects/X.html")); got != s.url("/Projects/X.html") {
