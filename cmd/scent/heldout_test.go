@@ -1,18 +1,16 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/internal/sharedtest"
 	"github.com/scent-crawler/scent/report"
-	"github.com/scent-crawler/scent/training"
 )
 
 // TestExperiment_heldOut_webkb runs a breadth-first experiment on the real
@@ -37,7 +35,7 @@ func TestExperiment_heldOut_webkb(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	learnt, err := readTrained(filepath.Join(out, trainedFile))
+	learnt, err := experiment.ReadTrained(filepath.Join(out, experiment.TrainedFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,85 +90,5 @@ func TestExperiment_heldOut_webkb(t *testing.T) {
 	}
 	if want := fmt.Sprintf("### course: %d held-out targets", c.Targets); !strings.Contains(md, want) {
 		t.Errorf("report lacks %q:\n%s", want, md)
-	}
-}
-
-// TestRunGrid_heldOut_webkb runs a two-cell grid on the real collection
-// with the baselines: every cell is measured on held-out targets beside
-// breadth-first and the plan, and the best-recall line is held-out.
-func TestRunGrid_heldOut_webkb(t *testing.T) {
-	archive := sharedtest.Path(t, "corpus/webkb.tgz")
-	if testing.Short() {
-		t.Skip("corpus test skipped in -short mode")
-	}
-	out := filepath.Join(t.TempDir(), "grid")
-	o := experimentOpts{experimentSettings: experimentSettings{archive: archive, out: out, group: "misc", budget: 400, workers: 16, lockstep: true, baseline: true},
-		topics: []string{"course"}, strategies: []string{"bfs", "link"}, frontiers: []string{"stack"}, ks: []string{"1000"}, windows: []string{"10"}, thresholds: []string{"0.76"}}
-	o.mf.m, o.mf.event, o.mf.folds, o.mf.documents = 1, "binary", 0, "windows"
-	cells, err := o.cells()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout strings.Builder
-	g, err := runGrid(context.Background(), o, cells, &stdout, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range g.Cells {
-		ts := c.Report.Topic("course")
-		if ts == nil || ts.Targets == 0 || ts.Targets >= ts.TargetsAll || ts.BFS == nil || len(ts.Plan) != 3 || len(ts.RecallAt) != 1 {
-			t.Errorf("cell %s: %+v", c.Name, ts)
-		}
-		if ts != nil && ts.BFS != nil && c.Strategy == "bfs" && (ts.SpeedUpAt(0.25) == nil || *ts.SpeedUpAt(0.25) != 1) {
-			t.Errorf("cell %s: speed-up over itself %v", c.Name, ts.SpeedUp)
-		}
-	}
-	if !strings.Contains(stdout.String(), "best held-out recall") {
-		t.Errorf("stdout:\n%s", stdout.String())
-	}
-	csv, err := os.ReadFile(filepath.Join(out, "report.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(string(csv), "cell,topics,strategy,frontier,k,window,threshold,topic,pages,fetches,targets,found,recall,") {
-		t.Errorf("csv header: %s", strings.SplitN(string(csv), "\n", 2)[0])
-	}
-}
-
-// TestLearntOf lists the examples and the parents of the backlinks file,
-// and writeTrained and readTrained keep the list.
-func TestLearntOf(t *testing.T) {
-	dir := t.TempDir()
-	seedPath := filepath.Join(dir, "seeds.txt")
-	back := filepath.Join(dir, "back.csv")
-	os.WriteFile(seedPath, []byte("seed http://d.test/\ncourse http://a.test/c1\nother http://a.test/o\n"), 0o644)
-	os.WriteFile(back, []byte("parent_url,target_url\nhttp://b.test/list,http://a.test/c1\n"), 0o644)
-	s, err := training.LoadSeeds(seedPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mf := modelFlags{backlinks: back}
-	model := filepath.Join(dir, "course.json")
-	if err := writeLearnt(context.Background(), trainedPathFor(model), s, &mf); err != nil {
-		t.Fatal(err)
-	}
-	got, err := readTrained(filepath.Join(dir, "course.trained.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(got) != "[http://a.test/c1 http://a.test/o http://b.test/list]" {
-		t.Errorf("learnt from %v", got)
-	}
-	// A report finds the list beside its database, or takes the seed
-	// file's examples.
-	os.Rename(filepath.Join(dir, "course.trained.txt"), filepath.Join(dir, trainedFile))
-	if l, err := learntFor(filepath.Join(dir, "scent.db"), "", "", io.Discard); err != nil || len(l) != 3 {
-		t.Errorf("beside the database: %v, %v", l, err)
-	}
-	if l, err := learntFor(filepath.Join(dir, "scent.db"), "", seedPath, io.Discard); err != nil || len(l) != 2 {
-		t.Errorf("from the seed file: %v, %v", l, err)
-	}
-	if l, err := learntFor(filepath.Join(t.TempDir(), "scent.db"), "", "", io.Discard); err != nil || l != nil {
-		t.Errorf("without a list: %v, %v; want none known", l, err)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/scent-crawler/scent/report"
 )
 
-// writeSummary writes one line per topic of an experiment's report: the
+// WriteSummary writes one line per topic of an experiment's report: the
 // held-out figures, breadth-first's and the plan's beside them.
-func writeSummary(w io.Writer, rep *report.Report) {
+func WriteSummary(w io.Writer, rep *report.Report) {
 	for _, t := range rep.Topics {
 		fmt.Fprintf(w, "%s %s: %d pages (%d fetches), %d of %d held-out targets: recall %.3f (all labels %.3f)%s; %.0f pages/s, %.0f fetches/s\n",
 			rep.Strategy, t.Topic, rep.Pages, rep.Fetches, t.Found, t.Targets, t.Recall, t.RecallAll, headline(t), rep.PagesPerSecond, rep.FetchesPerSecond)

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -8,10 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/spf13/pflag"
-
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/training"
 	"github.com/scent-crawler/scent/urlnorm"
@@ -21,9 +20,9 @@ import (
 // topic's reward threshold for the link learner.
 var rewardGrid = []float64{0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95}
 
-// withRewardGrid adds rewardGrid to the thresholds a training run
+// WithRewardGrid adds rewardGrid to the thresholds a training run
 // cross-validates.
-func withRewardGrid(ths []float64) []float64 {
+func WithRewardGrid(ths []float64) []float64 {
 	out := slices.Clone(ths)
 	for _, th := range rewardGrid {
 		if !slices.Contains(out, th) {
@@ -33,12 +32,12 @@ func withRewardGrid(ths []float64) []float64 {
 	return out
 }
 
-// rewardThresholds chooses, per topic (in the order of topics), the page
+// RewardThresholds chooses, per topic (in the order of topics), the page
 // threshold of rewardGrid at which the cross-validated page classification
 // of the training examples has the best F1 (the higher threshold on a
 // tie): where the model's verdict on a fetched page is most often right.
 // A topic without cross-validation gets 0 (the learner's default).
-func rewardThresholds(rep *training.Report, topics []string) []float64 {
+func RewardThresholds(rep *training.Report, topics []string) []float64 {
 	out := make([]float64, len(topics))
 	best := make([]float64, len(topics))
 	for _, cv := range rep.ByThreshold {
@@ -78,49 +77,22 @@ func (s pageScorer) ScorePage(tokens []string, dst []float64) []float64 {
 // trainPageModel trains the model that judges pages (--page-negatives):
 // the experiment's examples with those negatives. It returns the model,
 // its report and the negatives' sources, which the model learnt from too.
-func (o singleExperiment) trainPageModel(ctx context.Context, a *replay.Archive, ff *fetchFlags, progress io.Writer) (*classify.Model, *training.Report, []training.Source, error) {
-	path := filepath.Join(o.out, "seeds-page.txt")
-	if err := writeFileAtomic(path, func(f *os.File) error { return writeSeeds(f, a, o.topics, o.group, o.pageNegatives) }); err != nil {
+func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, fc fetch.Config, progress io.Writer) (*classify.Model, *training.Report, []training.Source, error) {
+	path := filepath.Join(o.Out, "seeds-page.txt")
+	if err := writeFileAtomic(path, func(f *os.File) error { return WriteSeeds(f, a, o.Topics, o.Group, o.PageNegatives) }); err != nil {
 		return nil, nil, nil, err
 	}
 	seeds, err := training.LoadSeeds(path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	mf := o.mf
-	m, rep, err := trainModel(ctx, seeds, ff, &mf, progress, nil)
+	mf := o.Model
+	m, rep, err := trainModel(ctx, seeds, fc, &mf, progress, nil)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("page model: %w", err)
 	}
-	if err := saveModel(filepath.Join(o.out, "page-model.json"), m); err != nil {
+	if err := saveModel(filepath.Join(o.Out, "page-model.json"), m); err != nil {
 		return nil, nil, nil, err
 	}
 	return m, rep, seeds.Other, nil
-}
-
-// paperPreset are the settings of the paper's crawler where the defaults
-// differ: no link learner, no sections, examples fetched like any page,
-// one model for links and pages.
-var paperPreset = map[string]string{"learn": "false", "sections": "false", "skip-examples": "false", "page-negatives": ""}
-
-// applyPreset sets the flags of preset ("" keeps the defaults, the best
-// crawler; "paper" the paper's) that the command line did not set.
-func applyPreset(fs *pflag.FlagSet, preset string) error {
-	switch preset {
-	case "":
-		return nil
-	case "paper":
-	default:
-		return fmt.Errorf("--preset %q: want paper (or nothing, for the best crawler)", preset)
-	}
-	for name, v := range paperPreset {
-		f := fs.Lookup(name)
-		if f == nil || f.Changed {
-			continue
-		}
-		if err := f.Value.Set(v); err != nil {
-			return fmt.Errorf("--preset %s: %s: %w", preset, name, err)
-		}
-	}
-	return nil
 }

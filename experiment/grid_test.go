@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bytes"
@@ -15,59 +15,21 @@ import (
 	"time"
 
 	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/internal/collectiontest"
 	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/training"
 )
 
-// writeGridArchive writes a small collection in the stored layout
-// (class/group/URL with '/' as '^'): four department sites whose home
-// pages link to course pages (which link to each other) and to other
-// pages, and a misc group of course and other pages to train on.
-func writeGridArchive(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	write := func(class, group, url, body string) {
-		name := filepath.Join(dir, class, group, strings.ReplaceAll(url, "/", "^"))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte("<html><body>"+body+"</body></html>\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	courseWords := []string{"course syllabus homework lecture", "exam grading lecture notes", "homework assignments due", "course schedule midterm final exam"}
-	otherWords := []string{"news weather sports today", "photos of my cat and dog", "recipes for dinner tonight", "travel pictures summer vacation"}
-	for i, dep := range []string{"cornell", "texas", "washington", "wisconsin"} {
-		host := fmt.Sprintf("http://%c.test", 'a'+i)
-		var links []string
-		for j := 0; j < 6; j++ {
-			links = append(links, fmt.Sprintf(`<a href="/c%d.html">course homework lecture %d</a>`, j, j),
-				fmt.Sprintf(`<a href="/o%d.html">photos news %d</a>`, j, j))
-			next := fmt.Sprintf(`<a href="/c%d.html">course lecture syllabus</a> <a href="/o%d.html">news photos</a>`, (j+1)%6, (j+2)%6)
-			write("course", dep, fmt.Sprintf("%s/c%d.html", host, j), courseWords[j%4]+" "+next)
-			write("other", dep, fmt.Sprintf("%s/o%d.html", host, j), otherWords[j%4]+" "+next)
-		}
-		write("department", dep, host+"/", "department of computer science "+strings.Join(links, " "))
-	}
-	for j := 0; j < 8; j++ {
-		write("course", "misc", fmt.Sprintf("http://m.test/c%d.html", j),
-			courseWords[j%4]+" "+courseWords[(j+1)%4]+fmt.Sprintf(` <a href="/c%d.html">course lecture</a> <a href="/o%d.html">news photos</a>`, (j+1)%8, j))
-		write("other", "misc", fmt.Sprintf("http://m.test/o%d.html", j),
-			otherWords[j%4]+" "+otherWords[(j+1)%4]+fmt.Sprintf(` <a href="/o%d.html">news photos</a>`, (j+1)%8))
-	}
-	return dir
-}
-
-func gridOpts(archive, out string) experimentOpts {
-	o := experimentOpts{experimentSettings: experimentSettings{archive: archive, out: out, group: "misc", budget: 15, workers: 4, discovery: 20},
-		topics: []string{"course"}, strategies: []string{"bfs", "link", "page"}, frontiers: []string{"stack"}, ks: []string{"5,20"}, windows: []string{"10"},
-		thresholds: []string{"0.76"}}
-	o.mf.m, o.mf.event, o.mf.folds, o.mf.documents = 1, "binary", 5, "windows"
+func gridOpts(archive, out string) Grid {
+	o := Grid{Spec: Spec{Archive: archive, Out: out, Group: "misc", Budget: 15, Workers: 4, Discovery: 20},
+		TopicSets: []string{"course"}, Strategies: []string{"bfs", "link", "page"}, Frontiers: []string{"stack"}, Ks: []string{"5,20"}, Windows: []string{"10"},
+		Thresholds: []string{"0.76"}}
+	o.Model.M, o.Model.Event, o.Model.Folds, o.Model.Documents = 1, "binary", 5, "windows"
 	return o
 }
 
 func TestRunGrid(t *testing.T) {
-	archive := writeGridArchive(t)
+	archive := collectiontest.Write(t)
 	out := filepath.Join(t.TempDir(), "grid")
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -92,8 +54,11 @@ func TestRunGrid(t *testing.T) {
 		t.Errorf("progress: want a line per cell, got:\n%s", progress.String())
 	}
 	for _, name := range want {
-		if _, err := os.Stat(filepath.Join(out, "cells", name, "report.json")); err != nil {
+		if _, err := os.Stat(filepath.Join(out, "cells", name, cellFile)); err != nil {
 			t.Errorf("cell %s: %v", name, err)
+		}
+		if _, err := os.Stat(filepath.Join(out, "cells", name, "report.json")); err == nil {
+			t.Errorf("cell %s: a report.json beside cell.json repeats the grid's report", name)
 		}
 	}
 	for _, f := range []string{"command", "report.json", "report.md", "report.csv", "report.html"} {
@@ -180,15 +145,15 @@ func TestRunGrid(t *testing.T) {
 }
 
 func TestRunExperiment_single(t *testing.T) {
-	archive := writeGridArchive(t)
+	archive := collectiontest.Write(t)
 	out := filepath.Join(t.TempDir(), "one")
 	o := gridOpts(archive, out)
-	o.strategies, o.ks = []string{"link"}, []string{"20"}
+	o.Strategies, o.Ks = []string{"link"}, []string{"20"}
 	cells, err := o.cells()
 	if err != nil || len(cells) != 1 {
 		t.Fatalf("cells = %v, %v; want one", cells, err)
 	}
-	rep, err := runExperiment(context.Background(), o.single(cells[0]), io.Discard)
+	rep, err := Run(context.Background(), o.single(cells[0]), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,37 +179,37 @@ func TestRunExperiment_single(t *testing.T) {
 }
 
 func TestExperimentOpts_cells(t *testing.T) {
-	base := experimentOpts{experimentSettings: experimentSettings{out: "x"}, topics: []string{"course"}, strategies: []string{"link"}, frontiers: []string{"stack"},
-		ks: []string{"1000"}, windows: []string{"10"}, thresholds: []string{"0.76"}}
+	base := Grid{Spec: Spec{Out: "x"}, TopicSets: []string{"course"}, Strategies: []string{"link"}, Frontiers: []string{"stack"},
+		Ks: []string{"1000"}, Windows: []string{"10"}, Thresholds: []string{"0.76"}}
 	tests := []struct {
 		name   string
-		change func(*experimentOpts)
+		change func(*Grid)
 		count  int
 		first  string
 		last   string
 		err    string
 	}{
-		{"single", func(*experimentOpts) {}, 1, "course-link-stack-k1000-n10-t0.76", "course-link-stack-k1000-n10-t0.76", ""},
-		{"comma topic is one crawl", func(o *experimentOpts) { o.topics = []string{"course,faculty"} }, 1,
+		{"single", func(*Grid) {}, 1, "course-link-stack-k1000-n10-t0.76", "course-link-stack-k1000-n10-t0.76", ""},
+		{"comma topic is one crawl", func(o *Grid) { o.TopicSets = []string{"course,faculty"} }, 1,
 			"course+faculty-link-stack-k1000-n10-t0.76", "course+faculty-link-stack-k1000-n10-t0.76", ""},
-		{"repeated topic is a dimension", func(o *experimentOpts) { o.topics = []string{"course", "faculty"} }, 2,
+		{"repeated topic is a dimension", func(o *Grid) { o.TopicSets = []string{"course", "faculty"} }, 2,
 			"course-link-stack-k1000-n10-t0.76", "faculty-link-stack-k1000-n10-t0.76", ""},
-		{"bfs once per topic set", func(o *experimentOpts) {
-			o.topics = []string{"course", "faculty"}
-			o.strategies = []string{"bfs,page,link,link+backlinks"}
-			o.frontiers = []string{"stack,best-first"}
-			o.ks = []string{"50,200,1000,5000"}
-			o.windows = []string{"5,10,20"}
+		{"bfs once per topic set", func(o *Grid) {
+			o.TopicSets = []string{"course", "faculty"}
+			o.Strategies = []string{"bfs,page,link,link+backlinks"}
+			o.Frontiers = []string{"stack,best-first"}
+			o.Ks = []string{"50,200,1000,5000"}
+			o.Windows = []string{"5,10,20"}
 		}, 2 * (1 + 3*2*4*3), "course-bfs", "faculty-link+backlinks-best-first-k5000-n20-t0.76", ""},
-		{"repeats dropped", func(o *experimentOpts) { o.ks = []string{"50,50", "200"}; o.thresholds = []string{"0.5, 0.9"} }, 4,
+		{"repeats dropped", func(o *Grid) { o.Ks = []string{"50,50", "200"}; o.Thresholds = []string{"0.5, 0.9"} }, 4,
 			"course-link-stack-k50-n10-t0.5", "course-link-stack-k200-n10-t0.9", ""},
-		{"bad k", func(o *experimentOpts) { o.ks = []string{"10,x"} }, 0, "", "", `--k "x"`},
-		{"zero window", func(o *experimentOpts) { o.windows = []string{"0"} }, 0, "", "", `--window "0"`},
-		{"threshold above 1", func(o *experimentOpts) { o.thresholds = []string{"1.5"} }, 0, "", "", `--threshold "1.5"`},
-		{"bad strategy", func(o *experimentOpts) { o.strategies = []string{"link,dfs"} }, 0, "", "", "unknown strategy"},
-		{"bad frontier", func(o *experimentOpts) { o.frontiers = []string{"queue"} }, 0, "", "", "unknown frontier"},
-		{"no topic", func(o *experimentOpts) { o.topics = nil }, 0, "", "", "--topic"},
-		{"empty topic", func(o *experimentOpts) { o.topics = []string{" , "} }, 0, "", "", "no topic"},
+		{"bad k", func(o *Grid) { o.Ks = []string{"10,x"} }, 0, "", "", `--k "x"`},
+		{"zero window", func(o *Grid) { o.Windows = []string{"0"} }, 0, "", "", `--window "0"`},
+		{"threshold above 1", func(o *Grid) { o.Thresholds = []string{"1.5"} }, 0, "", "", `--threshold "1.5"`},
+		{"bad strategy", func(o *Grid) { o.Strategies = []string{"link,dfs"} }, 0, "", "", "unknown strategy"},
+		{"bad frontier", func(o *Grid) { o.Frontiers = []string{"queue"} }, 0, "", "", "unknown frontier"},
+		{"no topic", func(o *Grid) { o.TopicSets = nil }, 0, "", "", "--topic"},
+		{"empty topic", func(o *Grid) { o.TopicSets = []string{" , "} }, 0, "", "", "no topic"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -275,8 +240,8 @@ func TestExperimentOpts_cells(t *testing.T) {
 }
 
 func TestGridCell_model(t *testing.T) {
-	o := experimentOpts{experimentSettings: experimentSettings{out: "x"}, topics: []string{"course"}, strategies: []string{"page,link,link+backlinks"}, frontiers: []string{"stack,best-first"},
-		ks: []string{"50,1000"}, windows: []string{"5,10"}, thresholds: []string{"0.5,0.76"}}
+	o := Grid{Spec: Spec{Out: "x"}, TopicSets: []string{"course"}, Strategies: []string{"page,link,link+backlinks"}, Frontiers: []string{"stack,best-first"},
+		Ks: []string{"50,1000"}, Windows: []string{"5,10"}, Thresholds: []string{"0.5,0.76"}}
 	cells, err := o.cells()
 	if err != nil {
 		t.Fatal(err)
@@ -327,8 +292,8 @@ func FuzzExperimentOpts_cells(f *testing.F) {
 	f.Add("course,faculty", "page", "best-first", "1", "1", "1")
 	f.Add(" ,", "x", "", "-3", "0x10", "NaN")
 	f.Fuzz(func(t *testing.T, topic, strategy, frontier, k, window, threshold string) {
-		o := experimentOpts{experimentSettings: experimentSettings{out: "x"}, topics: []string{topic}, strategies: []string{strategy}, frontiers: []string{frontier},
-			ks: []string{k}, windows: []string{window}, thresholds: []string{threshold}}
+		o := Grid{Spec: Spec{Out: "x"}, TopicSets: []string{topic}, Strategies: []string{strategy}, Frontiers: []string{frontier},
+			Ks: []string{k}, Windows: []string{window}, Thresholds: []string{threshold}}
 		cells, err := o.cells()
 		if err != nil {
 			return
@@ -345,8 +310,8 @@ func FuzzExperimentOpts_cells(f *testing.F) {
 }
 
 func BenchmarkExperimentOpts_cells(b *testing.B) {
-	o := experimentOpts{experimentSettings: experimentSettings{out: "x"}, topics: []string{"course", "faculty"}, strategies: []string{"bfs,page,link,link+backlinks"},
-		frontiers: []string{"stack,best-first"}, ks: []string{"50,200,1000,5000"}, windows: []string{"5,10,20"}, thresholds: []string{"0.76"}}
+	o := Grid{Spec: Spec{Out: "x"}, TopicSets: []string{"course", "faculty"}, Strategies: []string{"bfs,page,link,link+backlinks"},
+		Frontiers: []string{"stack,best-first"}, Ks: []string{"50,200,1000,5000"}, Windows: []string{"5,10,20"}, Thresholds: []string{"0.76"}}
 	for b.Loop() {
 		if _, err := o.cells(); err != nil {
 			b.Fatal(err)
@@ -357,15 +322,15 @@ func BenchmarkExperimentOpts_cells(b *testing.B) {
 func TestRunExperiment_oracle(t *testing.T) {
 	// Scored by their targets' labels, the links of the department pages
 	// lead to every course page and to no other page.
-	archive := writeGridArchive(t)
+	archive := collectiontest.Write(t)
 	out := filepath.Join(t.TempDir(), "oracle")
 	o := gridOpts(archive, out)
-	o.strategies, o.ks, o.budget, o.oracle = []string{"link"}, []string{"20"}, 100, true
+	o.Strategies, o.Ks, o.Budget, o.Oracle = []string{"link"}, []string{"20"}, 100, true
 	cells, err := o.cells()
 	if err != nil || len(cells) != 1 {
 		t.Fatalf("cells = %v, %v; want one", cells, err)
 	}
-	rep, err := runExperiment(context.Background(), o.single(cells[0]), io.Discard)
+	rep, err := Run(context.Background(), o.single(cells[0]), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +387,7 @@ func boolInt(b bool) int {
 }
 
 func TestRunGrid_resume(t *testing.T) {
-	archive := writeGridArchive(t)
+	archive := collectiontest.Write(t)
 	out := filepath.Join(t.TempDir(), "grid")
 	t.Setenv("TMPDIR", t.TempDir())
 	o := gridOpts(archive, out)
@@ -486,7 +451,7 @@ func TestRunGrid_resume(t *testing.T) {
 	}
 
 	// Other settings: the grid starts over.
-	o.budget = 10
+	o.Budget = 10
 	var over bytes.Buffer
 	g, err = runGrid(ctx, o, cells, io.Discard, &over)
 	if err != nil {
@@ -503,11 +468,11 @@ func TestRunGrid_resume(t *testing.T) {
 }
 
 func TestRunGrid_trainingPerThreshold(t *testing.T) {
-	archive := writeGridArchive(t)
+	archive := collectiontest.Write(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	o := gridOpts(archive, filepath.Join(t.TempDir(), "grid"))
-	o.strategies, o.ks, o.thresholds, o.keep = []string{"link"}, []string{"20"}, []string{"0.5,0.76,0.9"}, true
+	o.Strategies, o.Ks, o.Thresholds, o.Keep = []string{"link"}, []string{"20"}, []string{"0.5,0.76,0.9"}, true
 	cells, err := o.cells()
 	if err != nil || len(cells) != 3 {
 		t.Fatalf("cells = %v, %v; want 3", cells, err)

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -31,15 +31,15 @@ func (g *gridRun) pageModel(ctx context.Context, c gridCell) (*pageModel, error)
 		return p, nil
 	}
 	path := filepath.Join(g.work, fmt.Sprintf("seeds-page-%s.txt", key.topics))
-	if err := writeFileAtomic(path, func(f *os.File) error { return writeSeeds(f, g.archive, c.topics, g.o.group, g.o.pageNegatives) }); err != nil {
+	if err := writeFileAtomic(path, func(f *os.File) error { return WriteSeeds(f, g.collection, c.topics, g.o.Group, g.o.PageNegatives) }); err != nil {
 		return nil, err
 	}
 	seeds, err := training.LoadSeeds(path)
 	if err != nil {
 		return nil, err
 	}
-	mf := g.o.mf
-	mf.k, mf.window, mf.threshold, mf.cvThresholds = c.k, c.window, g.trainTh, g.cvThresholds()
+	mf := g.o.Model
+	mf.K, mf.Window, mf.Threshold, mf.CVThresholds = c.k, c.window, g.trainTh, g.cvThresholds()
 	m, rep, err := buildModel(ctx, seeds, g.examples, &mf, io.Discard, nil)
 	if err != nil {
 		return nil, fmt.Errorf("page model of %s, K %d, n %d: %w", key.topics, key.k, key.window, err)
@@ -52,8 +52,8 @@ func (g *gridRun) pageModel(ctx context.Context, c gridCell) (*pageModel, error)
 // cvThresholds are the thresholds a grid's models are cross-validated at:
 // the cells', and with --learn those the reward threshold is chosen from.
 func (g *gridRun) cvThresholds() []float64 {
-	if g.o.learn && g.o.learnOpts.RewardAt == 0 {
-		return withRewardGrid(g.ths)
+	if g.o.Learn && g.o.LearnOptions.RewardAt == 0 {
+		return WithRewardGrid(g.ths)
 	}
 	return g.ths
 }
@@ -64,8 +64,8 @@ func (g *gridRun) cvThresholds() []float64 {
 // learnt from beyond learnt.
 func (g *gridRun) cellLearning(ctx context.Context, c gridCell, cfg *crawler.Config, sc crawler.Scorer, rep *training.Report, learnt []urlnorm.URL) (crawler.Scorer, []urlnorm.URL, error) {
 	seeds := g.seeds[report.TopicSet(c.topics)]
-	o := g.o.experimentSettings
-	if o.pageNegatives != "" && o.pageNegatives != o.negatives {
+	o := g.o.Spec
+	if o.PageNegatives != "" && o.PageNegatives != o.Negatives {
 		p, err := g.pageModel(ctx, c)
 		if err != nil {
 			return nil, nil, err
@@ -76,8 +76,8 @@ func (g *gridRun) cellLearning(ctx context.Context, c gridCell, cfg *crawler.Con
 		seeds = &s
 		learnt = append(slices.Clone(learnt), training.LearntFrom(seeds, nil)...)
 	}
-	if o.learn && o.learnOpts.RewardAt == 0 {
-		o.learnOpts.Rewards = rewardThresholds(rep, sc.Topics())
+	if o.Learn && o.LearnOptions.RewardAt == 0 {
+		o.LearnOptions.Rewards = RewardThresholds(rep, sc.Topics())
 	}
 	return sc, learnt, o.learning(cfg, seeds, sc)
 }

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -67,21 +67,21 @@ type trained struct {
 
 // gridRun holds what the cells of a grid share.
 type gridRun struct {
-	o         experimentOpts
-	work      string // temporary folder of the crawls
-	labelPath string
-	fetcher   *fetch.Fetcher
-	examples  *cachingFetcher
-	seeds     map[string]*training.Seeds // by topic set
-	discovery map[string]*sqlite.Store   // backlinks of link+backlinks per topic set and window, opened on first use
-	models    map[modelKey]*trained
-	pages     map[modelKey]*pageModel // with --page-negatives
-	trainTh   float64                 // the threshold the models are trained with
-	ths       []float64               // the thresholds of the cells, each cross-validated
-	bfs       map[string]bfsCrawl
-	base      map[string]*baselines // breadth-first and plans by crawl seeds (with --baseline)
-	progress  io.Writer
-	archive   *replay.Archive
+	o          Grid
+	work       string // temporary folder of the crawls
+	labelPath  string
+	fetcher    *fetch.Fetcher
+	examples   *cachingFetcher
+	seeds      map[string]*training.Seeds // by topic set
+	discovery  map[string]*sqlite.Store   // backlinks of link+backlinks per topic set and window, opened on first use
+	models     map[modelKey]*trained
+	pages      map[modelKey]*pageModel // with --page-negatives
+	trainTh    float64                 // the threshold the models are trained with
+	ths        []float64               // the thresholds of the cells, each cross-validated
+	bfs        map[string]bfsCrawl
+	base       map[string]*baselines // breadth-first and plans by crawl seeds (with --baseline)
+	progress   io.Writer
+	collection *replay.Archive
 }
 
 // bfsCrawl is a breadth-first crawl shared by the topic sets of a grid:
@@ -94,22 +94,22 @@ type bfsCrawl struct {
 }
 
 // runGrid runs every cell with one replay server and one fetcher and
-// writes the cells' reports and the combined report into o.out.
-func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, progress io.Writer) (*report.Grid, error) {
+// writes the cells' reports and the combined report into o.Out.
+func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.Writer) (*report.Grid, error) {
 	start := time.Now()
 	settings, err := o.settings()
 	if err != nil {
 		return nil, fmt.Errorf("grid: %w", err)
 	}
-	done, err := prepareCells(o.out, settings, func(msg string) { fmt.Fprintln(progress, msg) })
+	done, err := prepareCells(o.Out, settings, func(msg string) { fmt.Fprintln(progress, msg) })
 	if err != nil {
 		return nil, err
 	}
 	if n := countDone(cells, done); n > 0 {
-		fmt.Fprintf(progress, "%d of %d cells were finished by an earlier run of this grid in %s: kept\n", n, len(cells), o.out)
+		fmt.Fprintf(progress, "%d of %d cells were finished by an earlier run of this grid in %s: kept\n", n, len(cells), o.Out)
 	}
-	command := shellJoin(os.Args)
-	if err := writeFileAtomic(filepath.Join(o.out, "command"), func(f *os.File) error {
+	command := o.Command
+	if err := writeFileAtomic(filepath.Join(o.Out, "command"), func(f *os.File) error {
 		_, err := fmt.Fprintln(f, command)
 		return err
 	}); err != nil {
@@ -119,22 +119,22 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 	if err != nil {
 		return nil, fmt.Errorf("grid: %w", err)
 	}
-	if o.keep {
+	if o.Keep {
 		fmt.Fprintf(progress, "crawls, exports and models are kept in %s\n", work)
 	} else {
 		defer os.RemoveAll(work)
 	}
-	a, ff, stop, err := replayOnLoopback(ctx, o.archive)
+	a, fc, stop, err := replayOnLoopback(ctx, o.Archive)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
 	g := &gridRun{o: o, work: work, labelPath: filepath.Join(work, "labels.tsv"), seeds: make(map[string]*training.Seeds),
-		models: make(map[modelKey]*trained), pages: make(map[modelKey]*pageModel), bfs: make(map[string]bfsCrawl), base: make(map[string]*baselines), progress: progress, archive: a}
+		models: make(map[modelKey]*trained), pages: make(map[modelKey]*pageModel), bfs: make(map[string]bfsCrawl), base: make(map[string]*baselines), progress: progress, collection: a}
 	if err := writeReachableLabels(g.labelPath, a); err != nil {
 		return nil, err
 	}
-	if g.fetcher, err = fetch.New(ff.config()); err != nil {
+	if g.fetcher, err = fetch.New(fc); err != nil {
 		return nil, err
 	}
 	defer g.fetcher.Close()
@@ -151,7 +151,7 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 			continue
 		}
 		path := filepath.Join(work, "seeds-"+set+".txt")
-		if err := writeFileAtomic(path, func(f *os.File) error { return writeSeeds(f, a, c.topics, o.group, o.negatives) }); err != nil {
+		if err := writeFileAtomic(path, func(f *os.File) error { return WriteSeeds(f, a, c.topics, o.Group, o.Negatives) }); err != nil {
 			return nil, fmt.Errorf("grid: seeds of %s: %w", set, err)
 		}
 		if g.seeds[set], err = training.LoadSeeds(path); err != nil {
@@ -167,7 +167,7 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 		g.trainTh = nearest(g.ths, report.GridDefaultThreshold)
 	}
 
-	out := &report.Grid{Command: command, Budget: o.budget}
+	out := &report.Grid{Command: command, Budget: o.Budget}
 	bar := newGridProgress(progress, isTerminal(os.Stderr), len(cells))
 	for i, c := range cells {
 		if gc := done[c.name()]; gc != nil {
@@ -183,7 +183,7 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 			return nil, fmt.Errorf("grid cell %s: %w", c.name(), err)
 		}
 		out.Cells = append(out.Cells, gc)
-		if err := writeCell(o.out, gc); err != nil {
+		if err := writeCell(o.Out, gc); err != nil {
 			bar.end()
 			return nil, fmt.Errorf("grid cell %s: write: %w", gc.Name, err)
 		}
@@ -196,7 +196,7 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 		write func(io.Writer) error
 	}{{"report.json", out.WriteJSON}, {"report.md", out.WriteMarkdown}, {"report.csv", out.WriteCSV}, {"report.html", out.WriteHTML}}
 	for _, w := range writers {
-		if err := writeFileAtomic(filepath.Join(o.out, w.name), func(f *os.File) error { return w.write(f) }); err != nil {
+		if err := writeFileAtomic(filepath.Join(o.Out, w.name), func(f *os.File) error { return w.write(f) }); err != nil {
 			return nil, fmt.Errorf("grid: write %s: %w", w.name, err)
 		}
 	}
@@ -212,7 +212,7 @@ func runGrid(ctx context.Context, o experimentOpts, cells []gridCell, stdout, pr
 			fmt.Fprintf(stdout, "%s: best held-out recall %.3f (%s%s)\n", s.Title(), bestRecall, best.Name, headline(best.Report.Topic(s.Topic)))
 		}
 	}
-	fmt.Fprintf(stdout, "grid of %d cells in %.0f s; report in %s\n", len(cells), time.Since(start).Seconds(), filepath.Join(o.out, "report.html"))
+	fmt.Fprintf(stdout, "grid of %d cells in %.0f s; report in %s\n", len(cells), time.Since(start).Seconds(), filepath.Join(o.Out, "report.html"))
 	return out, nil
 }
 
@@ -294,15 +294,15 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 		if c.threshold != g.trainTh {
 			sc = thresholdScorer{m.scorer, c.threshold}
 		}
-		if g.o.oracle || g.o.hubOracle {
-			sc = newOracleScorer(sc, g.archive, g.o.oracle, g.o.hubOracle)
+		if g.o.Oracle || g.o.HubOracle {
+			sc = newOracleScorer(sc, g.collection, g.o.Oracle, g.o.HubOracle)
 		}
 		th = map[string]float64{"": c.threshold}
 		dir := filepath.Join(g.work, "cells", name)
 		db, crawl = filepath.Join(dir, "scent.db"), name
 		seeds := g.seeds[report.TopicSet(c.topics)]
-		cfg := crawler.Config{Name: name, Strategy: c.strategy, Frontier: c.frontier, Workers: g.o.workers,
-			MaxPages: g.o.budget, Segment: g.segment(c.window), Tunnel: g.o.tunnel, Promote: g.o.promote, Sections: g.o.sections, Lockstep: g.o.lockstep}
+		cfg := crawler.Config{Name: name, Strategy: c.strategy, Frontier: c.frontier, Workers: g.o.Workers,
+			MaxPages: g.o.Budget, Segment: g.segment(c.window), Tunnel: g.o.Tunnel, Promote: g.o.Promote, Sections: g.o.Sections, Lockstep: g.o.Lockstep}
 		if sc, learnt, err = g.cellLearning(ctx, c, &cfg, sc, m.rep, learnt); err != nil {
 			return nil, err
 		}
@@ -310,15 +310,15 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 			return nil, err
 		}
 	}
-	rep, err := buildReportThreshold(ctx, db, crawl, g.labelPath, 100, c.topics, report.ScopeAllLabels, th, learnt)
+	rep, err := Measure(ctx, db, crawl, g.labelPath, 100, c.topics, report.ScopeAllLabels, th, learnt)
 	if err != nil {
 		return nil, err
 	}
-	if g.o.baseline {
+	if g.o.Baseline {
 		seeds := g.seeds[report.TopicSet(c.topics)].Crawl
 		b := g.base[fmt.Sprint(seeds)]
 		if b == nil {
-			if b, err = newBaselines(ctx, g.archive, g.o.archive, seeds, g.labelPath, g.fetcher, g.o.workers); err != nil {
+			if b, err = newBaselines(ctx, g.collection, g.o.Archive, seeds, g.labelPath, g.fetcher, g.o.Workers); err != nil {
 				return nil, err
 			}
 			g.base[fmt.Sprint(seeds)] = b
@@ -334,7 +334,7 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 }
 
 func (g *gridRun) segment(window int) segment.Options {
-	return segment.Options{Window: window, URLTokens: g.o.mf.urlTokens}
+	return segment.Options{Window: window, URLTokens: g.o.Model.URLTokens}
 }
 
 // crawl runs one crawl into dir/scent.db (and, with --keep, exports it to
@@ -344,7 +344,7 @@ func (g *gridRun) crawl(ctx context.Context, dir string, seeds []urlnorm.URL, cf
 		return crawler.Summary{}, err
 	}
 	db := filepath.Join(dir, "scent.db")
-	store, err := sqlite.Open(ctx, db)
+	store, err := openStore(ctx, db)
 	if err != nil {
 		return crawler.Summary{}, err
 	}
@@ -353,13 +353,13 @@ func (g *gridRun) crawl(ctx context.Context, dir string, seeds []urlnorm.URL, cf
 	if err != nil {
 		return crawler.Summary{}, err
 	}
-	sum, err := c.Run(ctx, seeds, fmt.Sprintf(`{"strategy":%q,"budget":%d}`, cfg.Strategy, cfg.MaxPages))
+	sum, err := c.Run(ctx, seeds, RecordedSettings(cfg, map[string]any{"experiment": "grid cell"}))
 	if err != nil {
 		return sum, err
 	}
-	if g.o.keep {
+	if g.o.Keep {
 		if err := writeFileAtomic(filepath.Join(dir, "pages.jsonl"), func(w *os.File) error {
-			return exportJSONL(ctx, db, cfg.Name, w)
+			return ExportJSONL(ctx, db, cfg.Name, w)
 		}); err != nil {
 			return sum, err
 		}
@@ -378,8 +378,8 @@ func (g *gridRun) bfsCrawl(ctx context.Context, c gridCell) (bfsCrawl, error) {
 	start := time.Now()
 	name := c.name()
 	dir := filepath.Join(g.work, "cells", name)
-	sum, err := g.crawl(ctx, dir, seeds, crawler.Config{Name: name, Strategy: crawler.StrategyBFS, Workers: g.o.workers,
-		MaxPages: g.o.budget, Segment: g.segment(c.window)}, nil)
+	sum, err := g.crawl(ctx, dir, seeds, crawler.Config{Name: name, Strategy: crawler.StrategyBFS, Workers: g.o.Workers,
+		MaxPages: g.o.Budget, Segment: g.segment(c.window)}, nil)
 	if err != nil {
 		return bfsCrawl{}, err
 	}
@@ -405,13 +405,13 @@ func (g *gridRun) model(ctx context.Context, c gridCell) (*trained, error) {
 		rec = training.NewBacklinkRecorder(store)
 		src = rec
 	}
-	mf := g.o.mf
-	mf.k, mf.window, mf.threshold, mf.cvThresholds = c.k, c.window, g.trainTh, g.cvThresholds()
+	mf := g.o.Model
+	mf.K, mf.Window, mf.Threshold, mf.CVThresholds = c.k, c.window, g.trainTh, g.cvThresholds()
 	model, rep, err := buildModel(ctx, seeds, g.examples, &mf, io.Discard, src)
 	if err != nil {
 		return nil, fmt.Errorf("train %s, K %d, n %d: %w", key.topics, key.k, key.window, err)
 	}
-	if g.o.keep {
+	if g.o.Keep {
 		base := filepath.Join(g.work, "models", fmt.Sprintf("%s-k%d-n%d", key.topics, key.k, key.window))
 		if key.backlinks {
 			base += "-backlinks"
@@ -447,20 +447,33 @@ func (g *gridRun) backlinks(ctx context.Context, topics string, window int, seed
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	store, err := sqlite.Open(ctx, filepath.Join(dir, "scent.db"))
+	store, err := openStore(ctx, filepath.Join(dir, "scent.db"))
 	if err != nil {
 		return nil, err
 	}
-	dc, err := crawler.New(crawler.Config{Name: "discovery", Strategy: crawler.StrategyBFS, Workers: g.o.workers,
-		MaxPages: g.o.discovery, Segment: g.segment(window)}, store, g.fetcher, nil)
+	dcfg := crawler.Config{Name: "discovery", Strategy: crawler.StrategyBFS, Workers: g.o.Workers,
+		MaxPages: g.o.Discovery, Segment: g.segment(window)}
+	dc, err := crawler.New(dcfg, store, g.fetcher, nil)
 	if err != nil {
 		store.Close()
 		return nil, err
 	}
-	if _, err := dc.Run(ctx, seeds, fmt.Sprintf(`{"discovery":%d}`, g.o.discovery)); err != nil {
+	if _, err := dc.Run(ctx, seeds, RecordedSettings(dcfg, map[string]any{"experiment": "backlink discovery"})); err != nil {
 		store.Close()
 		return nil, fmt.Errorf("discovery crawl: %w", err)
 	}
 	g.discovery[key] = store
 	return store, nil
+}
+
+// RunGrid runs every experiment of o with one replay server and one
+// fetcher, and writes the cells' reports and the combined report
+// (report.json, .md, .csv, .html) into o.Out. A rerun into the same
+// folder with the same settings runs only the cells still missing.
+func RunGrid(ctx context.Context, o Grid, stdout, progress io.Writer) (*report.Grid, error) {
+	cells, err := o.cells()
+	if err != nil {
+		return nil, err
+	}
+	return runGrid(ctx, o, cells, stdout, progress)
 }

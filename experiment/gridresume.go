@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"encoding/json"
@@ -52,16 +52,16 @@ type gridSettings struct {
 // targets.
 const scoring = "held-out"
 
-func (o experimentOpts) settings() (gridSettings, error) {
-	fi, err := os.Stat(o.archive)
+func (o Grid) settings() (gridSettings, error) {
+	fi, err := os.Stat(o.Archive)
 	if err != nil {
 		return gridSettings{}, err
 	}
-	return gridSettings{Archive: filepath.Clean(o.archive), ArchiveSize: fi.Size(), ArchiveTime: fi.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z"),
-		Group: o.group, Budget: o.budget, Workers: o.workers, Tunnel: o.tunnel, Promote: o.promote, Sections: o.sections, Lockstep: o.lockstep, Oracle: o.oracle, HubOracle: o.hubOracle,
-		Learn: o.learn, LearnReward: learnKey(o.learn, o.learnOpts.RewardAt), LearnGamma: learnKey(o.learn, o.learnOpts.Gamma), SkipEx: o.skipEx, Negatives: negativesKey(o.negatives), PageNeg: pageNegativesKey(o.negatives, o.pageNegatives),
-		Discovery: o.discovery, M: o.mf.m, Event: o.mf.event, URLTokens: o.mf.urlTokens, Folds: o.mf.folds,
-		Documents: o.mf.documents, Backlinks: o.mf.backlinks, BacklinkDB: o.mf.backDB, Scoring: scoring, Baseline: o.baseline}, nil
+	return gridSettings{Archive: filepath.Clean(o.Archive), ArchiveSize: fi.Size(), ArchiveTime: fi.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z"),
+		Group: o.Group, Budget: o.Budget, Workers: o.Workers, Tunnel: o.Tunnel, Promote: o.Promote, Sections: o.Sections, Lockstep: o.Lockstep, Oracle: o.Oracle, HubOracle: o.HubOracle,
+		Learn: o.Learn, LearnReward: learnKey(o.Learn, o.LearnOptions.RewardAt), LearnGamma: learnKey(o.Learn, o.LearnOptions.Gamma), SkipEx: o.SkipExamples, Negatives: negativesKey(o.Negatives), PageNeg: pageNegativesKey(o.Negatives, o.PageNegatives),
+		Discovery: o.Discovery, M: o.Model.M, Event: o.Model.Event, URLTokens: o.Model.URLTokens, Folds: o.Model.Folds,
+		Documents: o.Model.Documents, Backlinks: o.Model.Backlinks, BacklinkDB: o.Model.BacklinkDB, Scoring: scoring, Baseline: o.Baseline}, nil
 }
 
 // pageNegativesKey is the page model's negatives for the settings: ""
@@ -154,15 +154,12 @@ func readCell(path string) (*report.GridCell, error) {
 	return &c, nil
 }
 
-// writeCell writes a finished cell: its report as report.json and the
-// whole cell, which a rerun of the grid reuses, as cell.json (last, so
-// that a cell.json means a complete cell).
+// writeCell writes a finished cell, its report included, as cell.json,
+// which a rerun of the grid reuses; the grid's report.json holds every
+// cell's report once the grid is done.
 func writeCell(dir string, c *report.GridCell) error {
 	d := filepath.Join(dir, "cells", c.Name)
 	if err := os.MkdirAll(d, 0o755); err != nil {
-		return err
-	}
-	if err := writeFileAtomic(filepath.Join(d, "report.json"), func(f *os.File) error { return c.Report.WriteJSON(f) }); err != nil {
 		return err
 	}
 	return writeJSONFile(filepath.Join(d, cellFile), c)

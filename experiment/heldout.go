@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bufio"
@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,14 +23,14 @@ import (
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
-// trainedFile is the list of the pages a model learnt from that an
+// TrainedFile is the list of the pages a model learnt from that an
 // experiment writes beside its model, and that "scent report" reads
 // beside a database when given no --trained or --seeds.
-const trainedFile = "trained.txt"
+const TrainedFile = "trained.txt"
 
-// trainedPathFor is where "scent train" writes the pages a model learnt
+// TrainedPathFor is where "scent train" writes the pages a model learnt
 // from: beside the model, course.json → course.trained.txt.
-func trainedPathFor(model string) string {
+func TrainedPathFor(model string) string {
 	return strings.TrimSuffix(model, filepath.Ext(model)) + ".trained.txt"
 }
 
@@ -38,20 +39,20 @@ func trainedPathFor(model string) string {
 // segments, those rec recorded (the source given to buildModel), those of
 // --backlinks and, when no source was given, those --backlinks-db holds
 // for the examples.
-func learntOf(ctx context.Context, s *training.Seeds, mf *modelFlags, rec *training.BacklinkRecorder) ([]urlnorm.URL, error) {
+func learntOf(ctx context.Context, s *training.Seeds, mf *training.Settings, rec *training.BacklinkRecorder) ([]urlnorm.URL, error) {
 	var links []training.Backlink
 	if rec != nil {
 		links = rec.Links()
 	}
-	if mf.backlinks != "" {
-		b, err := training.LoadBacklinks(mf.backlinks)
+	if mf.Backlinks != "" {
+		b, err := training.LoadBacklinks(mf.Backlinks)
 		if err != nil {
 			return nil, err
 		}
 		links = append(links, b...)
 	}
-	if rec == nil && mf.backDB != "" {
-		store, err := openExisting(ctx, mf.backDB)
+	if rec == nil && mf.BacklinkDB != "" {
+		store, err := OpenExisting(ctx, mf.BacklinkDB)
 		if err != nil {
 			return nil, err
 		}
@@ -65,10 +66,10 @@ func learntOf(ctx context.Context, s *training.Seeds, mf *modelFlags, rec *train
 	return training.LearntFrom(s, links), nil
 }
 
-// writeLearnt writes to path the pages a model trained by "scent train"
+// WriteLearnt writes to path the pages a model trained by "scent train"
 // from s with the flags mf learnt from, so that a report of its crawls can
 // leave them out of the targets (--trained).
-func writeLearnt(ctx context.Context, path string, s *training.Seeds, mf *modelFlags) error {
+func WriteLearnt(ctx context.Context, path string, s *training.Seeds, mf *training.Settings) error {
 	learnt, err := learntOf(ctx, s, mf, nil)
 	if err != nil {
 		return err
@@ -92,9 +93,9 @@ func writeTrained(path string, urls []urlnorm.URL) error {
 	return nil
 }
 
-// readTrained reads a list written by writeTrained: one URL a line,
+// ReadTrained reads a list written by writeTrained: one URL a line,
 // blank lines and '#' comments skipped.
-func readTrained(path string) ([]urlnorm.URL, error) {
+func ReadTrained(path string) ([]urlnorm.URL, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -117,11 +118,11 @@ func readTrained(path string) ([]urlnorm.URL, error) {
 // baselines measures breadth-first and the all-knowing plan on the
 // held-out targets of an experiment over a replayed collection.
 type baselines struct {
-	archive *replay.Archive
-	seeds   []urlnorm.URL
-	labels  report.Labels // the recall targets (all labels in scope)
-	bfs     []report.Page // breadth-first over every page reachable from seeds
-	plans   map[string][]report.ShareMark
+	collection *replay.Archive
+	seeds      []urlnorm.URL
+	labels     report.Labels // the recall targets (all labels in scope)
+	bfs        []report.Page // breadth-first over every page reachable from seeds
+	plans      map[string][]report.ShareMark
 }
 
 // newBaselines loads the labels and the breadth-first crawl of every page
@@ -135,7 +136,7 @@ func newBaselines(ctx context.Context, a *replay.Archive, archivePath string, se
 	if err != nil {
 		return nil, err
 	}
-	return &baselines{archive: a, seeds: seeds, labels: labels, bfs: pages, plans: make(map[string][]report.ShareMark)}, nil
+	return &baselines{collection: a, seeds: seeds, labels: labels, bfs: pages, plans: make(map[string][]report.ShareMark)}, nil
 }
 
 // apply sets the breadth-first comparison and the plan of every topic of
@@ -165,7 +166,7 @@ func (b *baselines) apply(rep *report.Report, learnt []urlnorm.URL) {
 					targets = append(targets, u)
 				}
 			}
-			for _, p := range b.archive.TargetPlan(b.seeds, targets, report.Shares) {
+			for _, p := range b.collection.TargetPlan(b.seeds, targets, report.Shares) {
 				m := report.ShareMark{Share: p.Share}
 				if p.Fetches > 0 {
 					m.Pages = &p.Fetches
@@ -205,17 +206,18 @@ func bfsPages(ctx context.Context, archivePath string, seeds []urlnorm.URL, f *f
 	}
 	defer os.RemoveAll(work)
 	db := filepath.Join(work, "scent.db")
-	store, err := sqlite.Open(ctx, db)
+	store, err := openStore(ctx, db)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	c, err := crawler.New(crawler.Config{Name: "bfs", Strategy: crawler.StrategyBFS, Workers: workers, Lockstep: true,
-		Segment: segment.Options{Window: 10}}, store, f, nil)
+	cfg := crawler.Config{Name: "bfs", Strategy: crawler.StrategyBFS, Workers: workers, Lockstep: true,
+		Segment: segment.Options{Window: 10}}
+	c, err := crawler.New(cfg, store, f, nil)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Run(ctx, seeds, `{"baseline":"bfs"}`); err != nil {
+	if _, err := c.Run(ctx, seeds, RecordedSettings(cfg, map[string]any{"experiment": "breadth-first baseline"})); err != nil {
 		return nil, fmt.Errorf("breadth-first baseline: %w", err)
 	}
 	info, err := store.Crawl(ctx, "bfs")
@@ -261,4 +263,28 @@ func readPages(path string) ([]report.Page, error) {
 		out = append(out, report.Page{URL: f[0], FinalURL: f[1], Failed: f[2] == "1"})
 	}
 	return out, nil
+}
+
+// LearntFor returns the pages the model of the crawl in db learnt from:
+// those listed in trained, else the examples of the seed file seeds,
+// else those of TrainedFile beside db (told on notice), else nil (none
+// known: every labelled page is a target).
+func LearntFor(db, trained, seeds string, notice io.Writer) ([]urlnorm.URL, error) {
+	switch {
+	case trained != "":
+		return ReadTrained(trained)
+	case seeds != "":
+		s, err := training.LoadSeeds(seeds)
+		if err != nil {
+			return nil, err
+		}
+		return training.LearntFrom(s, nil), nil
+	}
+	beside := filepath.Join(filepath.Dir(db), TrainedFile)
+	if _, err := os.Stat(beside); err != nil {
+		fmt.Fprintf(notice, "report: no list of the pages the model learnt from (--trained, --seeds or %s beside %s): every labelled page is a target\n", TrainedFile, db)
+		return nil, nil
+	}
+	fmt.Fprintf(notice, "report: the pages the model learnt from are those of %s\n", beside)
+	return ReadTrained(beside)
 }

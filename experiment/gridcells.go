@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -80,16 +80,59 @@ func nearest[T int | float64](vs []T, want T) T {
 	return best
 }
 
+// Grid is a set of experiments: one for every combination of its lists,
+// each with the settings of Spec (whose Topics, Strategy, Frontier and the
+// model's K, Window and Threshold the lists replace). Every list value may
+// hold several items separated by commas, except TopicSets, where a value
+// with commas is one crawl of several topics.
+type Grid struct {
+	Spec
+	TopicSets  []string
+	Strategies []string
+	Frontiers  []string
+	Ks         []string
+	Windows    []string
+	Thresholds []string
+	// Keep keeps the crawls' databases, exports and models (their folder
+	// is printed); else they are removed at the end.
+	Keep bool
+}
+
+// Specs expands the grid into its experiments, in the order they run
+// (breadth-first once per topic set: it has no classifier).
+func (o Grid) Specs() ([]Spec, error) {
+	cells, err := o.cells()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Spec, len(cells))
+	for i, c := range cells {
+		out[i] = o.single(c)
+	}
+	return out, nil
+}
+
+// single returns the experiment of cell c.
+func (o Grid) single(c gridCell) Spec {
+	s := o.Spec
+	s.Topics, s.Strategy, s.Frontier = c.topics, c.strategy, c.frontier
+	if s.Frontier == "" {
+		s.Frontier = crawler.FrontierStack
+	}
+	s.Model.K, s.Model.Window, s.Model.Threshold = c.k, c.window, c.threshold
+	return s
+}
+
 // cells expands the flags into the grid's cells: for every topic set, bfs
 // once (when listed) and every combination of the other strategies with
 // the frontiers, K, windows and thresholds.
-func (o experimentOpts) cells() ([]gridCell, error) {
-	if o.out == "" || len(o.topics) == 0 {
+func (o Grid) cells() ([]gridCell, error) {
+	if o.Out == "" || len(o.TopicSets) == 0 {
 		return nil, errors.New("--out and --topic are required")
 	}
 	var sets [][]string
 	seen := make(map[string]bool)
-	for _, v := range o.topics {
+	for _, v := range o.TopicSets {
 		set := splitList([]string{v})
 		if len(set) == 0 {
 			return nil, fmt.Errorf("--topic %q: no topic", v)
@@ -100,7 +143,7 @@ func (o experimentOpts) cells() ([]gridCell, error) {
 		}
 	}
 	var strategies []crawler.Strategy
-	for _, s := range splitList(o.strategies) {
+	for _, s := range splitList(o.Strategies) {
 		st, err := crawler.ParseStrategy(s)
 		if err != nil {
 			return nil, err
@@ -108,7 +151,7 @@ func (o experimentOpts) cells() ([]gridCell, error) {
 		strategies = append(strategies, st)
 	}
 	var frontiers []crawler.Frontier
-	for _, s := range splitList(o.frontiers) {
+	for _, s := range splitList(o.Frontiers) {
 		fr := crawler.Frontier(s)
 		if err := (crawler.Config{Frontier: fr}).Validate(); err != nil {
 			return nil, err
@@ -118,15 +161,15 @@ func (o experimentOpts) cells() ([]gridCell, error) {
 	if len(strategies) == 0 || len(frontiers) == 0 {
 		return nil, errors.New("--strategy and --frontier need at least one value")
 	}
-	ks, err := parseInts("k", o.ks)
+	ks, err := parseInts("k", o.Ks)
 	if err != nil {
 		return nil, err
 	}
-	windows, err := parseInts("window", o.windows)
+	windows, err := parseInts("window", o.Windows)
 	if err != nil {
 		return nil, err
 	}
-	ths, err := parseThresholdList(o.thresholds)
+	ths, err := parseThresholdList(o.Thresholds)
 	if err != nil {
 		return nil, err
 	}
