@@ -4,7 +4,7 @@
 // A Spec is one experiment: the collection, the topics, the crawl's
 // strategy, budget and policies, the model's training settings, the
 // oracles and the size of the backlink discovery crawl. Run serves the
-// collection, writes a seed file of its examples (WriteSeeds), trains the
+// collection, writes a seed file of its examples (webkb.WriteSeeds), trains the
 // model through the replay, crawls into a SQLite database in the Spec's
 // folder, exports it and measures it on held-out targets: the labelled
 // pages reachable from the seeds minus every page the model learnt from

@@ -19,6 +19,7 @@ import (
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
 	"github.com/scent-crawler/scent/urlnorm"
+	"github.com/scent-crawler/scent/webkb"
 )
 
 // gridCell is one crawl of an experiment grid. A bfs cell has no
@@ -131,7 +132,7 @@ func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.
 	defer stop()
 	g := &gridRun{o: o, work: work, labelPath: filepath.Join(work, "labels.tsv"), seeds: make(map[string]*training.Seeds),
 		models: make(map[modelKey]*trained), pages: make(map[modelKey]*pageModel), bfs: make(map[string]bfsCrawl), base: make(map[string]*baselines), progress: progress, collection: a}
-	if err := writeReachableLabels(g.labelPath, a); err != nil {
+	if err := writeFileAtomic(g.labelPath, func(f *os.File) error { return webkb.WriteReachableLabels(f, a) }); err != nil {
 		return nil, err
 	}
 	if g.fetcher, err = fetch.New(fc); err != nil {
@@ -151,7 +152,7 @@ func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.
 			continue
 		}
 		path := filepath.Join(work, "seeds-"+set+".txt")
-		if err := writeFileAtomic(path, func(f *os.File) error { return WriteSeeds(f, a, c.topics, o.Group, o.Negatives) }); err != nil {
+		if err := writeFileAtomic(path, func(f *os.File) error { return webkb.WriteSeeds(f, a, c.topics, o.Group, o.Negatives) }); err != nil {
 			return nil, fmt.Errorf("grid: seeds of %s: %w", set, err)
 		}
 		if g.seeds[set], err = training.LoadSeeds(path); err != nil {
@@ -225,26 +226,6 @@ func countDone(cells []gridCell, done map[string]*report.GridCell) int {
 		}
 	}
 	return n
-}
-
-// writeReachableLabels writes the labels of the pages reachable from the
-// department seeds: the recall targets.
-func writeReachableLabels(path string, a *replay.Archive) error {
-	deps, err := replay.DepartmentSeeds(a)
-	if err != nil {
-		return err
-	}
-	reach := a.Reachable(deps)
-	return writeFileAtomic(path, func(f *os.File) error {
-		for _, l := range a.Labels() {
-			if reach[l.URL] {
-				if _, err := fmt.Fprintf(f, "%s\t%s\n", l.URL, l.Label); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
 }
 
 // cellSummary is the line a finished cell is reported with.

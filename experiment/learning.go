@@ -14,6 +14,7 @@ import (
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/training"
 	"github.com/scent-crawler/scent/urlnorm"
+	"github.com/scent-crawler/scent/webkb"
 )
 
 // rewardGrid are the page thresholds cross-validated to choose each
@@ -79,7 +80,7 @@ func (s pageScorer) ScorePage(tokens []string, dst []float64) []float64 {
 // its report and the negatives' sources, which the model learnt from too.
 func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, fc fetch.Config, progress io.Writer) (*classify.Model, *training.Report, []training.Source, error) {
 	path := filepath.Join(o.Out, "seeds-page.txt")
-	if err := writeFileAtomic(path, func(f *os.File) error { return WriteSeeds(f, a, o.Topics, o.Group, o.PageNegatives) }); err != nil {
+	if err := writeFileAtomic(path, func(f *os.File) error { return webkb.WriteSeeds(f, a, o.Topics, o.Group, o.PageNegatives) }); err != nil {
 		return nil, nil, nil, err
 	}
 	seeds, err := training.LoadSeeds(path)

@@ -14,6 +14,7 @@ import (
 	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/sitenorm"
 	"github.com/scent-crawler/scent/training"
+	"github.com/scent-crawler/scent/webkb"
 )
 
 // Run runs one experiment: it serves the collection on loopback, writes
@@ -49,11 +50,11 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	defer stop()
 
 	seedPath := filepath.Join(o.Out, "seeds.txt")
-	if err := writeFileAtomic(seedPath, func(f *os.File) error { return WriteSeeds(f, a, o.Topics, o.Group, o.Negatives) }); err != nil {
+	if err := writeFileAtomic(seedPath, func(f *os.File) error { return webkb.WriteSeeds(f, a, o.Topics, o.Group, o.Negatives) }); err != nil {
 		return nil, err
 	}
 	labelPath := filepath.Join(o.Out, "labels.tsv")
-	if err := writeReachableLabels(labelPath, a); err != nil {
+	if err := writeFileAtomic(labelPath, func(f *os.File) error { return webkb.WriteReachableLabels(f, a) }); err != nil {
 		return nil, err
 	}
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/webkb"
 )
 
 func newReplayCmd() *cobra.Command {
@@ -100,7 +100,7 @@ texas, washington and wisconsin.`,
 			if err != nil {
 				return err
 			}
-			write := func(w io.Writer) error { return experiment.WriteSeeds(w, a, topics, group, negatives) }
+			write := func(w io.Writer) error { return webkb.WriteSeeds(w, a, topics, group, negatives) }
 			if out == "" || out == "-" {
 				return write(cmd.OutOrStdout())
 			}

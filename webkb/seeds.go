@@ -1,4 +1,4 @@
-package experiment
+package webkb
 
 import (
 	"bufio"
@@ -72,4 +72,22 @@ func WriteSeeds(w io.Writer, a *replay.Archive, topics []string, group, negative
 func isHTMLPage(a *replay.Archive, u urlnorm.URL) bool {
 	p, ok := a.Lookup(u)
 	return ok && p.IsHTML()
+}
+
+// WriteReachableLabels writes URL<TAB>label for the labelled pages
+// reachable from the department seeds (the targets of a crawl from them)
+// to w.
+func WriteReachableLabels(w io.Writer, a *replay.Archive) error {
+	deps, err := replay.DepartmentSeeds(a)
+	if err != nil {
+		return err
+	}
+	reach := a.Reachable(deps)
+	bw := bufio.NewWriter(w)
+	for _, l := range a.Labels() {
+		if reach[l.URL] {
+			fmt.Fprintf(bw, "%s\t%s\n", l.URL, l.Label)
+		}
+	}
+	return bw.Flush()
 }
