@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -140,51 +139,9 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 
-	modelPath := cf.model
-	if modelPath == "" {
-		modelPath = cf.db + ".model.json"
-	}
-	var scorer crawler.Scorer
-	var trep *training.Report // when the model is trained here
-	if m, err := loadModel(modelPath); err == nil {
-		if err := applyThreshold(cmd, m, cf.mf.Threshold, cmd.ErrOrStderr()); err != nil {
-			return nil, err
-		}
-		scorer = training.NewScorer(m)
-	} else if !errors.Is(err, os.ErrNotExist) {
+	modelPath, scorer, trep, err := crawlScorer(cmd, cf, seeds, strategy)
+	if err != nil {
 		return nil, err
-	} else if cf.model != "" {
-		return nil, fmt.Errorf("model %s: %w", cf.model, err)
-	} else if len(seeds.Topics) > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "training a model from %s …\n", cf.seeds)
-		var src training.BacklinkSource
-		if strategy == crawler.StrategyLinkBacklinks && cf.mf.BacklinkDB == "" {
-			// Earlier crawls in the same database know links to the examples.
-			if _, err := os.Stat(cf.db); err == nil {
-				store, err := sqlite.Open(ctx, cf.db)
-				if err != nil {
-					return nil, err
-				}
-				defer store.Close()
-				src = store
-			}
-		}
-		if cf.pf.learn && cf.pf.reward == 0 && cf.mf.Folds >= 2 {
-			cf.mf.CVThresholds = experiment.WithRewardGrid(cf.mf.CVThresholds)
-		}
-		m, rep, err := trainModel(ctx, seeds, &cf.ff, &cf.mf, cmd.ErrOrStderr(), src)
-		if err != nil {
-			return nil, err
-		}
-		trep = rep
-		printTrainReport(cmd.ErrOrStderr(), rep)
-		if err := saveModel(modelPath, m); err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "model written to %s\n", modelPath)
-		scorer = training.NewScorer(m)
-	} else if strategy != crawler.StrategyBFS {
-		return nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
 	}
 
 	store, err := sqlite.Open(ctx, cf.db)
