@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/internal/sharedtest"
+	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/training"
 )
 
@@ -52,6 +55,103 @@ func TestRunGrid_heldOut_webkb(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(csv), "cell,topics,strategy,frontier,k,window,threshold,topic,pages,fetches,targets,found,recall,") {
 		t.Errorf("csv header: %s", strings.SplitN(string(csv), "\n", 2)[0])
+	}
+}
+
+// TestExperiment_heldOut_webkb runs a breadth-first experiment on the real
+// collection and checks its held-out scoring: the examples of the misc
+// group are no targets, breadth-first's first 1,000 pages of the baseline
+// give the crawl's own figures, and the all-knowing plan needs fewer
+// pages than breadth-first.
+func TestExperiment_heldOut_webkb(t *testing.T) {
+	archive := sharedtest.Path(t, "corpus/webkb.tgz")
+	if testing.Short() {
+		t.Skip("corpus test skipped in -short mode")
+	}
+	out := filepath.Join(t.TempDir(), "bfs")
+	// As "scent experiment ARCHIVE --folds 0 --topic course --strategy bfs
+	// --budget 1000" with the other flags' defaults; the grid test above
+	// crawls breadth-first with the same seeds and workers, so the
+	// baseline is crawled once for both.
+	s := Spec{Archive: archive, Out: out, Group: "misc", Negatives: "other", PageNegatives: "rest", Topics: []string{"course"},
+		Strategy: crawler.StrategyBFS, Budget: 1000, Workers: 16, Discovery: 1000, Sections: true, Lockstep: true, Learn: true,
+		SkipExamples: true, Baseline: true, Model: training.DefaultSettings()}
+	s.Model.Folds = 0
+	if _, err := Run(context.Background(), s, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	learnt, err := ReadTrained(filepath.Join(out, TrainedFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Topic("course")
+	if c == nil || !rep.HeldOut || rep.LearntFrom != len(learnt) || rep.LearntFrom < 1000 {
+		t.Fatalf("report: held out %v, learnt from %d (trained.txt %d), course %+v", rep.HeldOut, rep.LearntFrom, len(learnt), c)
+	}
+	// The reachable misc course pages are examples: fewer targets than
+	// labels, and fewer found than fetched.
+	if c.Targets < 200 || c.Targets >= c.TargetsAll || c.Found >= c.Relevant || c.Recall != float64(c.Found)/float64(c.Targets) {
+		t.Errorf("held-out %d of %d, all labels %d of %d", c.Found, c.Targets, c.Relevant, c.TargetsAll)
+	}
+	if rep.Fetches != rep.Pages+rep.Failed || rep.Pages != 1000 {
+		t.Errorf("%d pages, %d fetches, %d failed", rep.Pages, rep.Fetches, rep.Failed)
+	}
+	if c.BFS == nil || len(c.Plan) != 3 || len(c.SpeedUp) != 3 {
+		t.Fatalf("no baselines: bfs %+v, plan %+v, speed-up %+v", c.BFS, c.Plan, c.SpeedUp)
+	}
+	at := func(rs []report.BudgetRecall, pages int) float64 {
+		for _, r := range rs {
+			if r.Pages == pages {
+				return r.Recall
+			}
+		}
+		return -1
+	}
+	if own, base := at(c.RecallAt, 1000), at(c.BFS.RecallAt, 1000); own < 0.4 || own != base || c.BFS.Targets != c.Targets {
+		t.Errorf("recall at 1,000: %v, breadth-first baseline %v (targets %d and %d): want the same", own, base, c.Targets, c.BFS.Targets)
+	}
+	if r := c.SpeedUpAt(0.25); r == nil || *r != 1 {
+		t.Errorf("speed-up of breadth-first over itself at 25 %%: %v", r)
+	}
+	plan, bfs := c.Plan[2].Pages, c.BFS.PagesTo[2].Pages
+	if plan == nil || bfs == nil || *plan >= *bfs || *plan < int(0.75*float64(c.Targets)) {
+		t.Errorf("pages to 75 %%: plan %v, breadth-first %v", plan, bfs)
+	}
+	str := func(n *int) string {
+		if n == nil {
+			return "–"
+		}
+		return fmt.Sprint(*n)
+	}
+	t.Logf("course: %d held-out targets (%d labelled), recall@1000 %.3f; pages to 25/50/75 %%: bfs %s/%s/%s, plan %s/%s/%s",
+		c.Targets, c.TargetsAll, at(c.RecallAt, 1000), str(c.BFS.PagesTo[0].Pages), str(c.BFS.PagesTo[1].Pages), str(bfs),
+		str(c.Plan[0].Pages), str(c.Plan[1].Pages), str(plan))
+
+	// A report of the stored crawl (scent report) finds trained.txt
+	// beside the database and gives the same held-out figures.
+	db := filepath.Join(out, "scent.db")
+	beside, err := LearntFor(db, "", "", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Measure(context.Background(), db, "", filepath.Join(out, "labels.tsv"), 100, []string{"course"}, report.ScopeAllLabels, nil, beside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md strings.Builder
+	if err := again.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("### course: %d held-out targets", c.Targets); !strings.Contains(md.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, md.String())
 	}
 }
 
