@@ -30,12 +30,16 @@ var corpus struct {
 	err  error
 }
 
-// openCorpus loads the real collection once per test binary, or skips.
+// openCorpus loads the real collection once per test binary, or skips
+// (also in -short mode: loading and walking 8,282 pages takes seconds).
 func openCorpus(t testing.TB) *Archive {
 	t.Helper()
 	p := corpusPath()
 	if p == "" {
 		t.Skip("corpus ../shared/corpus/webkb.tgz beside the module root is absent")
+	}
+	if testing.Short() {
+		t.Skip("corpus test skipped in -short mode")
 	}
 	corpus.once.Do(func() { corpus.a, corpus.err = Open(p) })
 	if corpus.err != nil {

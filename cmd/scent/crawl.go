@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/learn"
 	"github.com/scent-crawler/scent/sitenorm"
@@ -22,13 +21,13 @@ type crawlFlags struct {
 	ff                           fetchFlags
 	af                           archiveFlags
 	mf                           modelFlags
+	pf                           policyFlags
 	seeds                        string
 	model                        string
 	db                           string
 	name                         string
 	strategy                     string
 	frontier                     string
-	workers                      int
 	maxPages                     int
 	maxFetches                   int
 	maxTopic                     int
@@ -40,18 +39,8 @@ type crawlFlags struct {
 	logEvery                     time.Duration
 	retryLater                   int
 	maxOutage                    time.Duration
-	tunnel                       bool
-	promote                      bool
-	sections                     bool
-	lockstep                     bool
 	sitemaps                     bool
-	siteNorm                     bool
 	metrics                      string
-	learn                        bool
-	skipEx                       bool
-	reward                       float64
-	gamma                        float64
-	preset                       string
 }
 
 func newCrawlCmd() *cobra.Command {
@@ -67,11 +56,8 @@ crawl stopped with Ctrl-C resumes with the same model when the same command
 runs again.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := applyPreset(cmd.Flags(), cf.preset); err != nil {
+			if err := cf.pf.apply(cmd.Flags()); err != nil {
 				return err
-			}
-			if cf.learn && (cf.tunnel || cf.promote) {
-				return errors.New("--tunnel and --promote steer the paper's stacks, but the link learner (on by default) keeps every link on them: add --learn=false or --preset paper")
 			}
 			sum, err := runCrawl(cmd, &cf)
 			unreachable := errors.Is(err, crawler.ErrNetworkUnreachable)
@@ -95,7 +81,6 @@ runs again.`,
 	fs.StringVar(&cf.name, "crawl", "default", "crawl name in the database; an existing unfinished crawl is resumed")
 	fs.StringVar(&cf.strategy, "strategy", "link", "link, link+backlinks, page or bfs")
 	fs.StringVar(&cf.frontier, "frontier", "stack", "stack (LIFO per topic) or best-first")
-	fs.IntVar(&cf.workers, "workers", 16, "pages fetched at once")
 	fs.IntVar(&cf.maxPages, "max-pages", 1000, "stop after this many pages fetched successfully (0: no limit)")
 	fs.IntVar(&cf.maxFetches, "max-fetches", 0, "stop after this many fetches, failed ones included (0: no limit)")
 	fs.IntVar(&cf.maxTopic, "max-pages-per-topic", 0, "stop serving a topic after this many fetches (0: no limit)")
@@ -108,21 +93,18 @@ runs again.`,
 	fs.DurationVar(&cf.logEvery, "log-every", 10*time.Second, "when stderr is not a terminal, a plain progress line this often (0: none)")
 	fs.IntVar(&cf.retryLater, "retry-later", 4, "times a page that failed for a transient reason (no answer, timeout, 5xx, 429) is fetched again later, after its host waited (0: none)")
 	fs.DurationVar(&cf.maxOutage, "max-outage", 30*time.Minute, "how long a crawl that reaches no server waits for the network before it stops (exit status 3)")
-	fs.BoolVar(&cf.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
-	fs.BoolVar(&cf.lockstep, "lockstep", false, "fetch in rounds of --workers pages, each committed in order before the next: the crawl repeats exactly whatever the timing, but each round waits for its slowest fetch")
-	fs.BoolVar(&cf.sections, "sections", true, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the stack (and with --tunnel the reserve) is spent, or are dropped")
-	fs.BoolVar(&cf.learn, "learn", true, "learn the value of links from the crawl's own pages and serve every link best first by it")
-	fs.Float64Var(&cf.reward, "learn-reward", 0, "with --learn: the page score at which a fetched page rewards the links that led to it (0: where the cross-validated page F1 of the examples is best when the model is trained here, else 0.5)")
-	fs.Float64Var(&cf.gamma, "learn-gamma", learn.DefaultGamma, "with --learn: the weight of a link's value that comes from the pages beyond its target")
-	fs.BoolVar(&cf.skipEx, "skip-examples", true, "never fetch the seed file's example pages (they are in hand)")
-	fs.StringVar(&cf.preset, "preset", "", `"paper": the paper's crawler (no learner, no sections, examples fetched like any page), for the settings not given`)
 	fs.StringVar(&cf.metrics, "metrics-addr", "", "serve Prometheus metrics of the crawl at this address (e.g. 127.0.0.1:9090, path /metrics)")
 	fs.BoolVar(&cf.sitemaps, "sitemaps", true, "read each site's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) at its first fetch and push the URLs they list, scored by their URL's words")
-	fs.BoolVar(&cf.siteNorm, "site-norm", false, "site-based URL normalization: measure which extended normalizations (EN1–EN6) each host tolerates, within 5 % of the fetches, and apply those it adopts to the URLs pushed (scent normalize-eval shows them)")
-	fs.BoolVar(&cf.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
+	cf.pf.register(fs)
 	cf.ff.register(fs)
 	cf.mf.register(fs)
 	cf.af.register(fs)
+	setFlagGroup(fs, "input", "seeds", "model", "db", "crawl")
+	setFlagGroup(fs, "budget", "max-pages", "max-fetches", "max-pages-per-topic", "max-depth", "max-per-host",
+		"max-frontier-per-host", "max-frontier", "max-url-length")
+	setFlagGroup(fs, "politeness", "retry-later", "max-outage", "sitemaps")
+	setFlagGroup(fs, "output", "quiet", "log-every", "metrics-addr")
+	setFlagGroup(fs, "research", "strategy", "frontier")
 	return cmd
 }
 
@@ -143,9 +125,9 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, fmt.Errorf("seed file %s has no crawl seeds (lines \"seed URL\")", cf.seeds)
 	}
 	cfg := crawler.Config{
-		Name: cf.name, Strategy: strategy, Frontier: crawler.Frontier(cf.frontier), Workers: cf.workers,
+		Name: cf.name, Strategy: strategy, Frontier: crawler.Frontier(cf.frontier), Workers: cf.pf.workers,
 		MaxPages: cf.maxPages, MaxFetches: cf.maxFetches, MaxPagesPerTopic: cf.maxTopic, MaxDepth: cf.maxDepth, MaxPerHost: cf.maxPerHost,
-		MaxURLLength: cf.maxURL, Segment: cf.mf.segment(), Tunnel: cf.tunnel, Promote: cf.promote, Sections: cf.sections, Lockstep: cf.lockstep,
+		MaxURLLength: cf.maxURL, Segment: cf.mf.Segment(), Tunnel: cf.pf.tunnel, Promote: cf.pf.promote, Sections: cf.pf.sections, Lockstep: cf.pf.lockstep,
 		Sitemaps: cf.sitemaps, MaxFrontierPerHost: noLimit(cf.maxFrontierHost), MaxFrontier: noLimit(cf.maxFrontier),
 	}
 	if err := cfg.Validate(); err != nil {
@@ -157,51 +139,9 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 
-	modelPath := cf.model
-	if modelPath == "" {
-		modelPath = cf.db + ".model.json"
-	}
-	var scorer crawler.Scorer
-	var trep *training.Report // when the model is trained here
-	if m, err := loadModel(modelPath); err == nil {
-		if err := applyThreshold(cmd, m, cf.mf.threshold, cmd.ErrOrStderr()); err != nil {
-			return nil, err
-		}
-		scorer = training.NewScorer(m)
-	} else if !errors.Is(err, os.ErrNotExist) {
+	modelPath, scorer, trep, err := crawlScorer(cmd, cf, seeds, strategy)
+	if err != nil {
 		return nil, err
-	} else if cf.model != "" {
-		return nil, fmt.Errorf("model %s: %w", cf.model, err)
-	} else if len(seeds.Topics) > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "training a model from %s …\n", cf.seeds)
-		var src training.BacklinkSource
-		if strategy == crawler.StrategyLinkBacklinks && cf.mf.backDB == "" {
-			// Earlier crawls in the same database know links to the examples.
-			if _, err := os.Stat(cf.db); err == nil {
-				store, err := sqlite.Open(ctx, cf.db)
-				if err != nil {
-					return nil, err
-				}
-				defer store.Close()
-				src = store
-			}
-		}
-		if cf.learn && cf.reward == 0 && cf.mf.folds >= 2 {
-			cf.mf.cvThresholds = withRewardGrid(cf.mf.cvThresholds)
-		}
-		m, rep, err := trainModel(ctx, seeds, &cf.ff, &cf.mf, cmd.ErrOrStderr(), src)
-		if err != nil {
-			return nil, err
-		}
-		trep = rep
-		printTrainReport(cmd.ErrOrStderr(), rep)
-		if err := saveModel(modelPath, m); err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "model written to %s\n", modelPath)
-		scorer = training.NewScorer(m)
-	} else if strategy != crawler.StrategyBFS {
-		return nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
 	}
 
 	store, err := sqlite.Open(ctx, cf.db)
@@ -210,7 +150,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	}
 	defer store.Close()
 	cfg.URLs = store
-	if cf.siteNorm {
+	if cf.pf.siteNorm {
 		// A resumed crawl goes on with the rules it measured.
 		rules := sitenorm.NewRules(sitenorm.Policy{})
 		stored, err := store.NormRules(ctx, cf.name)
@@ -241,13 +181,13 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 	defer closeWARC()
-	if cf.skipEx && strategy != crawler.StrategyBFS {
+	if cf.pf.skipExamples && strategy != crawler.StrategyBFS {
 		cfg.Known = seeds.Examples()
 	}
-	if cf.learn && (strategy == crawler.StrategyLink || strategy == crawler.StrategyLinkBacklinks) {
-		lo := learn.Options{RewardAt: cf.reward, Gamma: cf.gamma}
-		if cf.reward == 0 && trep != nil {
-			lo.Rewards = rewardThresholds(trep, scorer.Topics())
+	if cf.pf.learn && (strategy == crawler.StrategyLink || strategy == crawler.StrategyLinkBacklinks) {
+		lo := learn.Options{RewardAt: cf.pf.reward, Gamma: cf.pf.gamma}
+		if cf.pf.reward == 0 && trep != nil {
+			lo.Rewards = experiment.RewardThresholds(trep, scorer.Topics())
 		}
 		if cfg.Learner, err = learn.New(scorer.Topics(), lo); err != nil {
 			return nil, err
@@ -257,12 +197,9 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings, _ := json.Marshal(map[string]any{
-		"seeds": cf.seeds, "model": modelPath, "strategy": cf.strategy, "frontier": cf.frontier, "learn": cf.learn, "sections": cf.sections,
-		"max_pages": cf.maxPages, "window": cf.mf.window, "workers": cf.workers,
-		"delay": cf.ff.delay.String(), "host_parallelism": cf.ff.hostPar, "started": time.Now().UTC().Format(time.RFC3339),
-	})
-	sum, err := c.Run(ctx, seeds.Crawl, string(settings))
+	settings := experiment.RecordedSettings(cfg, map[string]any{"seeds": cf.seeds, "model": modelPath,
+		"delay": cf.ff.delay.String(), "host_parallelism": cf.ff.hostPar, "started": time.Now().UTC().Format(time.RFC3339)})
+	sum, err := c.Run(ctx, seeds.Crawl, settings)
 	if d, derr := store.FrontierDropped(context.WithoutCancel(ctx), sum.Crawl); derr == nil && d.URLs > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "frontier full: %d new URLs of %d hosts were not queued (most: %s, %d; --max-frontier-per-host %d, --max-frontier %d)\n",
 			d.URLs, d.Hosts, d.Top, d.TopURLs, cf.maxFrontierHost, cf.maxFrontier)

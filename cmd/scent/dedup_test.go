@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/scent-crawler/scent/crawler"
-	"github.com/scent-crawler/scent/internal/sharedtest"
+	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -81,7 +81,7 @@ func TestRunDedup(t *testing.T) {
 		t.Errorf("copy c = %+v", c)
 	}
 	var out bytes.Buffer
-	if err := rep.writeText(&out); err != nil {
+	if err := rep.WriteText(&out); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"4 pages checked, 1 clusters, 2 near-duplicates (1 with text identical", "original         http://x.test/a",
@@ -130,12 +130,12 @@ func TestRunSearch(t *testing.T) {
 func TestExportReport_duplicates(t *testing.T) {
 	db := dupStore(t)
 	var out bytes.Buffer
-	if err := exportJSONL(context.Background(), db, "", &out); err != nil {
+	if err := experiment.ExportJSONL(context.Background(), db, "", &out); err != nil {
 		t.Fatal(err)
 	}
 	dupOf := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var e exportPage
+		var e experiment.ExportLine
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatal(err)
 		}
@@ -155,29 +155,4 @@ func TestExportReport_duplicates(t *testing.T) {
 	if ts := rep.Topic("any"); rep.Duplicates != 2 || ts.Unique != 2 || ts.Duplicates != 2 {
 		t.Errorf("report: %d duplicates, topic %+v", rep.Duplicates, ts)
 	}
-}
-
-// TestClusterArchive_webkb checks every WebKB file: pages whose extracted
-// text is identical all fall in one cluster.
-func TestClusterArchive_webkb(t *testing.T) {
-	path := sharedtest.Path(t, "corpus/webkb.tgz")
-	if testing.Short() {
-		t.Skip("corpus test skipped in -short mode")
-	}
-	c, files, err := clusterArchive(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.rep.Pages != len(files) || len(files) < 8000 {
-		t.Fatalf("%d pages checked of %d files", c.rep.Pages, len(files))
-	}
-	if len(c.sameText) == 0 || len(c.sameText) != c.rep.IdenticalText {
-		t.Fatalf("%d pages with identical text, %d counted as such among duplicates", len(c.sameText), c.rep.IdenticalText)
-	}
-	for id, first := range c.sameText {
-		if c.origOf[id] != c.origOf[first] {
-			t.Errorf("%s and %s have identical text but originals %d and %d", files[id-1].URL, files[first-1].URL, c.origOf[id], c.origOf[first])
-		}
-	}
-	t.Logf("%d files, %d clusters, %d near-duplicates, %d with identical text", len(files), len(c.rep.Clusters), c.rep.Duplicates, c.rep.IdenticalText)
 }

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/fetch"
-	"github.com/scent-crawler/scent/segment"
+	"github.com/scent-crawler/scent/internal/atomicfile"
+	"github.com/scent-crawler/scent/training"
 )
 
 // fetchFlags are the fetcher's settings, shared by train and crawl.
@@ -46,6 +46,8 @@ func (f *fetchFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.ipDelay, "ip-delay", 0, "least time between two requests to one IP address, whatever the host (0: none; not through --proxy)")
 	fs.IntVar(&f.ipPar, "ip-parallelism", 0, "most requests in flight to one IP address (0: no limit; not through --proxy)")
 	fs.StringSliceVar(&f.types, "content-types", []string{"text/html", "application/xhtml+xml"}, "accepted media types (* for all)")
+	setFlagGroup(fs, "politeness", "proxy", "user-agent", "timeout", "max-body", "retries", "ignore-robots", "delay",
+		"host-parallelism", "contact", "max-crawl-delay", "ip-delay", "ip-parallelism", "content-types")
 }
 
 func (f *fetchFlags) config() fetch.Config {
@@ -64,73 +66,34 @@ func (f *fetchFlags) config() fetch.Config {
 
 // modelFlags are the classifier's and segmenter's settings.
 type modelFlags struct {
-	k         int
-	m         float64
-	event     string
-	threshold float64
-	window    int
-	urlTokens bool
-	folds     int
-	documents string
-	backlinks string // CSV file of parent_url,target_url
-	backDB    string // scent database whose links are backlinks
-	// cvThresholds are more thresholds to cross-validate at (a grid's).
-	cvThresholds []float64
+	training.Settings
 }
 
 func (f *modelFlags) register(fs *pflag.FlagSet) {
-	fs.IntVar(&f.k, "k", classify.DefaultK, "number of features kept by χ²")
-	fs.Float64Var(&f.threshold, "threshold", classify.DefaultThreshold, "on-topic threshold of P(topic|link), in (0, 1]; given to crawl with an existing model, it replaces the model's")
-	fs.IntVar(&f.window, "window", 10, "tokens of context on each side of a link")
+	fs.IntVar(&f.K, "k", classify.DefaultK, "number of features kept by χ²")
+	fs.Float64Var(&f.Threshold, "threshold", classify.DefaultThreshold, "on-topic threshold of P(topic|link), in (0, 1]; given to crawl with an existing model, it replaces the model's")
+	fs.IntVar(&f.Window, "window", 10, "tokens of context on each side of a link")
 	f.registerFixed(fs)
+	setFlagGroup(fs, "model", "k", "threshold", "window")
 }
 
 // registerFixed registers the model flags other than --k, --threshold and
 // --window, which "scent experiment" takes as lists.
 func (f *modelFlags) registerFixed(fs *pflag.FlagSet) {
-	fs.Float64Var(&f.m, "m", classify.DefaultM, "m-estimate equivalent sample size")
-	fs.StringVar(&f.event, "event", "binary", "Naive Bayes event model: binary or multinomial")
-	fs.BoolVar(&f.urlTokens, "url-tokens", false, "add the words of a link's URL path to its features")
-	fs.IntVar(&f.folds, "folds", 5, "cross-validation folds of the training report (0: none)")
-	fs.StringVar(&f.documents, "documents", "windows", "training documents: pages, windows (segment-sized pieces of pages), pages+windows, links or windows+links")
-	fs.StringVar(&f.backlinks, "backlinks", "", "CSV file of parent_url,target_url: the segments of links to the examples become training documents")
-	fs.StringVar(&f.backDB, "backlinks-db", "", "scent database whose stored links to the examples become training documents")
+	fs.Float64Var(&f.M, "m", classify.DefaultM, "m-estimate equivalent sample size")
+	fs.StringVar(&f.Event, "event", "binary", "Naive Bayes event model: binary or multinomial")
+	fs.BoolVar(&f.URLTokens, "url-tokens", false, "add the words of a link's URL path to its features")
+	fs.IntVar(&f.Folds, "folds", 5, "cross-validation folds of the training report (0: none)")
+	fs.StringVar(&f.Documents, "documents", "windows", "training documents: pages, windows (segment-sized pieces of pages), pages+windows, links or windows+links")
+	fs.StringVar(&f.Backlinks, "backlinks", "", "CSV file of parent_url,target_url: the segments of links to the examples become training documents")
+	fs.StringVar(&f.BacklinkDB, "backlinks-db", "", "scent database whose stored links to the examples become training documents")
+	setFlagGroup(fs, "model", "m", "event", "url-tokens", "folds", "documents", "backlinks", "backlinks-db")
 }
 
-func (f *modelFlags) classify() (classify.Options, error) {
-	ev, err := classify.ParseEvent(f.event)
-	if err != nil {
-		return classify.Options{}, err
-	}
-	o := classify.Options{K: f.k, M: f.m, Event: ev, Threshold: f.threshold}
-	return o, o.Validate()
-}
-
-func (f *modelFlags) segment() segment.Options {
-	return segment.Options{Window: f.window, URLTokens: f.urlTokens}
-}
-
-// writeFileAtomic writes data to path through a temporary file and a
-// rename, so a crash never leaves a half-written file.
+// writeFileAtomic writes path through a temporary file and a rename, so
+// a crash never leaves a half-written file.
 func writeFileAtomic(path string, write func(*os.File) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, write)
 }
 
 func isTerminal(f *os.File) bool {

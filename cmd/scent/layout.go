@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/urlnorm"
@@ -96,7 +97,7 @@ it did not fetch that link to the most of them.`,
 // and kept: status 200 and no failure (a body of a type the crawl does
 // not accept is a failed fetch, as in its report).
 func fetchedURLs(ctx context.Context, db, name string) ([]urlnorm.URL, error) {
-	store, c, err := openCrawl(ctx, db, name)
+	store, c, err := experiment.OpenCrawl(ctx, db, name)
 	if err != nil {
 		return nil, err
 	}

@@ -2,14 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/scent-crawler/scent/internal/collectiontest"
 	"github.com/scent-crawler/scent/internal/sharedtest"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/report"
@@ -27,7 +26,7 @@ func runScent(t *testing.T, args ...string) (string, error) {
 }
 
 func TestLayoutCmd(t *testing.T) {
-	archive := writeGridArchive(t)
+	archive := collectiontest.Write(t)
 	// Four department sites, each linking six course and six other pages
 	// that link on in a ring; 24 course pages in all.
 	out, err := runScent(t, "layout", archive, "--topic", "course")
@@ -76,15 +75,10 @@ func TestLayoutCmd(t *testing.T) {
 // link to every course page, so each missed page was linked from a
 // fetched one.
 func TestLayoutCmd_missed(t *testing.T) {
-	archive := writeGridArchive(t)
+	archive := collectiontest.Write(t)
 	out := filepath.Join(t.TempDir(), "bfs")
-	o := gridOpts(archive, out)
-	o.strategies, o.ks, o.budget = []string{"bfs"}, []string{"20"}, 6
-	cells, err := o.cells()
-	if err != nil || len(cells) != 1 {
-		t.Fatalf("cells = %v, %v; want one", cells, err)
-	}
-	if _, err := runExperiment(context.Background(), o.single(cells[0]), io.Discard); err != nil {
+	if _, err := runScent(t, "experiment", archive, "--out", out, "--topic", "course", "--strategy", "bfs", "--k", "20",
+		"--budget", "6", "--workers", "4", "--m", "1", "--baseline=false"); err != nil {
 		t.Fatal(err)
 	}
 	db := filepath.Join(out, "scent.db")

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -19,8 +21,14 @@ func TestResumable(t *testing.T) {
 }
 
 // TestMain keeps the breadth-first baselines the tests crawl out of the
-// user's cache folder.
+// user's cache folder. The Go build cache stays where it was, so that the
+// tests that build the command reuse it rather than compile SQLite anew.
 func TestMain(m *testing.M) {
+	if os.Getenv("GOCACHE") == "" {
+		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+			os.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+		}
+	}
 	dir, err := os.MkdirTemp("", "scent-test-cache-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/sitenorm"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/urlnorm"
@@ -45,10 +46,10 @@ func TestNormEval(t *testing.T) {
 	}
 	st.Close()
 	out := filepath.Join(dir, "out")
-	if err := runNormEval(ctx, &bytes.Buffer{}, db, "c", out, false); err != nil {
+	if err := experiment.NormEval(ctx, &bytes.Buffer{}, db, "c", out, false); err != nil {
 		t.Fatal(err)
 	}
-	var rep normReport
+	var rep experiment.NormReport
 	b, err := os.ReadFile(filepath.Join(out, "normalize.json"))
 	if err != nil {
 		t.Fatal(err)

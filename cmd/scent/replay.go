@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scent-crawler/scent/replay"
-	"github.com/scent-crawler/scent/urlnorm"
+	"github.com/scent-crawler/scent/webkb"
 )
 
 func newReplayCmd() *cobra.Command {
@@ -101,7 +100,7 @@ texas, washington and wisconsin.`,
 			if err != nil {
 				return err
 			}
-			write := func(w io.Writer) error { return writeSeeds(w, a, topics, group, negatives) }
+			write := func(w io.Writer) error { return webkb.WriteSeeds(w, a, topics, group, negatives) }
 			if out == "" || out == "-" {
 				return write(cmd.OutOrStdout())
 			}
@@ -113,68 +112,4 @@ texas, washington and wisconsin.`,
 	cmd.Flags().StringVar(&negatives, "negatives", "other", `negative examples: the pages of --group labelled "other", or "rest": every page of --group not labelled with a topic`)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output)")
 	return cmd
-}
-
-// writeSeeds writes the seed file of an experiment: the department seeds,
-// the pages of group labelled with the topics as examples and, as
-// negatives, the pages of group labelled "other" (negatives "other") or
-// every page of group not labelled with a topic (negatives "rest"); ""
-// means "other".
-func writeSeeds(w io.Writer, a *replay.Archive, topics []string, group, negatives string) error {
-	if negatives == "" {
-		negatives = "other"
-	}
-	if negatives != "other" && negatives != "rest" {
-		return fmt.Errorf("--negatives %q: want other or rest", negatives)
-	}
-	if len(topics) == 0 {
-		return fmt.Errorf("--topic is required")
-	}
-	want := make(map[string]bool)
-	for _, t := range topics {
-		t = strings.TrimSpace(t)
-		if t == "" || t == "other" {
-			return fmt.Errorf("invalid topic %q", t)
-		}
-		want[t] = true
-	}
-	seeds, err := replay.DepartmentSeeds(a)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(w)
-	what := `pages of ` + group + ` labelled "other"`
-	if negatives == "rest" {
-		what = "every other page of " + group
-	}
-	fmt.Fprintf(bw, "# topics %s: examples from group %s, negatives: %s\n", strings.Join(topics, ","), group, what)
-	for _, s := range seeds {
-		fmt.Fprintf(bw, "seed\t%s\n", s)
-	}
-	counts := make(map[string]int)
-	for _, l := range a.Labels() {
-		if l.Group != group || !isHTMLPage(a, l.URL) {
-			continue
-		}
-		role := l.Label
-		if !want[role] {
-			if negatives == "other" && role != "other" {
-				continue
-			}
-			role = "other"
-		}
-		fmt.Fprintf(bw, "%s\t%s\n", role, l.URL)
-		counts[role]++
-	}
-	for _, t := range topics {
-		if counts[t] == 0 {
-			return fmt.Errorf("no page of group %s is labelled %s", group, t)
-		}
-	}
-	return bw.Flush()
-}
-
-func isHTMLPage(a *replay.Archive, u urlnorm.URL) bool {
-	p, ok := a.Lookup(u)
-	return ok && p.IsHTML()
 }

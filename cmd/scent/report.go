@@ -12,10 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/report"
-	"github.com/scent-crawler/scent/sqlite"
-	"github.com/scent-crawler/scent/training"
-	"github.com/scent-crawler/scent/urlnorm"
 )
 
 func newReportCmd() *cobra.Command {
@@ -66,16 +64,16 @@ several crawls; md writes one document per crawl.`,
 			}
 			var reps []*report.Report
 			for _, src := range sources {
-				learnt, err := learntFor(src[0], trained, seeds, cmd.ErrOrStderr())
+				learnt, err := experiment.LearntFor(src[0], trained, seeds, cmd.ErrOrStderr())
 				if err != nil {
 					return err
 				}
-				rep, err := buildReportThreshold(cmd.Context(), src[0], src[1], labels, every, topics, scope, th, learnt)
+				rep, err := experiment.Measure(cmd.Context(), src[0], src[1], labels, every, topics, scope, th, learnt)
 				if err != nil {
 					return err
 				}
 				if bfsDB != "" {
-					bfs, err := buildReportThreshold(cmd.Context(), bfsDB, "", labels, every, topicsOf(rep), scope, th, learnt)
+					bfs, err := experiment.Measure(cmd.Context(), bfsDB, "", labels, every, topicsOf(rep), scope, th, learnt)
 					if err != nil {
 						return fmt.Errorf("--bfs: %w", err)
 					}
@@ -224,97 +222,6 @@ func parseThresholds(entries []string) (map[string]float64, error) {
 	return th, nil
 }
 
-func buildReport(ctx context.Context, db, name, labelsPath string, every int, topics []string, scope string) (*report.Report, error) {
-	return buildReportThreshold(ctx, db, name, labelsPath, every, topics, scope, nil, nil)
-}
-
-// buildReportThreshold measures one crawl; with labels it also evaluates
-// the link classifier, at the thresholds of th (per topic, "" for every
-// topic, report.DefaultThreshold otherwise). learnt, when not nil, lists
-// the pages the model learnt from: they are no recall targets.
-func buildReportThreshold(ctx context.Context, db, name, labelsPath string, every int, topics []string, scope string, th map[string]float64, learnt []urlnorm.URL) (*report.Report, error) {
-	if scope != report.ScopeCrawledHosts && scope != report.ScopeAllLabels {
-		return nil, fmt.Errorf("unknown --targets %q (want %s or %s)", scope, report.ScopeCrawledHosts, report.ScopeAllLabels)
-	}
-	var labels report.Labels
-	if labelsPath != "" {
-		var err error
-		if labels, err = report.LoadLabels(labelsPath); err != nil {
-			return nil, err
-		}
-	}
-	store, c, err := openCrawl(ctx, db, name)
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
-	if len(topics) == 0 {
-		topics = c.Topics
-	}
-	if len(topics) == 0 {
-		return nil, fmt.Errorf("crawl %q has no model topics: name the topics to measure with --topics", c.Name)
-	}
-	rep := report.New(c.Name, c.Strategy, topics, labels, every)
-	rep.TargetScope = scope
-	if learnt != nil {
-		rep.Exclude(learnt)
-	}
-	for _, t := range rep.Topics {
-		if v, ok := th[t.Topic]; ok {
-			t.Threshold = v
-		} else if v, ok := th[""]; ok {
-			t.Threshold = v
-		}
-	}
-	err = store.EachPage(ctx, c.ID, func(p *sqlite.PageRow) error {
-		rep.Add(report.Page{URL: p.URL, FinalURL: p.FinalURL, Stack: p.Topic, Failed: p.Failure != "", Duplicate: p.DuplicateOf != "", Relevant: p.Relevant})
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if labels != nil {
-		err = store.EachLink(ctx, c.ID, func(l *sqlite.LinkRow) error {
-			rep.AddLink(report.Link{Target: l.Target, Scores: l.Scores})
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("report on crawl %s: %w", c.Name, err)
-		}
-	}
-	rep.Finish()
-	if el, n, err := store.Elapsed(ctx, c.ID); err == nil && el > 0 {
-		// Fetch times of all runs of the crawl: pauses between runs count.
-		rep.FetchesPerSecond = float64(n-1) / el.Seconds()
-		rep.PagesPerSecond = rep.FetchesPerSecond * float64(rep.Pages) / float64(n)
-	}
-	return rep, nil
-}
-
-// learntFor returns the pages the model of the crawl in db learnt from:
-// those listed in trained, else the examples of the seed file seeds,
-// else those of trainedFile beside db (told on notice), else nil (none
-// known: every labelled page is a target).
-func learntFor(db, trained, seeds string, notice io.Writer) ([]urlnorm.URL, error) {
-	switch {
-	case trained != "":
-		return readTrained(trained)
-	case seeds != "":
-		s, err := training.LoadSeeds(seeds)
-		if err != nil {
-			return nil, err
-		}
-		return training.LearntFrom(s, nil), nil
-	}
-	beside := filepath.Join(filepath.Dir(db), trainedFile)
-	if _, err := os.Stat(beside); err != nil {
-		fmt.Fprintf(notice, "report: no list of the pages the model learnt from (--trained, --seeds or %s beside %s): every labelled page is a target\n", trainedFile, db)
-		return nil, nil
-	}
-	fmt.Fprintf(notice, "report: the pages the model learnt from are those of %s\n", beside)
-	return readTrained(beside)
-}
-
 // topicsOf returns the topics of rep.
 func topicsOf(rep *report.Report) []string {
 	out := make([]string, len(rep.Topics))
@@ -322,4 +229,10 @@ func topicsOf(rep *report.Report) []string {
 		out[i] = t.Topic
 	}
 	return out
+}
+
+// buildReport measures one crawl (experiment.Measure without thresholds
+// or learnt pages).
+func buildReport(ctx context.Context, db, name, labelsPath string, every int, topics []string, scope string) (*report.Report, error) {
+	return experiment.Measure(ctx, db, name, labelsPath, every, topics, scope, nil, nil)
 }

@@ -57,24 +57,17 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&configPath, "config", "", "config file (YAML, TOML or JSON); default ./scent.yaml when present")
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
 	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile (live and allocated memory) to this file when the command ends (go tool pprof)")
-	root.AddCommand(
-		newReplayCmd(),
-		newLabelsCmd(),
-		newLayoutCmd(),
-		newSeedsCmd(),
-		newTrainCmd(),
-		newCrawlCmd(),
-		newExportCmd(),
-		newReportCmd(),
-		newSearchCmd(),
-		newDedupCmd(),
-		newExperimentCmd(),
-		newDiffCmd(),
-		newRevisitCmd(),
-		newChangeEvalCmd(),
-		newRefreshEvalCmd(),
-		newNormEvalCmd(),
-	)
+	useGroupedHelp(root)
+	for _, c := range []*cobra.Command{newTrainCmd(), newCrawlCmd(), newExportCmd(), newReportCmd(), newSearchCmd(),
+		newRevisitCmd(), newDiffCmd(), newDedupCmd()} {
+		c.GroupID = groupEveryday
+		root.AddCommand(c)
+	}
+	for _, c := range []*cobra.Command{newReplayCmd(), newLabelsCmd(), newSeedsCmd(), newLayoutCmd(), newExperimentCmd(),
+		newChangeEvalCmd(), newRefreshEvalCmd(), newNormEvalCmd(), newResultsCmd()} {
+		c.GroupID = groupResearch
+		root.AddCommand(c)
+	}
 	return root
 }
 

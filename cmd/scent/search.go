@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/scent-crawler/scent/experiment"
 )
 
 // searchHit is one result of "scent search --json".
@@ -54,7 +56,7 @@ func runSearch(ctx context.Context, w io.Writer, db, query string, limit int, as
 	if limit <= 0 {
 		return fmt.Errorf("--limit must be positive, not %d", limit)
 	}
-	store, err := openExisting(ctx, db)
+	store, err := experiment.OpenExisting(ctx, db)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/training"
 )
@@ -49,7 +50,7 @@ classification.`,
 			if err := saveModel(model, m); err != nil {
 				return err
 			}
-			if err := writeLearnt(cmd.Context(), trainedPathFor(model), s, &mf); err != nil {
+			if err := experiment.WriteLearnt(cmd.Context(), experiment.TrainedPathFor(model), s, &mf.Settings); err != nil {
 				return err
 			}
 			printTrainReport(cmd.OutOrStdout(), rep)
@@ -70,6 +71,8 @@ classification.`,
 	fs.StringVar(&jsonOut, "report-json", "", "also write the training report as JSON to this file")
 	ff.register(fs)
 	mf.register(fs)
+	setFlagGroup(fs, "input", "seeds")
+	setFlagGroup(fs, "output", "model", "report-json")
 	return cmd
 }
 
@@ -86,26 +89,12 @@ func trainModel(ctx context.Context, s *training.Seeds, ff *fetchFlags, mf *mode
 
 // buildModel is trainModel with the fetcher of the examples given.
 func buildModel(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *modelFlags, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
-	co, err := mf.classify()
+	opts, err := mf.Options(src)
 	if err != nil {
 		return nil, nil, err
 	}
-	folds := mf.folds
-	if folds == 0 {
-		folds = -1
-	}
-	docs, err := training.ParseDocuments(mf.documents)
-	if err != nil {
-		return nil, nil, err
-	}
-	opts := training.Options{Classify: co, Segment: mf.segment(), Folds: folds, Documents: docs, BacklinkSource: src, CVThresholds: mf.cvThresholds}
-	if mf.backlinks != "" {
-		if opts.Backlinks, err = training.LoadBacklinks(mf.backlinks); err != nil {
-			return nil, nil, err
-		}
-	}
-	if mf.backDB != "" && src == nil {
-		store, err := openExisting(ctx, mf.backDB)
+	if mf.BacklinkDB != "" && src == nil {
+		store, err := experiment.OpenExisting(ctx, mf.BacklinkDB)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/scent-crawler/scent/internal/collectiontest"
 )
 
 // TestCrawl_plainProgress: with stderr not a terminal, a crawl logs plain
@@ -77,7 +79,7 @@ func TestReplay_pidFile(t *testing.T) {
 		t.Skip("builds the command")
 	}
 	bin := scentBinary(t)
-	archive := writeGridArchive(t)
+	archive := collectiontest.Write(t)
 	pidFile := filepath.Join(t.TempDir(), "replay.pid")
 	cmd := exec.Command(bin, "replay", archive, "--listen", "127.0.0.1:0", "--pid-file", pidFile)
 	if err := cmd.Start(); err != nil {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/segment"
 	"github.com/scent-crawler/scent/training"
@@ -36,22 +35,22 @@ func (f *fetchFlags) validate() error {
 
 // validate checks the model flags.
 func (f *modelFlags) validate() error {
-	if !(f.threshold > 0 && f.threshold <= 1) {
-		return fmt.Errorf("--threshold must be in (0, 1], not %g", f.threshold)
+	if !(f.Threshold > 0 && f.Threshold <= 1) {
+		return fmt.Errorf("--threshold must be in (0, 1], not %g", f.Threshold)
 	}
-	if _, err := f.classify(); err != nil {
+	if _, err := f.Classify(); err != nil {
 		return err
 	}
-	if f.window < 1 {
-		return fmt.Errorf("--window must be at least 1, not %d", f.window)
+	if f.Window < 1 {
+		return fmt.Errorf("--window must be at least 1, not %d", f.Window)
 	}
-	if f.folds < 0 || f.folds == 1 {
-		return fmt.Errorf("--folds must be 0 (none) or at least 2, not %d", f.folds)
+	if f.Folds < 0 || f.Folds == 1 {
+		return fmt.Errorf("--folds must be 0 (none) or at least 2, not %d", f.Folds)
 	}
-	if _, err := training.ParseDocuments(f.documents); err != nil {
+	if _, err := training.ParseDocuments(f.Documents); err != nil {
 		return err
 	}
-	for _, p := range []string{f.backlinks, f.backDB} {
+	for _, p := range []string{f.Backlinks, f.BacklinkDB} {
 		if p == "" {
 			continue
 		}
@@ -68,8 +67,8 @@ func (cf *crawlFlags) validate() error {
 	if cf.seeds == "" {
 		return errors.New("--seeds is required")
 	}
-	if cf.workers < 1 {
-		return fmt.Errorf("--workers must be at least 1, not %d", cf.workers)
+	if cf.pf.workers < 1 {
+		return fmt.Errorf("--workers must be at least 1, not %d", cf.pf.workers)
 	}
 	for _, l := range []struct {
 		name string
@@ -95,8 +94,8 @@ func (cf *crawlFlags) validate() error {
 	if _, err := crawler.ParseStrategy(cf.strategy); err != nil {
 		return err
 	}
-	cfg := crawler.Config{Frontier: crawler.Frontier(cf.frontier), Workers: cf.workers, Tunnel: cf.tunnel, Promote: cf.promote,
-		Segment: segment.Options{Window: cf.mf.window}}
+	cfg := crawler.Config{Frontier: crawler.Frontier(cf.frontier), Workers: cf.pf.workers, Tunnel: cf.pf.tunnel, Promote: cf.pf.promote,
+		Segment: segment.Options{Window: cf.mf.Window}}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -118,38 +117,6 @@ func (cf *crawlFlags) validate() error {
 		}
 	}
 	return nil
-}
-
-// validate checks an experiment's shared settings and makes sure its
-// output directory can be written.
-func (s *experimentSettings) validate() error {
-	switch {
-	case s.budget < 0:
-		return fmt.Errorf("--budget must be 0 (no limit) or more pages, not %d", s.budget)
-	case s.workers < 1:
-		return fmt.Errorf("--workers must be at least 1, not %d", s.workers)
-	case s.discovery < 0:
-		return fmt.Errorf("--discovery must not be negative, not %d", s.discovery)
-	case s.mf.m <= 0:
-		return fmt.Errorf("--m must be positive, not %g", s.mf.m)
-	case s.mf.folds < 0 || s.mf.folds == 1:
-		return fmt.Errorf("--folds must be 0 (none) or at least 2, not %d", s.mf.folds)
-	case s.out == "":
-		return errors.New("--out is required")
-	}
-	if _, err := classify.ParseEvent(s.mf.event); err != nil {
-		return err
-	}
-	if _, err := training.ParseDocuments(s.mf.documents); err != nil {
-		return err
-	}
-	if _, err := os.Stat(s.archive); err != nil {
-		return fmt.Errorf("archive: %w", err)
-	}
-	if err := os.MkdirAll(s.out, 0o755); err != nil {
-		return fmt.Errorf("--out %s cannot be created: %w", s.out, err)
-	}
-	return checkWritableDir(s.out, "--out")
 }
 
 // checkWritableDir reports whether dir exists and a file can be created in

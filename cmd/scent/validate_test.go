@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/scent-crawler/scent/internal/collectiontest"
 )
 
 // TestValidate_beforeWork: bad flags are refused before any example is
@@ -25,7 +27,7 @@ func TestValidate_beforeWork(t *testing.T) {
 	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644)
 	file := filepath.Join(dir, "a-file")
 	os.WriteFile(file, []byte("x"), 0o644)
-	archive := writeGridArchive(t)
+	archive := collectiontest.Write(t)
 	db := filepath.Join(dir, "ok.db")
 	crawl := []string{"crawl", "--seeds", seeds, "--delay", "0", "--folds", "0"}
 	for _, tc := range []struct {

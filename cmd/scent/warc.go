@@ -11,6 +11,7 @@ import (
 
 	"github.com/scent-crawler/scent/archive"
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/warc"
@@ -27,6 +28,7 @@ func (a *archiveFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&a.raw, "raw", true, "keep every response as received (status line, headers, body), compressed, in the database; --raw=false keeps only the extracted text")
 	fs.StringVar(&a.dir, "warc", "", "also write the crawl as WARC 1.1 files into this directory as it goes")
 	fs.Int64Var(&a.maxSize, "warc-max-size", warc.DefaultMaxFileSize, "start a new WARC file past this many bytes")
+	setFlagGroup(fs, "output", "raw", "warc", "warc-max-size")
 }
 
 // warcInfo are the fields of every WARC file's warcinfo record.
@@ -70,7 +72,7 @@ func exportWARC(ctx context.Context, db, name, dir string, maxSize int64, log io
 	if dir == "" || dir == "-" {
 		return errors.New("--format warc needs --out DIR (a directory)")
 	}
-	store, c, err := openCrawl(ctx, db, name)
+	store, c, err := experiment.OpenCrawl(ctx, db, name)
 	if err != nil {
 		return err
 	}

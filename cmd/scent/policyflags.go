@@ -1,0 +1,82 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/scent-crawler/scent/learn"
+)
+
+// policyFlags are the crawl switches that scent crawl and scent
+// experiment share, registered once here with one default each: adding a
+// switch touches this file and the place that reads it.
+type policyFlags struct {
+	workers      int
+	tunnel       bool
+	promote      bool
+	sections     bool
+	lockstep     bool
+	siteNorm     bool
+	learn        bool
+	skipExamples bool
+	reward       float64
+	gamma        float64
+	preset       string
+}
+
+func (p *policyFlags) register(fs *pflag.FlagSet) {
+	fs.IntVar(&p.workers, "workers", 16, "pages fetched at once")
+	fs.BoolVar(&p.learn, "learn", true, "learn the value of links from the crawl's own pages and serve every link best first by it")
+	fs.Float64Var(&p.reward, "learn-reward", 0, "with --learn: the page score at which a fetched page rewards the links that led to it (0: per topic, where the cross-validated page F1 of the examples is best when the model is trained here, else 0.5)")
+	fs.Float64Var(&p.gamma, "learn-gamma", learn.DefaultGamma, "with --learn: the weight of a link's value that comes from the pages beyond its target")
+	fs.BoolVar(&p.skipExamples, "skip-examples", true, "never fetch the pages the model learnt from (they are in hand); bfs fetches them")
+	fs.BoolVar(&p.sections, "sections", true, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the stack (and with --tunnel the reserve) is spent, or are dropped")
+	fs.BoolVar(&p.lockstep, "lockstep", true, "fetch in rounds of --workers pages, each committed in order before the next: the crawl repeats exactly whatever the timing, but each round waits for its slowest fetch (--lockstep=false fetches whenever a worker is free)")
+	fs.BoolVar(&p.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
+	fs.BoolVar(&p.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
+	fs.BoolVar(&p.siteNorm, "site-norm", false, "site-based URL normalization: measure which extended normalizations (EN1–EN6) each host tolerates, within 5 % of the fetches, and apply those it adopts to the URLs pushed (scent normalize-eval shows them)")
+	fs.StringVar(&p.preset, "preset", "", `"paper": the paper's crawler (no learner, no sections, no example skipped, one model), for the settings not given`)
+	setFlagGroup(fs, "budget", "workers")
+	setFlagGroup(fs, "research", "learn", "learn-reward", "learn-gamma", "skip-examples", "sections", "lockstep", "tunnel", "promote", "site-norm", "preset")
+}
+
+// apply sets the preset's flags the command line did not set and checks
+// that the switches go together.
+func (p *policyFlags) apply(fs *pflag.FlagSet) error {
+	if err := applyPreset(fs, p.preset); err != nil {
+		return err
+	}
+	if p.learn && (p.tunnel || p.promote) {
+		return errors.New("--tunnel and --promote steer the paper's stacks, but the link learner (on by default) keeps every link on them: add --learn=false or --preset paper")
+	}
+	return nil
+}
+
+// paperPreset are the settings of the paper's crawler where the defaults
+// differ: no link learner, no sections, examples fetched like any page,
+// one model for links and pages.
+var paperPreset = map[string]string{"learn": "false", "sections": "false", "skip-examples": "false", "page-negatives": ""}
+
+// applyPreset sets the flags of preset ("" keeps the defaults, the best
+// crawler; "paper" the paper's) that the command line did not set.
+func applyPreset(fs *pflag.FlagSet, preset string) error {
+	switch preset {
+	case "":
+		return nil
+	case "paper":
+	default:
+		return fmt.Errorf("--preset %q: want paper (or nothing, for the best crawler)", preset)
+	}
+	for name, v := range paperPreset {
+		f := fs.Lookup(name)
+		if f == nil || f.Changed {
+			continue
+		}
+		if err := f.Value.Set(v); err != nil {
+			return fmt.Errorf("--preset %s: %s: %w", preset, name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,32 @@
+package experiment
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+
+	"github.com/scent-crawler/scent/internal/atomicfile"
+)
+
+// writeFileAtomic writes path through a temporary file and a rename.
+func writeFileAtomic(path string, write func(*os.File) error) error {
+	return atomicfile.Write(path, write)
+}
+
+// writeJSONFile writes v as indented JSON to path.
+func writeJSONFile(path string, v any) error {
+	return writeFileAtomic(path, func(f *os.File) error {
+		return jsonIndent(f).Encode(v)
+	})
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func jsonIndent(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc
+}

@@ -1,0 +1,290 @@
+package experiment
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/report"
+	"github.com/scent-crawler/scent/segment"
+	"github.com/scent-crawler/scent/sqlite"
+	"github.com/scent-crawler/scent/training"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// TrainedFile is the list of the pages a model learnt from that an
+// experiment writes beside its model, and that "scent report" reads
+// beside a database when given no --trained or --seeds.
+const TrainedFile = "trained.txt"
+
+// TrainedPathFor is where "scent train" writes the pages a model learnt
+// from: beside the model, course.json → course.trained.txt.
+func TrainedPathFor(model string) string {
+	return strings.TrimSuffix(model, filepath.Ext(model)) + ".trained.txt"
+}
+
+// learntOf returns the pages a model built by buildModel from s with the
+// flags mf learnt from: its examples and the parents of its backlink
+// segments, those rec recorded (the source given to buildModel), those of
+// --backlinks and, when no source was given, those --backlinks-db holds
+// for the examples.
+func learntOf(ctx context.Context, s *training.Seeds, mf *training.Settings, rec *training.BacklinkRecorder) ([]urlnorm.URL, error) {
+	var links []training.Backlink
+	if rec != nil {
+		links = rec.Links()
+	}
+	if mf.Backlinks != "" {
+		b, err := training.LoadBacklinks(mf.Backlinks)
+		if err != nil {
+			return nil, err
+		}
+		links = append(links, b...)
+	}
+	if rec == nil && mf.BacklinkDB != "" {
+		store, err := OpenExisting(ctx, mf.BacklinkDB)
+		if err != nil {
+			return nil, err
+		}
+		defer store.Close()
+		b, err := store.Backlinks(ctx, training.LearntFrom(s, nil), 10000)
+		if err != nil {
+			return nil, fmt.Errorf("pages learnt from: %w", err)
+		}
+		links = append(links, b...)
+	}
+	return training.LearntFrom(s, links), nil
+}
+
+// WriteLearnt writes to path the pages a model trained by "scent train"
+// from s with the flags mf learnt from, so that a report of its crawls can
+// leave them out of the targets (--trained).
+func WriteLearnt(ctx context.Context, path string, s *training.Seeds, mf *training.Settings) error {
+	learnt, err := learntOf(ctx, s, mf, nil)
+	if err != nil {
+		return err
+	}
+	return writeTrained(path, learnt)
+}
+
+// writeTrained writes urls, one a line, with a header comment.
+func writeTrained(path string, urls []urlnorm.URL) error {
+	err := writeFileAtomic(path, func(f *os.File) error {
+		w := bufio.NewWriter(f)
+		fmt.Fprintf(w, "# %d pages the model learnt from (its examples and the pages whose links it trained on): no recall targets\n", len(urls))
+		for _, u := range urls {
+			fmt.Fprintln(w, u)
+		}
+		return w.Flush()
+	})
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadTrained reads a list written by writeTrained: one URL a line,
+// blank lines and '#' comments skipped.
+func ReadTrained(path string) ([]urlnorm.URL, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := []urlnorm.URL{} // not nil: a list was given
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		u, err := urlnorm.Parse(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// baselines measures breadth-first and the all-knowing plan on the
+// held-out targets of an experiment over a replayed collection.
+type baselines struct {
+	collection *replay.Archive
+	seeds      []urlnorm.URL
+	labels     report.Labels // the recall targets (all labels in scope)
+	bfs        []report.Page // breadth-first over every page reachable from seeds
+	plans      map[string][]report.ShareMark
+}
+
+// newBaselines loads the labels and the breadth-first crawl of every page
+// reachable from seeds (from the cache, or crawled through f and cached).
+func newBaselines(ctx context.Context, a *replay.Archive, archivePath string, seeds []urlnorm.URL, labelPath string, f *fetch.Fetcher, workers int) (*baselines, error) {
+	labels, err := report.LoadLabels(labelPath)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := bfsPages(ctx, archivePath, seeds, f, workers)
+	if err != nil {
+		return nil, err
+	}
+	return &baselines{collection: a, seeds: seeds, labels: labels, bfs: pages, plans: make(map[string][]report.ShareMark)}, nil
+}
+
+// apply sets the breadth-first comparison and the plan of every topic of
+// rep, measured on the same targets: the labels without learnt.
+func (b *baselines) apply(rep *report.Report, learnt []urlnorm.URL) {
+	topics := make([]string, len(rep.Topics))
+	for i, t := range rep.Topics {
+		topics[i] = t.Topic
+	}
+	bfs := report.New("breadth-first", "bfs", topics, b.labels, rep.Every)
+	bfs.TargetScope = rep.TargetScope
+	bfs.Exclude(learnt)
+	for _, p := range b.bfs {
+		bfs.Add(p)
+	}
+	bfs.Finish()
+	rep.Compare(bfs)
+	key := fmt.Sprint(learnt)
+	held := report.HeldOut(b.labels, learnt)
+	for _, t := range rep.Topics {
+		k := t.Topic + " " + key
+		plan, ok := b.plans[k]
+		if !ok {
+			var targets []urlnorm.URL
+			for u, l := range held {
+				if l == t.Topic {
+					targets = append(targets, u)
+				}
+			}
+			for _, p := range b.collection.TargetPlan(b.seeds, targets, report.Shares) {
+				m := report.ShareMark{Share: p.Share}
+				if p.Fetches > 0 {
+					m.Pages = &p.Fetches
+				}
+				plan = append(plan, m)
+			}
+			b.plans[k] = plan
+		}
+		t.Plan = plan
+	}
+}
+
+// bfsPages returns the fetches, in order, of a breadth-first crawl of
+// every page reachable from seeds in the collection at archivePath
+// (lockstep, so always the same). The crawl runs once per collection,
+// seeds and workers: its fetches are kept in the user's cache folder
+// (scent/bfs-KEY.tsv) and read from there afterwards.
+func bfsPages(ctx context.Context, archivePath string, seeds []urlnorm.URL, f *fetch.Fetcher, workers int) ([]report.Page, error) {
+	cache := ""
+	if dir, err := os.UserCacheDir(); err == nil {
+		if fi, err := os.Stat(archivePath); err == nil {
+			abs, _ := filepath.Abs(archivePath)
+			h := sha256.Sum256([]byte(fmt.Sprintf("bfs v1\n%s\n%d\n%s\n%v\n%d", abs, fi.Size(), fi.ModTime().UTC(), seeds, workers)))
+			cache = filepath.Join(dir, "scent", "bfs-"+hex.EncodeToString(h[:8])+".tsv")
+		}
+	}
+	if cache != "" {
+		if pages, err := readPages(cache); err == nil {
+			return pages, nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	work, err := os.MkdirTemp("", "scent-bfs-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	db := filepath.Join(work, "scent.db")
+	store, err := openStore(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	cfg := crawler.Config{Name: "bfs", Strategy: crawler.StrategyBFS, Workers: workers, Lockstep: true,
+		Segment: segment.Options{Window: 10}}
+	c, err := crawler.New(cfg, store, f, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Run(ctx, seeds, RecordedSettings(cfg, map[string]any{"experiment": "breadth-first baseline"})); err != nil {
+		return nil, fmt.Errorf("breadth-first baseline: %w", err)
+	}
+	info, err := store.Crawl(ctx, "bfs")
+	if err != nil {
+		return nil, err
+	}
+	var pages []report.Page
+	if err := store.EachPage(ctx, info.ID, func(p *sqlite.PageRow) error {
+		pages = append(pages, report.Page{URL: p.URL, FinalURL: p.FinalURL, Failed: p.Failure != ""})
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if cache != "" && os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
+		// A cache that cannot be written only costs the next run a crawl.
+		_ = writeFileAtomic(cache, func(f *os.File) error {
+			w := bufio.NewWriter(f)
+			for _, p := range pages {
+				failed := 0
+				if p.Failed {
+					failed = 1
+				}
+				fmt.Fprintf(w, "%s\t%s\t%d\n", p.URL, p.FinalURL, failed)
+			}
+			return w.Flush()
+		})
+	}
+	return pages, nil
+}
+
+// readPages reads the fetches a cache file of bfsPages holds.
+func readPages(path string) ([]report.Page, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []report.Page
+	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			return nil, fmt.Errorf("%s line %d: want URL, final URL and failed", path, i+1)
+		}
+		out = append(out, report.Page{URL: f[0], FinalURL: f[1], Failed: f[2] == "1"})
+	}
+	return out, nil
+}
+
+// LearntFor returns the pages the model of the crawl in db learnt from:
+// those listed in trained, else the examples of the seed file seeds,
+// else those of TrainedFile beside db (told on notice), else nil (none
+// known: every labelled page is a target).
+func LearntFor(db, trained, seeds string, notice io.Writer) ([]urlnorm.URL, error) {
+	switch {
+	case trained != "":
+		return ReadTrained(trained)
+	case seeds != "":
+		s, err := training.LoadSeeds(seeds)
+		if err != nil {
+			return nil, err
+		}
+		return training.LearntFrom(s, nil), nil
+	}
+	beside := filepath.Join(filepath.Dir(db), TrainedFile)
+	if _, err := os.Stat(beside); err != nil {
+		fmt.Fprintf(notice, "report: no list of the pages the model learnt from (--trained, --seeds or %s beside %s): every labelled page is a target\n", TrainedFile, db)
+		return nil, nil
+	}
+	fmt.Fprintf(notice, "report: the pages the model learnt from are those of %s\n", beside)
+	return ReadTrained(beside)
+}

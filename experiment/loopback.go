@@ -1,0 +1,31 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/replay"
+)
+
+// replayOnLoopback serves the collection at path on a free loopback port
+// until stop is called, and returns the fetch settings of an experiment
+// through it: the replay as proxy, politeness off.
+func replayOnLoopback(ctx context.Context, path string) (a *replay.Archive, fc fetch.Config, stop func(), err error) {
+	a, err = replay.Open(path)
+	if err != nil {
+		return nil, fc, nil, err
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	srv, err := replay.Serve(sctx, a, "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		return nil, fc, nil, err
+	}
+	fc = fetch.Config{Proxy: "http://" + srv.Addr(), UserAgent: fetch.DefaultUserAgent, Timeout: 20 * time.Second,
+		MaxBodyBytes: 10 << 20, Retries: 2, ContentTypes: []string{"text/html", "application/xhtml+xml"},
+		Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "\n"+format+"\n", args...) }}
+	return a, fc, cancel, nil
+}

@@ -1,0 +1,133 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/learn"
+	"github.com/scent-crawler/scent/training"
+)
+
+// Spec is one experiment: a crawl of a replayed labelled collection with
+// a model trained on its examples, measured on held-out targets. A Grid
+// expands into Specs; the zero value of each field is documented where it
+// differs from the flag's default.
+type Spec struct {
+	// CrawlProgress, when set, is given the crawl's progress
+	// (crawler.Config.Progress); the command draws it.
+	CrawlProgress func(crawler.Progress) `json:"-"`
+	// Archive is the collection (a WebKB tarball or folder) served on
+	// loopback; Out the folder the experiment writes into.
+	Archive, Out string
+	// Group is the group whose labelled pages train the model.
+	Group string
+	// Negatives are the negative examples: "other" (or "") for the pages
+	// of Group labelled "other", "rest" for every page of Group not
+	// labelled with a topic.
+	Negatives string
+	// PageNegatives, when it differs from Negatives (and is not ""),
+	// trains a second model with these negatives to judge pages.
+	PageNegatives string
+	// Topics are the topics crawled for; Strategy and Frontier the
+	// crawl's ("" frontier: the stack).
+	Topics   []string
+	Strategy crawler.Strategy
+	Frontier crawler.Frontier
+	// Budget are the pages fetched successfully (0: no limit); Workers
+	// the pages fetched at once.
+	Budget, Workers int
+	// Discovery are the pages of the breadth-first crawl from the
+	// examples' sites that finds backlinks (link+backlinks).
+	Discovery int
+	// The crawl's policies, as in crawler.Config.
+	Tunnel, Promote, Sections, Lockstep, SiteNorm bool
+	// Learn adds the link learner with LearnOptions; SkipExamples never
+	// fetches the pages the model learnt from.
+	Learn        bool
+	LearnOptions learn.Options
+	SkipExamples bool
+	// Oracle scores links by their target's label, HubOracle scores 1 the
+	// links to the topic's hubs.
+	Oracle, HubOracle bool
+	// Baseline measures breadth-first and the all-knowing plan beside the
+	// crawl.
+	Baseline bool
+	// Model are the model's settings.
+	Model training.Settings
+	// Command is the command line recorded in Out/command.
+	Command string
+}
+
+// Validate checks the settings every experiment shares and makes sure
+// the output folder can be written.
+func (o *Spec) Validate() error {
+	switch {
+	case o.Budget < 0:
+		return fmt.Errorf("--budget must be 0 (no limit) or more pages, not %d", o.Budget)
+	case o.Workers < 1:
+		return fmt.Errorf("--workers must be at least 1, not %d", o.Workers)
+	case o.Discovery < 0:
+		return fmt.Errorf("--discovery must not be negative, not %d", o.Discovery)
+	case o.Model.M <= 0:
+		return fmt.Errorf("--m must be positive, not %g", o.Model.M)
+	case o.Model.Folds < 0 || o.Model.Folds == 1:
+		return fmt.Errorf("--folds must be 0 (none) or at least 2, not %d", o.Model.Folds)
+	case o.Out == "":
+		return errors.New("--out is required")
+	}
+	if o.Learn && (o.Tunnel || o.Promote) {
+		return errors.New("--tunnel and --promote steer the paper's stacks, but the link learner (on by default) keeps every link on them: add --learn=false or --preset paper")
+	}
+	if _, err := classify.ParseEvent(o.Model.Event); err != nil {
+		return err
+	}
+	if _, err := training.ParseDocuments(o.Model.Documents); err != nil {
+		return err
+	}
+	if _, err := os.Stat(o.Archive); err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return fmt.Errorf("--out %s cannot be created: %w", o.Out, err)
+	}
+	return checkWritableDir(o.Out, "--out")
+}
+
+// checkWritableDir reports whether dir exists and a file can be created in
+// it, by creating and removing one.
+func checkWritableDir(dir, flag string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s: directory %s does not exist", flag, dir)
+		}
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: %s is not a directory", flag, dir)
+	}
+	f, err := os.CreateTemp(dir, ".scent-check-*")
+	if err != nil {
+		return fmt.Errorf("%s: directory %s is not writable: %w", flag, dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// learning sets cfg's link learner (--learn) and the URLs it never
+// fetches (--skip-examples: the pages the model learnt from).
+func (o Spec) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Scorer) error {
+	if o.SkipExamples && cfg.Strategy != crawler.StrategyBFS {
+		cfg.Known = seeds.Examples()
+	}
+	if !o.Learn || cfg.Strategy == crawler.StrategyBFS {
+		return nil
+	}
+	l, err := learn.New(sc.Topics(), o.LearnOptions)
+	cfg.Learner = l
+	return err
+}

@@ -1,0 +1,152 @@
+package experiment
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/scent-crawler/scent/report"
+	"github.com/scent-crawler/scent/sqlite"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// openStore opens (creating it if need be) the database of a crawl the
+// experiment runs.
+func openStore(ctx context.Context, path string) (*sqlite.Store, error) {
+	return sqlite.Open(ctx, path)
+}
+
+// OpenExisting opens an existing database for reading only: export,
+// report, search, dedup and layout never write to it.
+func OpenExisting(ctx context.Context, db string) (*sqlite.Store, error) {
+	if _, err := os.Stat(db); err != nil {
+		return nil, fmt.Errorf("database %s: %w", db, err)
+	}
+	return sqlite.OpenReadOnly(ctx, db)
+}
+
+// OpenCrawl opens an existing database and finds the crawl named name in
+// it (the latest when name is empty). The caller closes the store.
+func OpenCrawl(ctx context.Context, db, name string) (*sqlite.Store, sqlite.CrawlInfo, error) {
+	store, err := OpenExisting(ctx, db)
+	if err != nil {
+		return nil, sqlite.CrawlInfo{}, err
+	}
+	c, err := store.Crawl(ctx, name)
+	if err != nil {
+		store.Close()
+		return nil, c, err
+	}
+	return store, c, nil
+}
+
+// ExportLine is one line of "scent export --format jsonl".
+type ExportLine struct {
+	Order       int                `json:"order"`
+	URL         string             `json:"url"`
+	FinalURL    string             `json:"final_url"`
+	Status      int                `json:"status"`
+	FetchedAt   time.Time          `json:"fetched_at"`
+	Stack       string             `json:"stack,omitempty"`
+	Depth       int                `json:"depth"`
+	Size        int                `json:"size"`
+	ContentType string             `json:"content_type,omitempty"`
+	Title       string             `json:"title,omitempty"`
+	Failure     string             `json:"failure,omitempty"`
+	DuplicateOf string             `json:"duplicate_of,omitempty"` // URL of the original of a near-duplicate
+	Score       map[string]float64 `json:"score"`
+	Relevant    map[string]bool    `json:"relevant"`
+}
+
+// ExportJSONL writes the pages of crawl name of db to w as JSON lines
+// ("scent export --format jsonl"), in fetch order.
+func ExportJSONL(ctx context.Context, db, name string, w io.Writer) error {
+	store, c, err := OpenCrawl(ctx, db, name)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	err = store.EachPage(ctx, c.ID, func(p *sqlite.PageRow) error {
+		e := ExportLine{Order: p.Order, URL: p.URL, FinalURL: p.FinalURL, Status: p.Status, FetchedAt: p.FetchedAt,
+			Stack: p.Topic, Depth: p.Depth, Size: p.Size, ContentType: p.ContentType, Title: p.Title, Failure: p.Failure,
+			DuplicateOf: p.DuplicateOf, Score: p.Scores, Relevant: p.Relevant}
+		if e.Score == nil {
+			e.Score = map[string]float64{}
+			e.Relevant = map[string]bool{}
+		}
+		return enc.Encode(e)
+	})
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// Measure measures one crawl; with labels it also evaluates
+// the link classifier, at the thresholds of th (per topic, "" for every
+// topic, report.DefaultThreshold otherwise). learnt, when not nil, lists
+// the pages the model learnt from: they are no recall targets.
+func Measure(ctx context.Context, db, name, labelsPath string, every int, topics []string, scope string, th map[string]float64, learnt []urlnorm.URL) (*report.Report, error) {
+	if scope != report.ScopeCrawledHosts && scope != report.ScopeAllLabels {
+		return nil, fmt.Errorf("unknown --targets %q (want %s or %s)", scope, report.ScopeCrawledHosts, report.ScopeAllLabels)
+	}
+	var labels report.Labels
+	if labelsPath != "" {
+		var err error
+		if labels, err = report.LoadLabels(labelsPath); err != nil {
+			return nil, err
+		}
+	}
+	store, c, err := OpenCrawl(ctx, db, name)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	if len(topics) == 0 {
+		topics = c.Topics
+	}
+	if len(topics) == 0 {
+		return nil, fmt.Errorf("crawl %q has no model topics: name the topics to measure with --topics", c.Name)
+	}
+	rep := report.New(c.Name, c.Strategy, topics, labels, every)
+	rep.TargetScope = scope
+	if learnt != nil {
+		rep.Exclude(learnt)
+	}
+	for _, t := range rep.Topics {
+		if v, ok := th[t.Topic]; ok {
+			t.Threshold = v
+		} else if v, ok := th[""]; ok {
+			t.Threshold = v
+		}
+	}
+	err = store.EachPage(ctx, c.ID, func(p *sqlite.PageRow) error {
+		rep.Add(report.Page{URL: p.URL, FinalURL: p.FinalURL, Stack: p.Topic, Failed: p.Failure != "", Duplicate: p.DuplicateOf != "", Relevant: p.Relevant})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if labels != nil {
+		err = store.EachLink(ctx, c.ID, func(l *sqlite.LinkRow) error {
+			rep.AddLink(report.Link{Target: l.Target, Scores: l.Scores})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("report on crawl %s: %w", c.Name, err)
+		}
+	}
+	rep.Finish()
+	if el, n, err := store.Elapsed(ctx, c.ID); err == nil && el > 0 {
+		// Fetch times of all runs of the crawl: pauses between runs count.
+		rep.FetchesPerSecond = float64(n-1) / el.Seconds()
+		rep.PagesPerSecond = rep.FetchesPerSecond * float64(rep.Pages) / float64(n)
+	}
+	return rep, nil
+}

@@ -1,0 +1,51 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/training"
+)
+
+// trainModel builds a model from the seeds, fetching the examples with a
+// fetcher of fc. src, when not nil, adds the backlinks it knows to those
+// of the settings.
+func trainModel(ctx context.Context, s *training.Seeds, fc fetch.Config, mf *training.Settings, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
+	f, err := fetch.New(fc)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	return buildModel(ctx, s, f, mf, progress, src)
+}
+
+// buildModel is trainModel with the fetcher of the examples given.
+func buildModel(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *training.Settings, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
+	opts, err := mf.Options(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	if mf.BacklinkDB != "" && src == nil {
+		store, err := OpenExisting(ctx, mf.BacklinkDB)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer store.Close()
+		opts.BacklinkSource = store
+	}
+	if isTerminal(os.Stderr) {
+		opts.Progress = progress
+	}
+	return training.Build(ctx, s, f, opts)
+}
+
+func saveModel(path string, m *classify.Model) error {
+	if err := writeFileAtomic(path, func(f *os.File) error { return m.Save(f) }); err != nil {
+		return fmt.Errorf("write model %s: %w", path, err)
+	}
+	return nil
+}

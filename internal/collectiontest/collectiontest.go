@@ -1,0 +1,50 @@
+// Package collectiontest writes a small labelled collection for tests of
+// the replay and of experiments over it.
+package collectiontest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Write writes a small collection in the stored layout
+// (class/group/URL with '/' as '^'): four department sites whose home
+// pages link to course pages (which link to each other) and to other
+// pages, and a misc group of course and other pages to train on.
+func Write(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(class, group, url, body string) {
+		name := filepath.Join(dir, class, group, strings.ReplaceAll(url, "/", "^"))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte("<html><body>"+body+"</body></html>\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	courseWords := []string{"course syllabus homework lecture", "exam grading lecture notes", "homework assignments due", "course schedule midterm final exam"}
+	otherWords := []string{"news weather sports today", "photos of my cat and dog", "recipes for dinner tonight", "travel pictures summer vacation"}
+	for i, dep := range []string{"cornell", "texas", "washington", "wisconsin"} {
+		host := fmt.Sprintf("http://%c.test", 'a'+i)
+		var links []string
+		for j := 0; j < 6; j++ {
+			links = append(links, fmt.Sprintf(`<a href="/c%d.html">course homework lecture %d</a>`, j, j),
+				fmt.Sprintf(`<a href="/o%d.html">photos news %d</a>`, j, j))
+			next := fmt.Sprintf(`<a href="/c%d.html">course lecture syllabus</a> <a href="/o%d.html">news photos</a>`, (j+1)%6, (j+2)%6)
+			write("course", dep, fmt.Sprintf("%s/c%d.html", host, j), courseWords[j%4]+" "+next)
+			write("other", dep, fmt.Sprintf("%s/o%d.html", host, j), otherWords[j%4]+" "+next)
+		}
+		write("department", dep, host+"/", "department of computer science "+strings.Join(links, " "))
+	}
+	for j := 0; j < 8; j++ {
+		write("course", "misc", fmt.Sprintf("http://m.test/c%d.html", j),
+			courseWords[j%4]+" "+courseWords[(j+1)%4]+fmt.Sprintf(` <a href="/c%d.html">course lecture</a> <a href="/o%d.html">news photos</a>`, (j+1)%8, j))
+		write("other", "misc", fmt.Sprintf("http://m.test/o%d.html", j),
+			otherWords[j%4]+" "+otherWords[(j+1)%4]+fmt.Sprintf(` <a href="/o%d.html">news photos</a>`, (j+1)%8))
+	}
+	return dir
+}

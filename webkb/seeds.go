@@ -1,0 +1,93 @@
+package webkb
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// WriteSeeds writes the seed file of an experiment: the department seeds,
+// the pages of group labelled with the topics as examples and, as
+// negatives, the pages of group labelled "other" (negatives "other") or
+// every page of group not labelled with a topic (negatives "rest"); ""
+// means "other".
+func WriteSeeds(w io.Writer, a *replay.Archive, topics []string, group, negatives string) error {
+	if negatives == "" {
+		negatives = "other"
+	}
+	if negatives != "other" && negatives != "rest" {
+		return fmt.Errorf("--negatives %q: want other or rest", negatives)
+	}
+	if len(topics) == 0 {
+		return fmt.Errorf("--topic is required")
+	}
+	want := make(map[string]bool)
+	for _, t := range topics {
+		t = strings.TrimSpace(t)
+		if t == "" || t == "other" {
+			return fmt.Errorf("invalid topic %q", t)
+		}
+		want[t] = true
+	}
+	seeds, err := replay.DepartmentSeeds(a)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	what := `pages of ` + group + ` labelled "other"`
+	if negatives == "rest" {
+		what = "every other page of " + group
+	}
+	fmt.Fprintf(bw, "# topics %s: examples from group %s, negatives: %s\n", strings.Join(topics, ","), group, what)
+	for _, s := range seeds {
+		fmt.Fprintf(bw, "seed\t%s\n", s)
+	}
+	counts := make(map[string]int)
+	for _, l := range a.Labels() {
+		if l.Group != group || !isHTMLPage(a, l.URL) {
+			continue
+		}
+		role := l.Label
+		if !want[role] {
+			if negatives == "other" && role != "other" {
+				continue
+			}
+			role = "other"
+		}
+		fmt.Fprintf(bw, "%s\t%s\n", role, l.URL)
+		counts[role]++
+	}
+	for _, t := range topics {
+		if counts[t] == 0 {
+			return fmt.Errorf("no page of group %s is labelled %s", group, t)
+		}
+	}
+	return bw.Flush()
+}
+
+func isHTMLPage(a *replay.Archive, u urlnorm.URL) bool {
+	p, ok := a.Lookup(u)
+	return ok && p.IsHTML()
+}
+
+// WriteReachableLabels writes URL<TAB>label for the labelled pages
+// reachable from the department seeds (the targets of a crawl from them)
+// to w.
+func WriteReachableLabels(w io.Writer, a *replay.Archive) error {
+	deps, err := replay.DepartmentSeeds(a)
+	if err != nil {
+		return err
+	}
+	reach := a.Reachable(deps)
+	bw := bufio.NewWriter(w)
+	for _, l := range a.Labels() {
+		if reach[l.URL] {
+			fmt.Fprintf(bw, "%s\t%s\n", l.URL, l.Label)
+		}
+	}
+	return bw.Flush()
+}

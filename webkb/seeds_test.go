@@ -1,0 +1,59 @@
+package webkb
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/scent-crawler/scent/internal/collectiontest"
+	"github.com/scent-crawler/scent/replay"
+)
+
+func TestWriteSeeds(t *testing.T) {
+	a, err := replay.Open(collectiontest.Write(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteSeeds(&b, a, []string{"course"}, "misc", "other"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if n := strings.Count(out, "\nseed\t"); n != 4 {
+		t.Errorf("%d crawl seeds, want the 4 department pages:\n%s", n, out)
+	}
+	if n := strings.Count(out, "\ncourse\thttp://m.test/"); n != 8 {
+		t.Errorf("%d course examples, want the 8 of group misc:\n%s", n, out)
+	}
+	if n := strings.Count(out, "\nother\thttp://m.test/"); n != 8 {
+		t.Errorf("%d negatives, want the 8 other pages of misc:\n%s", n, out)
+	}
+	if strings.Contains(out, "a.test/c") {
+		t.Errorf("a page of another group is an example:\n%s", out)
+	}
+	if err := WriteSeeds(&b, a, []string{"faculty"}, "misc", "other"); err == nil {
+		t.Error("a topic without examples in the group is accepted")
+	}
+	if err := WriteSeeds(&b, a, []string{"course"}, "misc", "some"); err == nil {
+		t.Error("negatives other than other or rest are accepted")
+	}
+}
+
+func TestWriteReachableLabels(t *testing.T) {
+	a, err := replay.Open(collectiontest.Write(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteReachableLabels(&b, a); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	// 4 departments, each with 6 course and 6 other pages; the misc group
+	// is not linked from them.
+	if len(lines) != 4*13 {
+		t.Errorf("%d labelled reachable pages, want 52:\n%s", len(lines), b.String())
+	}
+	if strings.Contains(b.String(), "m.test") {
+		t.Errorf("pages of misc, unreachable from the seeds, are listed")
+	}
+}
