@@ -120,6 +120,7 @@ type Summary struct {
 
 type result struct {
 	entry    Entry
+	url      urlnorm.URL // the job's URL (job.url)
 	page     *Page
 	push     []Entry
 	canceled bool
@@ -135,10 +136,18 @@ type worker struct {
 
 func newWorker(c *Crawler) *worker { return &worker{c: c} }
 
-func (w *worker) process(ctx context.Context, e Entry) result {
-	c := w.c
+func (w *worker) process(ctx context.Context, j job) result {
+	c, e := w.c, j.e
 	p := &Page{URL: e.URL, FinalURL: e.URL, Topic: e.Topic, Depth: e.Depth, FetchedAt: c.cfg.Now()}
-	r := result{entry: e, page: p}
+	r := result{entry: e, page: p, url: j.url}
+	if j.alias {
+		p.RedirectTo = j.url
+		p.Failure = "alias: canonical form " + j.url.String() + " fetched already"
+		return r
+	}
+	if j.url != e.URL {
+		p.FinalURL, e.URL = j.url, j.url // fetched in its canonical form
+	}
 	res, err := w.fetchFollowing(ctx, e, p) // redirect.go
 	if res != nil {
 		p.Status = res.Status

@@ -62,7 +62,7 @@ func (r *run) progress(ctx context.Context, final bool) {
 		r.sizes.next = time.Time{} // the last update counts afresh
 	}
 	sizes := r.sizes.sizes // the store is the committer's while it has a batch
-	if r.job == nil {
+	if r.batch == nil {
 		sizes = r.sizes.get(ctx, c.store, r.front.crawl)
 	}
 	if sizes != nil {

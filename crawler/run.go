@@ -22,20 +22,21 @@ type run struct {
 	learn  *learning // nil without a Learner
 	out    *outage
 
-	jobs       chan Entry
+	work       chan job
 	results    chan result
 	cancelWork context.CancelFunc
 	workers    sync.WaitGroup
 
 	commits   chan *commitJob // to the committer
 	committed chan error      // from the committer, one per job
-	job       *commitJob      // with the committer, nil when it is idle
+	batch     *commitJob      // with the committer, nil when it is idle
 
 	inflight   int
-	pending    []Entry          // popped, not yet handed to a worker
-	unflushed  []result         // received, not yet handed to the committer
-	flushTimer <-chan time.Time // when unflushed must be committed
-	ordered    *inOrder         // bfs, lockstep: results wait for those sent before them
+	pending    []job               // popped, not yet handed to a worker
+	fetching   map[urlnorm.URL]int // URLs of jobs handed out and not committed (site rules)
+	unflushed  []result            // received, not yet handed to the committer
+	flushTimer <-chan time.Time    // when unflushed must be committed
+	ordered    *inOrder            // bfs, lockstep: results wait for those sent before them
 	lockstep   bool
 
 	lastProgress time.Time
@@ -90,6 +91,9 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 			}
 		}
 	}
+	if c.cfg.SiteNorm != nil {
+		r.fetching = make(map[urlnorm.URL]int)
+	}
 	r.out = newOutage(unwrapOutage(c.fetcher), c.cfg) // transient failures: see outage.go
 	c.fetcher = r.out
 	// The bfs queue's order does not change with commits, so a lockstep
@@ -103,7 +107,7 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 
 // startWorkers starts the pool that turns entries into results.
 func (r *run) startWorkers() {
-	r.jobs = make(chan Entry)
+	r.work = make(chan job)
 	r.results = make(chan result, r.c.cfg.Workers)
 	var workCtx context.Context
 	workCtx, r.cancelWork = context.WithCancel(r.ctx)
@@ -112,8 +116,8 @@ func (r *run) startWorkers() {
 		go func() {
 			defer r.workers.Done()
 			w := newWorker(r.c)
-			for e := range r.jobs {
-				r.results <- w.process(workCtx, e)
+			for j := range r.work {
+				r.results <- w.process(workCtx, j)
 			}
 		}()
 	}
@@ -126,8 +130,8 @@ func (r *run) betweenRounds() bool { return !r.lockstep || r.inflight == 0 }
 // queued counts the fetches taken from the frontier but not committed.
 func (r *run) queued() int {
 	n := r.inflight + len(r.pending) + len(r.unflushed)
-	if r.job != nil {
-		n += len(r.job.rs)
+	if r.batch != nil {
+		n += len(r.batch.rs)
 	}
 	if r.ordered != nil {
 		n += len(r.ordered.held)
@@ -156,7 +160,7 @@ func (r *run) commitDue() error {
 // refill takes the next entries from the frontier when none wait to be
 // fetched, after the learner's rescore.
 func (r *run) refill() error {
-	r.pending = r.out.due(r.pending, r.inflight)
+	r.pending = append(r.pending, r.jobs(r.out.due(nil, r.inflight))...)
 	if len(r.pending) > 0 || !r.betweenRounds() {
 		return nil
 	}
@@ -169,7 +173,7 @@ func (r *run) refill() error {
 		return nil
 	}
 	es, err := r.front.take(r.ctx, r.budget, r.budget.room(r.queued()))
-	r.pending = es
+	r.pending = r.jobs(es)
 	return err
 }
 
@@ -181,7 +185,7 @@ func (r *run) finished() (string, error) {
 	if err := r.out.stopped(); err != nil {
 		return "", err
 	}
-	if len(r.pending) > 0 || r.inflight > 0 || r.job != nil {
+	if len(r.pending) > 0 || r.inflight > 0 || r.batch != nil {
 		return "", nil
 	}
 	switch {
@@ -196,15 +200,15 @@ func (r *run) finished() (string, error) {
 // step waits for one event: a worker free for the next entry, a result,
 // the batch timer, a progress update or the outage's wake-up.
 func (r *run) step() error {
-	var send chan Entry
-	var head Entry
+	var send chan job
+	var head job
 	// Results held for an earlier, slow fetch stop new fetches at
 	// 4 × Workers, which bounds their memory.
 	if len(r.pending) > 0 && (r.ordered == nil || len(r.ordered.held) < 4*r.c.cfg.Workers) {
-		send, head = r.jobs, r.pending[0]
+		send, head = r.work, r.pending[0]
 	}
 	var committed <-chan error
-	if r.job != nil {
+	if r.batch != nil {
 		committed = r.committed
 	}
 	var tick <-chan time.Time
@@ -215,9 +219,9 @@ func (r *run) step() error {
 	case send <- head:
 		r.pending = r.pending[1:]
 		r.inflight++
-		r.budget.inflight[head.Topic]++
+		r.budget.inflight[head.e.Topic]++
 		if r.ordered != nil {
-			r.ordered.send(head)
+			r.ordered.send(head.e)
 		}
 	case res := <-r.results:
 		return r.received(res)
@@ -323,15 +327,18 @@ func (r *run) startCommitter() {
 // flush hands the received results to the committer, unless it is busy
 // with a batch (they then go with the next one).
 func (r *run) flush() error {
-	if r.job != nil {
+	if r.batch != nil {
 		return nil
 	}
 	j := r.prepare(r.unflushed)
+	if j == nil {
+		r.fetched(r.unflushed) // all canceled: they wait for a resume
+	}
 	r.unflushed, r.flushTimer = nil, nil
 	if j == nil {
 		return nil
 	}
-	r.job = j
+	r.batch = j
 	r.commits <- j
 	return nil
 }
@@ -356,7 +363,7 @@ func (r *run) prepare(rs []result) *commitJob {
 
 // settle waits for the batch with the committer, if any, and counts it.
 func (r *run) settle() error {
-	if r.job == nil {
+	if r.batch == nil {
 		return nil
 	}
 	return r.done(<-r.committed)
@@ -364,8 +371,8 @@ func (r *run) settle() error {
 
 // done counts the committed batch, which the committer answered with err.
 func (r *run) done(err error) error {
-	j := r.job
-	r.job = nil
+	j := r.batch
+	r.batch = nil
 	if err != nil {
 		return err
 	}
@@ -382,6 +389,7 @@ func (r *run) done(err error) error {
 		}
 	}
 	r.front.pushed(j.push)
+	r.fetched(j.rs)
 	return nil
 }
 
@@ -389,7 +397,7 @@ func (r *run) done(err error) error {
 // finish (the reason the loop ended) or runErr. Entries popped but never
 // fetched stay leased and go back on their stacks at resume.
 func (r *run) end(finish string, runErr error) (Summary, error) {
-	close(r.jobs)
+	close(r.work)
 	if runErr != nil || r.ctx.Err() != nil {
 		r.cancelWork()
 	}

@@ -188,6 +188,73 @@ func (c *Crawler) canonical(push []Entry) []Entry {
 	return push
 }
 
+// job is an entry handed to a worker: fetched at url, its canonical form
+// by the site rules published when it was taken (publishNorm), or
+// recorded without a fetch as an alias of url (alias) when that form is
+// being fetched or was fetched already.
+type job struct {
+	e     Entry
+	url   urlnorm.URL
+	alias bool
+}
+
+// jobs turns entries taken from the frontier into jobs, in order. A URL
+// waiting in a form its host's rules no longer keep (a rule adopted since
+// it was pushed) is fetched in canonical form, once: a later entry for
+// that form, or for another form of it, becomes an alias. Entries are
+// resolved in the order they are taken, so a lockstep crawl resolves
+// them the same way whatever the timing.
+func (r *run) jobs(es []Entry) []job {
+	rules := r.c.cfg.SiteNorm
+	out := make([]job, 0, len(es))
+	for i, e := range es {
+		j := job{e: e, url: e.URL}
+		if rules != nil {
+			j.url = rules.CanonicalPublished(e.URL)
+			j.alias = r.fetching[j.url] > 0 || j.url != e.URL && r.fetchedAlready(j.url, es[i+1:])
+			if !j.alias {
+				r.fetching[j.url]++
+			}
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// fetchedAlready reports whether the store has u as fetched or leased by
+// a fetch not among later (entries taken with it, still to be handed
+// out: those then become aliases of this one).
+func (r *run) fetchedAlready(u urlnorm.URL, later []Entry) bool {
+	l := r.c.urlLookup()
+	if l == nil {
+		return false
+	}
+	_, taken, err := l.KnownURL(r.ctx, r.front.crawl, u)
+	if err != nil || !taken {
+		return false
+	}
+	for _, e := range later {
+		if e.URL == u {
+			return false
+		}
+	}
+	return true
+}
+
+// fetched releases the URLs of committed (or canceled) jobs.
+func (r *run) fetched(rs []result) {
+	if r.fetching == nil {
+		return
+	}
+	for _, res := range rs {
+		if n := r.fetching[res.url] - 1; n > 0 {
+			r.fetching[res.url] = n
+		} else {
+			delete(r.fetching, res.url)
+		}
+	}
+}
+
 // publishNorm makes the rules committed so far the ones the next fetches
 // measure by (sitenorm.Rules.Publish). It runs when entries are taken from
 // the frontier: in a lockstep crawl, between rounds.

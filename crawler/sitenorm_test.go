@@ -247,3 +247,30 @@ func (ff *flipFetcher) Fetch(ctx context.Context, u urlnorm.URL, h http.Header) 
 	}
 	return res, err
 }
+
+func TestCrawler_Run_siteNormRewritesWaitingURLs(t *testing.T) {
+	// The seed links to /X.html and /x.html among pages sampled for EN1
+	// on a case-insensitive server: both wait before the rule is adopted
+	// (after 3 non-losses; with one worker and /D–/F between, the rule
+	// is published before /X.html is taken). The first taken is fetched
+	// in canonical form, the second is then taken already: one request
+	// for the page.
+	pages := map[string]string{
+		"/":       page("home", "/A.html", "/B.html", "/C.html", "/D.html", "/E.html", "/F.html", "/X.html", "/x.html"),
+		"/A.html": page("a"), "/B.html": page("b"), "/C.html": page("c"), "/D.html": page("d"), "/E.html": page("e"), "/F.html": page("f"),
+		"/X.html": page("x"),
+	}
+	s := newNormSite(t, true, pages)
+	st, _ := crawlNorm(t, s, sitenorm.Policy{Sample: 3, MaxShare: 10, Extensions: []urlnorm.Extension{urlnorm.EN1LowerPath}})
+	if ru := ruleOf(t, st, urlnorm.EN1LowerPath); ru.State != sitenorm.Adopted {
+		t.Fatalf("EN1: %+v, want adopted", ru)
+	}
+	if n := s.hits["/X.html"] + s.hits["/x.html"]; n != 1 {
+		t.Errorf("the page that waited under two spellings was requested %d times (/X.html %d, /x.html %d)", n, s.hits["/X.html"], s.hits["/x.html"])
+	}
+	var stored int
+	st.DB().QueryRow(`SELECT COUNT(*) FROM pages WHERE lower(url) LIKE '%/x.html' AND failure = ''`).Scan(&stored)
+	if stored != 1 {
+		t.Errorf("%d pages stored for it, want 1", stored)
+	}
+}

@@ -456,6 +456,30 @@ func (r *Rules) Canonical(u urlnorm.URL) urlnorm.URL {
 	return Canonical(u, exts)
 }
 
+// CanonicalPublished is Canonical by the rules as last published
+// (Publish): the form a fetch taken from the frontier goes by, so that a
+// lockstep crawl fetches the same URLs whatever the timing.
+func (r *Rules) CanonicalPublished(u urlnorm.URL) urlnorm.URL {
+	if u.IsZero() {
+		return u
+	}
+	r.mu.Lock()
+	hv, ok := r.view.hosts[u.Host()]
+	var exts []urlnorm.Extension
+	if ok {
+		for _, e := range r.p.Extensions {
+			if hv.states[e] == Adopted {
+				exts = append(exts, e)
+			}
+		}
+	}
+	r.mu.Unlock()
+	if len(exts) == 0 {
+		return u
+	}
+	return Canonical(u, exts)
+}
+
 // Canonical applies exts to u until nothing changes, so that the result
 // is a fixed point: applying exts again gives it back. Every round that
 // changes u lower-cases it or shortens it, so the loop ends.
