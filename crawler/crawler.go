@@ -425,6 +425,27 @@ loop:
 		}
 		if len(pending) == 0 && inflight == 0 && (out.idle() || !budgetLeft()) {
 			if budgetLeft() {
+				// Other processes sharing the crawl may push or give back
+				// URLs: wait for them (store.go).
+				sf := c.cfg.Shared
+				if sf == nil {
+					sf, _ = c.store.(SharedFrontier)
+				}
+				if sf != nil {
+					more, err := sf.AwaitWork(ctx, st.ID)
+					if ctx.Err() != nil {
+						finish = "interrupted"
+						break
+					}
+					if err != nil {
+						runErr = err
+						break
+					}
+					if more {
+						clear(empty)
+						continue
+					}
+				}
 				finish = "frontier empty"
 			} else {
 				finish = "budget reached"
