@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,9 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/learn"
+	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/sitenorm"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
@@ -52,6 +55,7 @@ type crawlFlags struct {
 	reward                       float64
 	gamma                        float64
 	preset                       string
+	leaseExpiry                  time.Duration
 }
 
 func newCrawlCmd() *cobra.Command {
@@ -91,7 +95,8 @@ runs again.`,
 	fs := cmd.Flags()
 	fs.StringVar(&cf.seeds, "seeds", "", "seed file: crawl seeds and, to train a model, example pages")
 	fs.StringVar(&cf.model, "model", "", "model file from scent train (default: DB.model.json, trained from --seeds if missing)")
-	fs.StringVar(&cf.db, "db", "scent.db", "SQLite database of the crawl")
+	fs.StringVar(&cf.db, "db", "scent.db", "database of the crawl: a SQLite file, or postgres://USER@HOST:PORT/DB for a crawl shared by many processes")
+	fs.DurationVar(&cf.leaseExpiry, "lease-expiry", 30*time.Second, "with --db postgres://…: how long the URLs a process leased stay its own after it stops renewing them (killed): then the other processes fetch them")
 	fs.StringVar(&cf.name, "crawl", "default", "crawl name in the database; an existing unfinished crawl is resumed")
 	fs.StringVar(&cf.strategy, "strategy", "link", "link, link+backlinks, page or bfs")
 	fs.StringVar(&cf.frontier, "frontier", "stack", "stack (LIFO per topic) or best-first")
@@ -157,13 +162,47 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 
+	// A database URL selects the PostgreSQL store, shared by every
+	// process of the crawl; a file path the embedded SQLite store.
+	var pg *postgres.Store
+	if postgres.IsURL(cf.db) {
+		if cf.siteNorm {
+			return nil, errors.New("--site-norm keeps its measurements in SQLite only; drop it with --db postgres://…")
+		}
+		if cf.af.raw && cmd.Flags().Changed("raw") {
+			return nil, errors.New("--raw: the PostgreSQL store keeps no raw responses; use --warc-dir to keep them in WARC files")
+		}
+		cf.af.raw = false
+		fcfg.KeepRaw = cf.af.dir != ""
+		pg, err = postgres.Open(ctx, cf.db, postgres.Options{LeaseExpiry: cf.leaseExpiry, HostDelay: cf.ff.delay, Budget: cf.maxPages})
+		if err != nil {
+			return nil, err
+		}
+		defer pg.Close()
+	}
 	modelPath := cf.model
-	if modelPath == "" {
+	if modelPath == "" && pg == nil {
 		modelPath = cf.db + ".model.json"
 	}
 	var scorer crawler.Scorer
 	var trep *training.Report // when the model is trained here
-	if m, err := loadModel(modelPath); err == nil {
+	if pg != nil && cf.model == "" {
+		// The first process trains the model; the others use it.
+		modelPath = "database model of crawl " + cf.name
+		var m *classify.Model
+		m, trep, err = sharedModel(ctx, cmd, pg, cf, seeds)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			if err := applyThreshold(cmd, m, cf.mf.threshold, cmd.ErrOrStderr()); err != nil {
+				return nil, err
+			}
+			scorer = training.NewScorer(m)
+		} else if strategy != crawler.StrategyBFS {
+			return nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
+		}
+	} else if m, err := loadModel(modelPath); err == nil {
 		if err := applyThreshold(cmd, m, cf.mf.threshold, cmd.ErrOrStderr()); err != nil {
 			return nil, err
 		}
@@ -204,13 +243,26 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
 	}
 
-	store, err := sqlite.Open(ctx, cf.db)
-	if err != nil {
-		return nil, err
+	var (
+		store   crawler.Store
+		dropped func(ctx context.Context, crawl int64) (sqlite.Dropped, error)
+	)
+	if pg != nil {
+		store, cfg.URLs, cfg.Shared = pg, pg, pg
+		dropped = func(ctx context.Context, crawl int64) (sqlite.Dropped, error) {
+			d, err := pg.FrontierDropped(ctx, crawl)
+			return sqlite.Dropped(d), err
+		}
+	} else {
+		sq, err := sqlite.Open(ctx, cf.db)
+		if err != nil {
+			return nil, err
+		}
+		defer sq.Close()
+		store, cfg.URLs, dropped = sq, sq, sq.FrontierDropped
 	}
-	defer store.Close()
-	cfg.URLs = store
 	if cf.siteNorm {
+		store := store.(*sqlite.Store)
 		// A resumed crawl goes on with the rules it measured.
 		rules := sitenorm.NewRules(sitenorm.Policy{})
 		stored, err := store.NormRules(ctx, cf.name)
@@ -263,7 +315,13 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		"delay": cf.ff.delay.String(), "host_parallelism": cf.ff.hostPar, "started": time.Now().UTC().Format(time.RFC3339),
 	})
 	sum, err := c.Run(ctx, seeds.Crawl, string(settings))
-	if d, derr := store.FrontierDropped(context.WithoutCancel(ctx), sum.Crawl); derr == nil && d.URLs > 0 {
+	if pg != nil && sum.Crawl != 0 {
+		if p, perr := pg.CrawlProgress(context.WithoutCancel(ctx), sum.Crawl); perr == nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "crawl %q in all: %d fetches (%d pages) by %d processes at work now and before; %d by this process; %d URLs waiting, %d leased\n",
+				cf.name, p.Fetched, p.Succeeded, p.Processes, p.Mine, p.Waiting, p.Leased)
+		}
+	}
+	if d, derr := dropped(context.WithoutCancel(ctx), sum.Crawl); derr == nil && d.URLs > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "frontier full: %d new URLs of %d hosts were not queued (most: %s, %d; --max-frontier-per-host %d, --max-frontier %d)\n",
 			d.URLs, d.Hosts, d.Top, d.TopURLs, cf.maxFrontierHost, cf.maxFrontier)
 	}
@@ -278,3 +336,48 @@ func noLimit(n int) int {
 	}
 	return n
 }
+
+// sharedModel returns the model of a crawl in a PostgreSQL database: the
+// one stored there by its first process, or trained here from the seed
+// file's examples and stored for the others. It returns a nil model when
+// there is none and the seed file has no examples, and the training
+// report when the model was trained here.
+func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store, cf *crawlFlags, seeds *training.Seeds) (*classify.Model, *training.Report, error) {
+	var trep *training.Report
+	b, err := store.ModelOnce(ctx, "crawl/"+cf.name, func() ([]byte, error) {
+		if len(seeds.Topics) == 0 {
+			return nil, errNoExamples
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "training a model from %s for every process of crawl %q …\n", cf.seeds, cf.name)
+		if cf.learn && cf.reward == 0 && cf.mf.folds >= 2 {
+			cf.mf.cvThresholds = withRewardGrid(cf.mf.cvThresholds)
+		}
+		m, rep, err := trainModel(ctx, seeds, &cf.ff, &cf.mf, cmd.ErrOrStderr(), nil)
+		if err != nil {
+			return nil, err
+		}
+		trep = rep
+		printTrainReport(cmd.ErrOrStderr(), rep)
+		var buf bytes.Buffer
+		if err := m.Save(&buf); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	})
+	if errors.Is(err, errNoExamples) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := classify.Load(bytes.NewReader(b))
+	if err != nil {
+		return nil, nil, fmt.Errorf("model of crawl %s in the database: %w", cf.name, err)
+	}
+	if trep == nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "using the model of crawl %q stored in the database\n", cf.name)
+	}
+	return m, trep, nil
+}
+
+var errNoExamples = errors.New("no example pages to train a model")

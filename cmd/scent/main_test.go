@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/scent-crawler/scent/internal/pgtest"
 )
 
 func TestResumable(t *testing.T) {
@@ -27,7 +29,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("XDG_CACHE_HOME", dir)
-	code := m.Run()
+	code := pgtest.Main(m) // stops the PostgreSQL server the tests started, if any
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -62,7 +62,7 @@ be stopped with kill $(cat FILE).`,
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on")
 	cmd.Flags().StringVar(&pidFile, "pid-file", "", "write the process id to this file while serving (removed at exit)")
 	cmd.Flags().DurationVar(&delay, "delay", 0, "answer every request after this long, as a distant server would (e.g. 50ms), to measure crawls whose fetches are not free")
-	cmd.Flags().StringVar(&requestLog, "request-log", "", `append one line per request answered to this file: "METHOD URL STATUS"`)
+	cmd.Flags().StringVar(&requestLog, "request-log", "", `append one line per request answered to this file: METHOD URL STATUS "USER-AGENT"`)
 	return cmd
 }
 
