@@ -35,6 +35,9 @@
 //   - Budget. With Options.Budget, a Pop leases no more URLs than the
 //     budget minus the crawl's successful pages and its URLs leased, read
 //     under the crawl's row lock: the budget holds across processes.
+//   - Flushes. The sessions run with synchronous_commit off unless the
+//     URL sets it, so that a transaction's row locks are not held through
+//     the disk's flush (see Open).
 //   - Order. pages.ord is the crawl's commit order across processes,
 //     taken from crawls.fetched as a commit ends.
 //   - Ending. AwaitWork keeps a process with nothing to pop waiting while

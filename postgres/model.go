@@ -40,3 +40,29 @@ func (s *Store) Model(ctx context.Context, name string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// ModelOnce returns the model stored under name or, when there is none,
+// the one train makes, stored under name. Processes starting at once
+// train once: the others wait (on an advisory lock held by the training
+// one) and get its model.
+func (s *Store) ModelOnce(ctx context.Context, name string, train func() ([]byte, error)) ([]byte, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	defer conn.Release()
+	key := lockKey("model", name)
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, key); err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key)
+	m, err := s.Model(ctx, name)
+	if !errors.Is(err, ErrNoModel) {
+		return m, err
+	}
+	b, err := train()
+	if err != nil {
+		return nil, err
+	}
+	return s.SaveModel(ctx, name, b)
+}

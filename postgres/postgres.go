@@ -69,6 +69,14 @@ func IsURL(db string) bool {
 // Open connects to the database at url (postgres://user@host:port/db),
 // creating or upgrading its schema. A database written by a newer scent
 // is refused with a clear error.
+//
+// The store's sessions run with synchronous_commit off unless the URL
+// sets it (…?synchronous_commit=on): a transaction holds its row locks
+// (the crawl's counters) only until the server has it in memory, not
+// through the disk's flush, so the processes of a crawl do not queue
+// behind each other's flushes. A crash of the server then loses its last
+// fraction of a second of commits, whole: their URLs are leased or
+// waiting again and are fetched again; nothing is left half-done.
 func Open(ctx context.Context, url string, o Options) (*Store, error) {
 	if !IsURL(url) {
 		return nil, fmt.Errorf("open %q: %w", url, ErrNotPostgres)
@@ -82,6 +90,9 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", redact(url), err)
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["synchronous_commit"]; !ok {
+		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

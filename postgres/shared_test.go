@@ -328,3 +328,20 @@ func TestOpen_errors(t *testing.T) {
 		t.Errorf("Open of a closed port: %v (must fail without showing the password)", err)
 	}
 }
+
+// TestOpen_synchronousCommit: the store's sessions do not wait for the
+// disk unless the URL asks them to.
+func TestOpen_synchronousCommit(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	for _, tc := range []struct{ url, want string }{{url, "off"}, {url + "&synchronous_commit=on", "on"}} {
+		s := openURL(t, tc.url, Options{})
+		var got string
+		if err := s.pool.QueryRow(ctx, `SHOW synchronous_commit`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s: synchronous_commit %s, want %s", tc.url, got, tc.want)
+		}
+	}
+}
