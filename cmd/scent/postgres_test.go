@@ -18,6 +18,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/scent-crawler/scent/internal/pgtest"
+	"github.com/scent-crawler/scent/internal/sharedtest"
+	"github.com/scent-crawler/scent/replay"
 )
 
 // loggedSite serves n pages, page i linking to i+1, 2i+1 and 7i mod n
@@ -164,5 +166,95 @@ func TestCrawl_postgresShared(t *testing.T) {
 	t.Logf("killed after %d of %d pages; %d pages requested twice (in flight in the killed process)", killedAt, n, twice)
 	if twice > 2*workers {
 		t.Errorf("%d pages requested twice; only the %d the killed process had in flight may be", twice, 2*workers)
+	}
+}
+
+// TestCrawl_postgresReplay: one focused crawl of the real corpus on
+// PostgreSQL, model trained by the crawl: it stores its budget of pages,
+// keeps the model in the database for the next process, and asked the
+// replay for each stored URL once.
+func TestCrawl_postgresReplay(t *testing.T) {
+	archive := sharedtest.Path(t, "corpus/webkb.tgz")
+	if testing.Short() {
+		t.Skip("corpus test skipped in -short mode")
+	}
+	db := pgtest.URL(t)
+	a, err := replay.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := replay.ServeWith(ctx, a, "127.0.0.1:0", replay.ServeOptions{Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "course.txt")
+	if _, err := runScent(t, "seeds", archive, "--topic", "course", "-o", seeds); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"crawl", "--seeds", seeds, "--db", db, "--crawl", "course", "--proxy", "http://" + srv.Addr(),
+		"--delay", "0", "--host-parallelism", "0", "--max-pages", "150", "--folds", "0", "--quiet"}
+	out, err := runScent(t, args...)
+	if err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM pages WHERE failure = ''`); got != 150 {
+		t.Errorf("%d successful pages stored, want the budget of 150\n%s", got, out)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM models`); got != 1 {
+		t.Errorf("%d models in the database, want the one trained", got)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM page_scores`); got < 150 {
+		t.Errorf("%d page scores stored for 150 pages", got)
+	}
+	// Each stored URL was asked once, by its own fetch.
+	asked := make(map[string]int)
+	for _, line := range strings.Split(log.String(), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 {
+			asked[f[1]]++
+		}
+	}
+	conn, err := pgx.Connect(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(context.Background(), `SELECT url FROM pages`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A redirect's target is also asked by the fetch that followed it.
+	rows, err = conn.Query(context.Background(), `SELECT target FROM aliases`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	redirected := make(map[string]int)
+	for _, u := range targets {
+		redirected[u]++
+	}
+	for _, u := range urls {
+		if asked[u] < 1 || asked[u] > 1+redirected[u] {
+			t.Errorf("%s stored, asked %d times (%d redirects to it)", u, asked[u], redirected[u])
+		}
+	}
+	// A second process of the same crawl uses the stored model.
+	args[len(args)-4] = "200"
+	out, err = runScent(t, args...)
+	if err != nil || !strings.Contains(out, "using the model of crawl \"course\" stored in the database") {
+		t.Errorf("second process: %v\n%s", err, out)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM pages WHERE failure = ''`); got != 200 {
+		t.Errorf("after the second process %d successful pages, want the budget of 200", got)
 	}
 }
