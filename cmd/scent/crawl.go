@@ -68,7 +68,11 @@ context the topic model finds on-topic, storing every page and link in the
 SQLite database. Without --model it trains the model from the seed file's
 example pages first and keeps it beside the database (DB.model.json), so a
 crawl stopped with Ctrl-C resumes with the same model when the same command
-runs again.`,
+runs again. With --db postgres://USER@HOST:PORT/DB the crawl is kept on a
+PostgreSQL server instead, where any number of crawl processes with the same
+--crawl name share it: each URL is fetched once, --max-pages holds for all,
+the model is trained once and kept in the database, and the URLs of a
+process killed with -9 go to the others after --lease-expiry.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := applyPreset(cmd.Flags(), cf.preset); err != nil {
