@@ -242,6 +242,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		sizes         frontierSizes
 		runErr        error
 		finish        string
+		awaited       int // SharedFrontier waits since the last pop that found entries
 	)
 	if byTopic == nil {
 		byTopic = make(map[string]int)
@@ -409,6 +410,7 @@ loop:
 				next = (next + k + 1) % len(c.stacks)
 				pending = es
 				found = true
+				awaited = 0
 				break
 			}
 			if !found {
@@ -431,7 +433,10 @@ loop:
 				if sf == nil {
 					sf, _ = c.store.(SharedFrontier)
 				}
-				if sf != nil {
+				// Work that this process's pops do not reach (a closed
+				// topic) ends its share after a few tries.
+				if sf != nil && awaited < 3 {
+					awaited++
 					more, err := sf.AwaitWork(ctx, st.ID)
 					if ctx.Err() != nil {
 						finish = "interrupted"

@@ -13,6 +13,8 @@
 # Each process fetches --workers pages at once; the crawl stops at BUDGET
 # successful pages in all. A line per run: store, processes, pages, seconds
 # (wall, first start to last exit), pages/s, then the database's counters.
+# PROCS (default "1 2 4 8") chooses the PostgreSQL runs; NO_SQLITE=1 skips
+# the SQLite one.
 set -euo pipefail
 scent=$1 pg=$2 proxy=$3 model=$4 seeds=$5 out=$6 budget=${7:-1000} workers=${8:-2}
 mkdir -p "$out"
@@ -30,14 +32,16 @@ run() { # store procs db
 	echo "$start $end"
 }
 
+if [ -z "${NO_SQLITE:-}" ]; then
 # One process on SQLite.
 rm -f "$out/sqlite.db"*
 read -r start end < <(run sqlite 1 "$out/sqlite.db")
 pages=$(sqlite3 "$out/sqlite.db" "SELECT count(*) FROM pages WHERE failure = ''" 2>/dev/null ||
 	grep -o '[0-9]* pages fetched in all' "$out/sqlite-1-1.log" | grep -o '^[0-9]*')
 awk -v p="$pages" -v s="$start" -v e="$end" 'BEGIN { printf "sqlite      1  %5d pages  %6.1f s  %6.1f pages/s\n", p, e - s, p / (e - s) }'
+fi
 
-for n in 1 2 4 8; do
+for n in ${PROCS:-1 2 4 8}; do
 	name=scale_$n
 	psql -qAt "postgres://scent@$pg/postgres" -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name"
 	url="postgres://scent@$pg/$name?sslmode=disable"
