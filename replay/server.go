@@ -39,8 +39,9 @@ type ServeOptions struct {
 	// distant or slow server's would; 0 answers at once.
 	Delay time.Duration
 	// Log, when not nil, gets one line per request answered:
-	// "METHOD URL STATUS", the URL as requested (absolute through the
-	// proxy). Lines are written whole, one at a time.
+	// "METHOD URL STATUS USER-AGENT", the URL as requested (absolute
+	// through the proxy), the User-Agent quoted. Lines are written whole,
+	// one at a time.
 	Log io.Writer
 }
 
@@ -149,7 +150,7 @@ func (h *slowLogged) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.next.ServeHTTP(sw, r)
 	if h.opts.Log != nil {
 		h.mu.Lock()
-		fmt.Fprintf(h.opts.Log, "%s %s %d\n", r.Method, r.URL, sw.status)
+		fmt.Fprintf(h.opts.Log, "%s %s %d %q\n", r.Method, r.URL, sw.status, r.UserAgent())
 		h.mu.Unlock()
 	}
 }

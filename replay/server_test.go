@@ -157,7 +157,7 @@ func TestServeWith_logAndDelay(t *testing.T) {
 		resp.Body.Close()
 	}
 	s.Close()
-	want := "GET http://a.test/people/bob.html 200\nGET http://a.test/nowhere.html 404\n"
+	want := "GET http://a.test/people/bob.html 200 \"Go-http-client/1.1\"\nGET http://a.test/nowhere.html 404 \"Go-http-client/1.1\"\n"
 	if log.String() != want {
 		t.Errorf("request log:\n%s\nwant:\n%s", log.String(), want)
 	}
