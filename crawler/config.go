@@ -139,6 +139,11 @@ type Config struct {
 	// site-based normalization; nil means the Store when it implements
 	// URLLookup (set it when the Store is wrapped).
 	URLs URLLookup
+	// Shared is the store's SharedFrontier, through which processes
+	// sharing a crawl wait for each other's work before ending; nil means
+	// the Store when it implements SharedFrontier (set it when the Store
+	// is wrapped).
+	Shared SharedFrontier
 	// MaxURLLength drops longer URLs (spider traps). Default 2048.
 	MaxURLLength int
 	// SkipExtensions lists path extensions (lower-case, without the dot)

@@ -19,6 +19,8 @@ type frontier struct {
 	beforePop  func() // called before each pop
 	empty      map[string]bool
 	next       int // round-robin position
+	shared     SharedFrontier // nil unless other processes share the crawl
+	awaited    int            // waits for them since a pop last found entries
 
 	secs        *sections
 	promo       *promoter
@@ -31,6 +33,10 @@ func newFrontier(c *Crawler) *frontier {
 	cfg := c.cfg
 	f := &frontier{store: c.store, order: c.order, maxPerHost: cfg.MaxPerHost, beforePop: c.publishNorm,
 		empty: make(map[string]bool), tunnel: cfg.Tunnel, tunnelLinks: cfg.Tunnel || cfg.Learner != nil}
+	f.shared = cfg.Shared
+	if f.shared == nil {
+		f.shared, _ = c.store.(SharedFrontier)
+	}
 	if c.order == FIFO {
 		f.topics = []string{""}
 	} else {
@@ -105,6 +111,7 @@ func (f *frontier) take(ctx context.Context, b *budget, left int) ([]Entry, erro
 		}
 		if len(es) > 0 {
 			f.next = (f.next + k + 1) % len(f.topics)
+			f.awaited = 0
 			return es, nil
 		}
 	}
@@ -196,4 +203,27 @@ func (f *frontier) pushed(push []Entry) {
 	for _, e := range push {
 		f.empty[e.Topic] = false
 	}
+}
+
+// await waits, when other processes share the crawl (SharedFrontier),
+// for their pushes or the leases of a process that died, and reports
+// whether there may be entries to pop again. Work this process's pops do
+// not reach (a topic closed by its budget) ends its share after three
+// waits. When ctx ends it reports true: the loop then ends as
+// interrupted.
+func (f *frontier) await(ctx context.Context) (bool, error) {
+	if f.shared == nil || f.awaited >= 3 {
+		return false, nil
+	}
+	f.awaited++
+	more, err := f.shared.AwaitWork(ctx, f.crawl)
+	switch {
+	case ctx.Err() != nil:
+		return true, nil
+	case err != nil:
+		return false, err
+	case more:
+		clear(f.empty)
+	}
+	return more, nil
 }

@@ -192,6 +192,10 @@ func (r *run) finished() (string, error) {
 	case !r.budget.open(r.queued()):
 		return "budget reached", nil
 	case r.out.idle():
+		// Other processes sharing the crawl may push or give back URLs.
+		if more, err := r.front.await(r.ctx); more || err != nil {
+			return "", err
+		}
 		return "frontier empty", nil
 	}
 	return "", nil

@@ -166,3 +166,13 @@ type Link struct {
 type URLLookup interface {
 	KnownURL(ctx context.Context, crawl int64, u urlnorm.URL) (known, taken bool, err error)
 }
+
+// SharedFrontier is an optional interface of a Store whose crawl is
+// shared by several processes: when this process finds nothing to pop and
+// has no fetch in flight, others may still push entries or give back the
+// URLs leased by a process that died. AwaitWork blocks while that can
+// happen and reports whether the crawl's frontier has entries to pop
+// again (true) or the crawl is done for every process (false).
+type SharedFrontier interface {
+	AwaitWork(ctx context.Context, crawl int64) (bool, error)
+}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 )
 
@@ -27,6 +29,31 @@ type Server struct {
 // flight get up to five seconds to finish. The returned Server reports the
 // bound address.
 func Serve(ctx context.Context, a *Archive, addr string) (*Server, error) {
+	return ServeWith(ctx, a, addr, ServeOptions{})
+}
+
+// ServeOptions change how ServeWith answers; the zero value answers as
+// Serve does.
+type ServeOptions struct {
+	// Delay is how long every response waits before it is written, as a
+	// distant or slow server's would; 0 answers at once.
+	Delay time.Duration
+	// Log, when not nil, gets one line per request answered:
+	// "METHOD URL STATUS USER-AGENT", the URL as requested (absolute
+	// through the proxy), the User-Agent quoted. Lines are written whole,
+	// one at a time.
+	Log io.Writer
+}
+
+// ServeWith is Serve with options.
+func ServeWith(ctx context.Context, a *Archive, addr string, o ServeOptions) (*Server, error) {
+	if o.Delay < 0 {
+		return nil, fmt.Errorf("serve archive: negative delay %s", o.Delay)
+	}
+	h := NewHandler(a)
+	if o.Delay > 0 || o.Log != nil {
+		h = &slowLogged{next: h, opts: o}
+	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
@@ -35,7 +62,7 @@ func Serve(ctx context.Context, a *Archive, addr string) (*Server, error) {
 	s := &Server{
 		addr: ln.Addr().String(),
 		srv: &http.Server{
-			Handler:           NewHandler(a),
+			Handler:           h,
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       60 * time.Second,
 		},
@@ -100,4 +127,49 @@ func (s *Server) Close() error {
 		return fmt.Errorf("close replay server: %w", err)
 	}
 	return s.err
+}
+
+// slowLogged answers after ServeOptions.Delay and logs every request.
+type slowLogged struct {
+	next http.Handler
+	opts ServeOptions
+	mu   sync.Mutex // orders the log's lines
+}
+
+func (h *slowLogged) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.opts.Delay > 0 {
+		t := time.NewTimer(h.opts.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	h.next.ServeHTTP(sw, r)
+	if h.opts.Log != nil {
+		h.mu.Lock()
+		fmt.Fprintf(h.opts.Log, "%s %s %d %q\n", r.Method, r.URL, sw.status, r.UserAgent())
+		h.mu.Unlock()
+	}
+}
+
+// statusWriter remembers the status of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
 }

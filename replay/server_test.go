@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestServe(t *testing.T) {
@@ -136,5 +137,42 @@ func TestServe_concurrent(t *testing.T) {
 	cancel()
 	if err := s.Wait(); err != nil {
 		t.Errorf("Wait = %v", err)
+	}
+}
+
+// TestServeWith_logAndDelay: the request log has one line per request
+// answered; a request given up during the delay is not answered.
+func TestServeWith_logAndDelay(t *testing.T) {
+	var log strings.Builder
+	s, err := ServeWith(context.Background(), openSite(t), "127.0.0.1:0", ServeOptions{Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(s.ProxyURL())}}
+	for _, u := range []string{"http://a.test/people/bob.html", "http://a.test/nowhere.html"} {
+		resp, err := client.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	s.Close()
+	want := "GET http://a.test/people/bob.html 200 \"Go-http-client/1.1\"\nGET http://a.test/nowhere.html 404 \"Go-http-client/1.1\"\n"
+	if log.String() != want {
+		t.Errorf("request log:\n%s\nwant:\n%s", log.String(), want)
+	}
+
+	slow, err := ServeWith(context.Background(), openSite(t), "127.0.0.1:0", ServeOptions{Delay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	client = &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(slow.ProxyURL())}, Timeout: 200 * time.Millisecond}
+	if resp, err := client.Get("http://a.test/people/bob.html"); err == nil {
+		resp.Body.Close()
+		t.Error("a server answering after an hour answered at once")
+	}
+	if _, err := ServeWith(context.Background(), openSite(t), "127.0.0.1:0", ServeOptions{Delay: -time.Second}); err == nil {
+		t.Error("a negative delay was accepted")
 	}
 }

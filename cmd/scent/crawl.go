@@ -8,10 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/learn"
+	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/sitenorm"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
@@ -41,6 +43,7 @@ type crawlFlags struct {
 	maxOutage                    time.Duration
 	sitemaps                     bool
 	metrics                      string
+	leaseExpiry                  time.Duration
 }
 
 func newCrawlCmd() *cobra.Command {
@@ -53,7 +56,11 @@ context the topic model finds on-topic, storing every page and link in the
 SQLite database. Without --model it trains the model from the seed file's
 example pages first and keeps it beside the database (DB.model.json), so a
 crawl stopped with Ctrl-C resumes with the same model when the same command
-runs again.`,
+runs again. With --db postgres://USER@HOST:PORT/DB the crawl is kept on a
+PostgreSQL server instead, where any number of crawl processes with the same
+--crawl name share it: each URL is fetched once, --max-pages holds for all,
+the model is trained once and kept in the database, and the URLs of a
+process killed with -9 go to the others after --lease-expiry.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cf.pf.apply(cmd.Flags()); err != nil {
@@ -77,7 +84,8 @@ runs again.`,
 	fs := cmd.Flags()
 	fs.StringVar(&cf.seeds, "seeds", "", "seed file: crawl seeds and, to train a model, example pages")
 	fs.StringVar(&cf.model, "model", "", "model file from scent train (default: DB.model.json, trained from --seeds if missing)")
-	fs.StringVar(&cf.db, "db", "scent.db", "SQLite database of the crawl")
+	fs.StringVar(&cf.db, "db", "scent.db", "database of the crawl: a SQLite file, or postgres://USER@HOST:PORT/DB for a crawl shared by many processes")
+	fs.DurationVar(&cf.leaseExpiry, "lease-expiry", 30*time.Second, "with --db postgres://…: how long the URLs a process leased stay its own after it stops renewing them (killed): then the other processes fetch them")
 	fs.StringVar(&cf.name, "crawl", "default", "crawl name in the database; an existing unfinished crawl is resumed")
 	fs.StringVar(&cf.strategy, "strategy", "link", "link, link+backlinks, page or bfs")
 	fs.StringVar(&cf.frontier, "frontier", "stack", "stack (LIFO per topic) or best-first")
@@ -139,18 +147,69 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 
-	modelPath, scorer, trep, err := crawlScorer(cmd, cf, seeds, strategy)
-	if err != nil {
+	// A database URL selects the PostgreSQL store, shared by every
+	// process of the crawl; a file path the embedded SQLite store.
+	var pg *postgres.Store
+	if postgres.IsURL(cf.db) {
+		if cf.pf.siteNorm {
+			return nil, errors.New("--site-norm keeps its measurements in SQLite only; drop it with --db postgres://…")
+		}
+		if cf.af.raw && cmd.Flags().Changed("raw") {
+			return nil, errors.New("--raw: the PostgreSQL store keeps no raw responses; use --warc-dir to keep them in WARC files")
+		}
+		cf.af.raw = false
+		fcfg.KeepRaw = cf.af.dir != ""
+		pg, err = postgres.Open(ctx, cf.db, postgres.Options{LeaseExpiry: cf.leaseExpiry, HostDelay: cf.ff.delay, Budget: cf.maxPages})
+		if err != nil {
+			return nil, err
+		}
+		defer pg.Close()
+	}
+	var (
+		modelPath string
+		scorer    crawler.Scorer
+		trep      *training.Report // when the model is trained here
+	)
+	if pg != nil && cf.model == "" {
+		// The first process trains the model; the others use it.
+		modelPath = "database model of crawl " + cf.name
+		var m *classify.Model
+		m, trep, err = sharedModel(ctx, cmd, pg, cf, seeds)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			if err := applyThreshold(cmd, m, cf.mf.Threshold, cmd.ErrOrStderr()); err != nil {
+				return nil, err
+			}
+			scorer = training.NewScorer(m)
+		} else if strategy != crawler.StrategyBFS {
+			return nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
+		}
+	} else if modelPath, scorer, trep, err = crawlScorer(cmd, cf, seeds, strategy); err != nil {
 		return nil, err
 	}
 
-	store, err := sqlite.Open(ctx, cf.db)
-	if err != nil {
-		return nil, err
+	var (
+		store   crawler.Store
+		dropped func(ctx context.Context, crawl int64) (sqlite.Dropped, error)
+	)
+	if pg != nil {
+		store, cfg.URLs, cfg.Shared = pg, pg, pg
+		dropped = func(ctx context.Context, crawl int64) (sqlite.Dropped, error) {
+			d, err := pg.FrontierDropped(ctx, crawl)
+			return sqlite.Dropped(d), err
+		}
+	} else {
+		sq, err := sqlite.Open(ctx, cf.db)
+		if err != nil {
+			return nil, err
+		}
+		defer sq.Close()
+		store, cfg.URLs, dropped = sq, sq, sq.FrontierDropped
 	}
-	defer store.Close()
-	cfg.URLs = store
 	if cf.pf.siteNorm {
+		store := store.(*sqlite.Store)
 		// A resumed crawl goes on with the rules it measured.
 		rules := sitenorm.NewRules(sitenorm.Policy{})
 		stored, err := store.NormRules(ctx, cf.name)
@@ -200,7 +259,13 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	settings := experiment.RecordedSettings(cfg, map[string]any{"seeds": cf.seeds, "model": modelPath,
 		"delay": cf.ff.delay.String(), "host_parallelism": cf.ff.hostPar, "started": time.Now().UTC().Format(time.RFC3339)})
 	sum, err := c.Run(ctx, seeds.Crawl, settings)
-	if d, derr := store.FrontierDropped(context.WithoutCancel(ctx), sum.Crawl); derr == nil && d.URLs > 0 {
+	if pg != nil && sum.Crawl != 0 {
+		if p, perr := pg.CrawlProgress(context.WithoutCancel(ctx), sum.Crawl); perr == nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "crawl %q in all: %d fetches (%d pages) by %d processes at work now and before; %d by this process; %d URLs waiting, %d leased\n",
+				cf.name, p.Fetched, p.Succeeded, p.Processes, p.Mine, p.Waiting, p.Leased)
+		}
+	}
+	if d, derr := dropped(context.WithoutCancel(ctx), sum.Crawl); derr == nil && d.URLs > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "frontier full: %d new URLs of %d hosts were not queued (most: %s, %d; --max-frontier-per-host %d, --max-frontier %d)\n",
 			d.URLs, d.Hosts, d.Top, d.TopURLs, cf.maxFrontierHost, cf.maxFrontier)
 	}

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/experiment"
+	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
 )
@@ -67,3 +71,48 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, seeds *training.Seeds, stra
 	}
 	return modelPath, scorer, trep, nil
 }
+
+// sharedModel returns the model of a crawl in a PostgreSQL database: the
+// one stored there by its first process, or trained here from the seed
+// file's examples and stored for the others. It returns a nil model when
+// there is none and the seed file has no examples, and the training
+// report when the model was trained here.
+func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store, cf *crawlFlags, seeds *training.Seeds) (*classify.Model, *training.Report, error) {
+	var trep *training.Report
+	b, err := store.ModelOnce(ctx, "crawl/"+cf.name, func() ([]byte, error) {
+		if len(seeds.Topics) == 0 {
+			return nil, errNoExamples
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "training a model from %s for every process of crawl %q …\n", cf.seeds, cf.name)
+		if cf.pf.learn && cf.pf.reward == 0 && cf.mf.Folds >= 2 {
+			cf.mf.CVThresholds = experiment.WithRewardGrid(cf.mf.CVThresholds)
+		}
+		m, rep, err := trainModel(ctx, seeds, &cf.ff, &cf.mf, cmd.ErrOrStderr(), nil)
+		if err != nil {
+			return nil, err
+		}
+		trep = rep
+		printTrainReport(cmd.ErrOrStderr(), rep)
+		var buf bytes.Buffer
+		if err := m.Save(&buf); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	})
+	if errors.Is(err, errNoExamples) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := classify.Load(bytes.NewReader(b))
+	if err != nil {
+		return nil, nil, fmt.Errorf("model of crawl %s in the database: %w", cf.name, err)
+	}
+	if trep == nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "using the model of crawl %q stored in the database\n", cf.name)
+	}
+	return m, trep, nil
+}
+
+var errNoExamples = errors.New("no example pages to train a model")

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/scent-crawler/scent/internal/pgtest"
 )
 
 func TestResumable(t *testing.T) {
@@ -35,7 +37,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("XDG_CACHE_HOME", dir)
-	code := m.Run()
+	code := pgtest.Main(m) // stops the PostgreSQL server the tests started, if any
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

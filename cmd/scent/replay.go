@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +14,8 @@ import (
 )
 
 func newReplayCmd() *cobra.Command {
-	var listen, pidFile string
+	var listen, pidFile, requestLog string
+	var delay time.Duration
 	cmd := &cobra.Command{
 		Use:   "replay ARCHIVE [--listen 127.0.0.1:8080]",
 		Short: "Serve an offline collection (label/group/url-with-^ layout, .tgz or folder) as a live web",
@@ -29,7 +31,16 @@ be stopped with kill $(cat FILE).`,
 			if err != nil {
 				return err
 			}
-			srv, err := replay.Serve(cmd.Context(), a, listen)
+			opts := replay.ServeOptions{Delay: delay}
+			if requestLog != "" {
+				f, err := os.OpenFile(requestLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+				if err != nil {
+					return fmt.Errorf("--request-log: %w", err)
+				}
+				defer f.Close()
+				opts.Log = f
+			}
+			srv, err := replay.ServeWith(cmd.Context(), a, listen, opts)
 			if err != nil {
 				return err
 			}
@@ -49,6 +60,8 @@ be stopped with kill $(cat FILE).`,
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on")
 	cmd.Flags().StringVar(&pidFile, "pid-file", "", "write the process id to this file while serving (removed at exit)")
+	cmd.Flags().DurationVar(&delay, "delay", 0, "answer every request after this long, as a distant server would (e.g. 50ms), to measure crawls whose fetches are not free")
+	cmd.Flags().StringVar(&requestLog, "request-log", "", `append one line per request answered to this file: METHOD URL STATUS "USER-AGENT"`)
 	return cmd
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/segment"
 	"github.com/scent-crawler/scent/training"
 )
@@ -108,7 +109,11 @@ func (cf *crawlFlags) validate() error {
 	if cf.db == "" {
 		return errors.New("--db must name a file")
 	}
-	if err := checkWritableDir(filepath.Dir(cf.db), "--db"); err != nil {
+	if postgres.IsURL(cf.db) {
+		if cf.leaseExpiry <= 0 {
+			return fmt.Errorf("--lease-expiry must be positive, not %s", cf.leaseExpiry)
+		}
+	} else if err := checkWritableDir(filepath.Dir(cf.db), "--db"); err != nil {
 		return err
 	}
 	if cf.model != "" {

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/scent-crawler/scent/internal/pgtest"
+	"github.com/scent-crawler/scent/internal/sharedtest"
+	"github.com/scent-crawler/scent/replay"
+)
+
+// loggedSite serves n pages, page i linking to i+1, 2i+1 and 7i mod n
+// (all reachable from /p0), each after delay, and logs every request
+// with its User-Agent.
+type loggedSite struct {
+	srv *httptest.Server
+	mu  sync.Mutex
+	log map[string]map[string]int // path → User-Agent → requests
+}
+
+func newLoggedSite(t *testing.T, n int, delay time.Duration) *loggedSite {
+	s := &loggedSite{log: make(map[string]map[string]int)}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		if s.log[r.URL.Path] == nil {
+			s.log[r.URL.Path] = make(map[string]int)
+		}
+		s.log[r.URL.Path][r.UserAgent()]++
+		s.mu.Unlock()
+		var i int
+		if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &i); err != nil || i < 0 || i >= n || r.URL.Path != fmt.Sprintf("/p%d", i) {
+			http.NotFound(w, r)
+			return
+		}
+		time.Sleep(delay)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><head><title>page %d</title></head><body>page number %d of the shared crawl, %d", i, i, i*7919)
+		for _, j := range []int{i + 1, 2*i + 1, (i * 7) % n} {
+			if j < n {
+				fmt.Fprintf(w, ` <a href="/p%d">page %d</a>`, j, j)
+			}
+		}
+		fmt.Fprint(w, "</body></html>")
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// pgCount runs a counting query on the database at url.
+func pgCount(t *testing.T, url, query string) int {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, query).Scan(&n); err != nil {
+		return -1 // the schema is not there yet
+	}
+	return n
+}
+
+// TestCrawl_postgresShared: four crawl processes share one crawl on
+// PostgreSQL; one is killed with -9 midway. Every page of the site is
+// stored once, every page was requested, and no page was requested twice
+// but those the killed process had in flight.
+func TestCrawl_postgresShared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs crawls in child processes")
+	}
+	db := pgtest.URL(t)
+	bin := scentBinary(t)
+	const n, procs, workers, victim = 400, 4, 2, 1
+	site := newLoggedSite(t, n, 20*time.Millisecond)
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte("seed "+site.srv.URL+"/p0\n"), 0o644)
+	cmds := make([]*exec.Cmd, procs)
+	outs := make([]*bytes.Buffer, procs)
+	exits := make([]chan error, procs)
+	for i := range cmds {
+		cmds[i] = exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--crawl", "shared", "--strategy", "bfs",
+			"--max-pages", "0", "--delay", "0", "--host-parallelism", "0", "--workers", fmt.Sprint(workers), "--retries", "0",
+			"--sitemaps=false", "--lease-expiry", "2s", "--user-agent", fmt.Sprintf("scent-test-%d", i), "--quiet")
+		outs[i] = new(bytes.Buffer)
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+		exits[i] = make(chan error, 1)
+		go func() { exits[i] <- cmds[i].Wait() }()
+	}
+	for deadline := time.Now().Add(60 * time.Second); pgCount(t, db, `SELECT count(*) FROM pages`) < n/4 && time.Now().Before(deadline); {
+		select {
+		case err := <-exits[victim]:
+			t.Fatalf("process %d ended before the kill: %v\n%s", victim, err, outs[victim])
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cmds[victim].Process.Signal(syscall.SIGKILL)
+	<-exits[victim]
+	killedAt := pgCount(t, db, `SELECT count(*) FROM pages`)
+	if killedAt >= n {
+		t.Fatalf("killed after %d pages: the kill did not land mid-crawl", killedAt)
+	}
+	for i := range cmds {
+		if i == victim {
+			continue
+		}
+		if err := <-exits[i]; err != nil {
+			t.Fatalf("process %d: %v\n%s", i, err, outs[i])
+		}
+		if !strings.Contains(outs[i].String(), "frontier empty") {
+			t.Errorf("process %d did not end with an empty frontier:\n%s", i, outs[i])
+		}
+	}
+	if got := pgCount(t, db, `SELECT count(DISTINCT url) FROM pages WHERE failure = ''`); got != n {
+		t.Errorf("%d distinct pages stored, want %d", got, n)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM pages`); got != n {
+		t.Errorf("%d page records stored, want %d (each URL once)", got, n)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM urls WHERE state <> 2`); got != 0 {
+		t.Errorf("%d URLs left waiting or leased", got)
+	}
+	// The server's log: each page requested; twice only when the killed
+	// process had it in flight (its workers' fetches, and the results
+	// of its last batch not committed).
+	killedUA := fmt.Sprintf("scent-test-%d", victim)
+	twice := 0
+	site.mu.Lock()
+	for i := 0; i < n; i++ {
+		byUA := site.log[fmt.Sprintf("/p%d", i)]
+		total, others := 0, 0
+		for ua, k := range byUA {
+			total += k
+			if ua != killedUA {
+				others += k
+			}
+		}
+		switch {
+		case total == 0:
+			t.Errorf("/p%d was never requested", i)
+		case others > 1:
+			t.Errorf("/p%d was requested %d times by the processes that lived", i, others)
+		case total > 1:
+			twice++
+		}
+	}
+	site.mu.Unlock()
+	t.Logf("killed after %d of %d pages; %d pages requested twice (in flight in the killed process)", killedAt, n, twice)
+	if twice > 2*workers {
+		t.Errorf("%d pages requested twice; only the %d the killed process had in flight may be", twice, 2*workers)
+	}
+}
+
+// TestCrawl_postgresReplay: one focused crawl of the real corpus on
+// PostgreSQL, model trained by the crawl: it stores its budget of pages,
+// keeps the model in the database for the next process, and asked the
+// replay for each stored URL once.
+func TestCrawl_postgresReplay(t *testing.T) {
+	archive := sharedtest.Path(t, "corpus/webkb.tgz")
+	if testing.Short() {
+		t.Skip("corpus test skipped in -short mode")
+	}
+	db := pgtest.URL(t)
+	a, err := replay.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := replay.ServeWith(ctx, a, "127.0.0.1:0", replay.ServeOptions{Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "course.txt")
+	if _, err := runScent(t, "seeds", archive, "--topic", "course", "-o", seeds); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"crawl", "--seeds", seeds, "--db", db, "--crawl", "course", "--proxy", "http://" + srv.Addr(),
+		"--delay", "0", "--host-parallelism", "0", "--max-pages", "150", "--folds", "0", "--quiet"}
+	out, err := runScent(t, args...)
+	if err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM pages WHERE failure = ''`); got != 150 {
+		t.Errorf("%d successful pages stored, want the budget of 150\n%s", got, out)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM models`); got != 1 {
+		t.Errorf("%d models in the database, want the one trained", got)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM page_scores`); got < 150 {
+		t.Errorf("%d page scores stored for 150 pages", got)
+	}
+	// Each stored URL was asked once, by its own fetch.
+	asked := make(map[string]int)
+	for _, line := range strings.Split(log.String(), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 {
+			asked[f[1]]++
+		}
+	}
+	conn, err := pgx.Connect(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(context.Background(), `SELECT url FROM pages`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A redirect's target is also asked by the fetch that followed it.
+	rows, err = conn.Query(context.Background(), `SELECT target FROM aliases`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	redirected := make(map[string]int)
+	for _, u := range targets {
+		redirected[u]++
+	}
+	for _, u := range urls {
+		if asked[u] < 1 || asked[u] > 1+redirected[u] {
+			t.Errorf("%s stored, asked %d times (%d redirects to it)", u, asked[u], redirected[u])
+		}
+	}
+	// A second process of the same crawl uses the stored model.
+	args[len(args)-4] = "200"
+	out, err = runScent(t, args...)
+	if err != nil || !strings.Contains(out, "using the model of crawl \"course\" stored in the database") {
+		t.Errorf("second process: %v\n%s", err, out)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM pages WHERE failure = ''`); got != 200 {
+		t.Errorf("after the second process %d successful pages, want the budget of 200", got)
+	}
+}

@@ -1,0 +1,344 @@
+package storetest
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// Store is a crawler.Store that can be closed.
+type Store interface {
+	crawler.Store
+	Close() error
+}
+
+// Open opens a store on a new, empty database and returns it with a
+// function that opens the same database again (after the first store
+// was closed). Both stores are closed by the suite or by t's cleanups.
+type Open func(t *testing.T) (s Store, reopen func(t *testing.T) Store)
+
+// Run runs the suite, one subtest per behaviour, each on a new database.
+func Run(t *testing.T, open Open) {
+	t.Run("PopOrders", func(t *testing.T) { popOrders(t, open) })
+	t.Run("PushedAgain", func(t *testing.T) { pushedAgain(t, open) })
+	t.Run("ShallowestThenBestScore", func(t *testing.T) { shallowest(t, open) })
+	t.Run("VisitedOncePerCrawl", func(t *testing.T) { visitedOnce(t, open) })
+	t.Run("ResumeRequeuesLeases", func(t *testing.T) { resume(t, open) })
+	t.Run("MaxPerHost", func(t *testing.T) { maxPerHost(t, open) })
+	t.Run("OnePagePerFinalURL", func(t *testing.T) { onePagePerFinal(t, open) })
+	t.Run("Rescore", func(t *testing.T) { rescore(t, open) })
+	t.Run("Learner", func(t *testing.T) { learner(t, open) })
+	t.Run("FrontierSizes", func(t *testing.T) { frontierSizes(t, open) })
+}
+
+func u(s string) urlnorm.URL { return urlnorm.MustParse("http://a.test" + s) }
+
+func popAll(t *testing.T, s crawler.Store, crawl int64, topic string, order crawler.Order) []string {
+	t.Helper()
+	var out []string
+	for {
+		es, err := s.Pop(context.Background(), crawl, topic, order, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) == 0 {
+			return out
+		}
+		out = append(out, strings.TrimPrefix(es[0].URL.String(), "http://a.test"))
+	}
+}
+
+func mustOpen(t *testing.T, s crawler.Store, spec crawler.CrawlSpec) crawler.CrawlState {
+	t.Helper()
+	st, err := s.OpenCrawl(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func linkSpec(stacks ...string) crawler.CrawlSpec {
+	return crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: stacks, Topics: []string{"t"}, Seeds: []urlnorm.URL{u("/seed")}}
+}
+
+func popOrders(t *testing.T, open Open) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		order crawler.Order
+		want  string
+	}{
+		{crawler.LIFO, "/seed /c /b /a"},
+		{crawler.FIFO, "/seed /a /b /c"},
+		{crawler.BestFirst, "/seed /b /c /a"},
+		{crawler.Shallowest, "/seed /b /c /a"},
+	} {
+		s, _ := open(t)
+		st := mustOpen(t, s, linkSpec("t"))
+		first := popAll(t, s, st.ID, "t", tc.order)
+		push := []crawler.Entry{{Topic: "t", URL: u("/a"), Score: 0.1}, {Topic: "t", URL: u("/b"), Score: 0.9}, {Topic: "t", URL: u("/c"), Score: 0.5}}
+		if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+			t.Fatal(err)
+		}
+		got := append(first, popAll(t, s, st.ID, "t", tc.order)...)
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("order %d: popped %v, want %s", tc.order, got, tc.want)
+		}
+		s.Close()
+	}
+}
+
+func pushedAgain(t *testing.T, open Open) {
+	// /a is pushed, then /b, then /a again with another score and depth.
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		stack string
+		order crawler.Order
+		want  string
+		wantA crawler.Entry
+	}{
+		// The bfs queue keeps the first discovery: place and depth.
+		{"bfs queue", "", crawler.FIFO, "/seed /a /b", crawler.Entry{Depth: 1, Score: 0}},
+		// A stack moves the URL to its top; the shorter distance from a
+		// seed and the higher score stay, whichever push had them.
+		{"stack", "t", crawler.LIFO, "/seed /a /b", crawler.Entry{Depth: 1, Score: 0.9}},
+		{"best-first", "t", crawler.BestFirst, "/seed /a /b", crawler.Entry{Depth: 1, Score: 0.9}},
+		{"shallowest", "t", crawler.Shallowest, "/seed /a /b", crawler.Entry{Depth: 1, Score: 0.9}},
+	} {
+		s, _ := open(t)
+		st := mustOpen(t, s, linkSpec(tc.stack))
+		got := popAll(t, s, st.ID, tc.stack, tc.order)
+		for _, push := range [][]crawler.Entry{
+			{{Topic: tc.stack, URL: u("/a"), Depth: 1, Score: 0.9}},
+			{{Topic: tc.stack, URL: u("/b"), Depth: 1, Score: 0.5}},
+			{{Topic: tc.stack, URL: u("/a"), Depth: 2, Score: 0.2}},
+		} {
+			if tc.stack == "" {
+				push[0].Score = 0
+			}
+			if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+				t.Fatal(err)
+			}
+		}
+		es, err := s.Pop(ctx, st.ID, tc.stack, tc.order, 10, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			got = append(got, e.URL.Path())
+			if e.URL.Path() == "/a" && (e.Depth != tc.wantA.Depth || e.Score != tc.wantA.Score) {
+				t.Errorf("%s: /a has depth %d, score %v; want %d, %v", tc.name, e.Depth, e.Score, tc.wantA.Depth, tc.wantA.Score)
+			}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: popped %v, want %s", tc.name, got, tc.want)
+		}
+		// The same URL pushed twice in one commit is one entry.
+		if err := s.Commit(ctx, st.ID, nil, []crawler.Entry{{Topic: tc.stack, URL: u("/c"), Score: 0.1}, {Topic: tc.stack, URL: u("/c"), Score: 0.3}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := popAll(t, s, st.ID, tc.stack, tc.order); strings.Join(got, " ") != "/c" {
+			t.Errorf("%s: after pushing /c twice in one commit, popped %v", tc.name, got)
+		}
+		s.Close()
+	}
+}
+
+func shallowest(t *testing.T, open Open) {
+	ctx := context.Background()
+	s, _ := open(t)
+	defer s.Close()
+	st := mustOpen(t, s, linkSpec("t", "t~reserve"))
+	push := []crawler.Entry{
+		{Topic: "t~reserve", URL: u("/deep-best"), Depth: 3, Score: 0.9},
+		{Topic: "t~reserve", URL: u("/near-low"), Depth: 1, Score: 0.1},
+		{Topic: "t~reserve", URL: u("/mid"), Depth: 2, Score: 0.5},
+		{Topic: "t~reserve", URL: u("/near-high"), Depth: 1, Score: 0.4},
+	}
+	if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(popAll(t, s, st.ID, "t~reserve", crawler.Shallowest), " ")
+	if want := "/seed /near-high /near-low /mid /deep-best"; got != want {
+		t.Errorf("popped %s, want %s", got, want)
+	}
+}
+
+func visitedOnce(t *testing.T, open Open) {
+	ctx := context.Background()
+	s, reopen := open(t)
+	spec := crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"a", "b"}, Topics: []string{"a", "b"}, Seeds: []urlnorm.URL{u("/")}}
+	st := mustOpen(t, s, spec)
+	// The seed is on both stacks; once leased by one, the other skips it.
+	es, _ := s.Pop(ctx, st.ID, "a", crawler.LIFO, 5, 0)
+	if len(es) != 1 {
+		t.Fatalf("pop a: %v", es)
+	}
+	if es2, _ := s.Pop(ctx, st.ID, "b", crawler.LIFO, 5, 0); len(es2) != 0 {
+		t.Fatalf("pop b gave the leased seed again: %v", es2)
+	}
+	page := &crawler.Page{URL: u("/"), FinalURL: u("/home"), Topic: "a", Status: 200, FetchedAt: time.Now(),
+		Title: "Home", Text: "the home page of a test site with a few words on it",
+		Scores: []float64{0.9, 0.2}, Relevant: []bool{true, false},
+		Links: []crawler.Link{{Target: u("/x"), Anchor: "x", Context: "a x b", Scores: []float64{0.8, 0.1}}}}
+	push := []crawler.Entry{{Topic: "a", URL: u("/x")}, {Topic: "b", URL: u("/x")}, {Topic: "a", URL: u("/")}, {Topic: "b", URL: u("/home")}}
+	if err := s.Commit(ctx, st.ID, []*crawler.Page{page}, push); err != nil {
+		t.Fatal(err)
+	}
+	// "/" was fetched and "/home" is its final URL: neither comes back.
+	a := popAll(t, s, st.ID, "a", crawler.LIFO)
+	b := popAll(t, s, st.ID, "b", crawler.LIFO)
+	if strings.Join(a, " ") != "/x" || len(b) != 0 {
+		t.Errorf("after commit: a=%v b=%v, want a=[/x] b=[]", a, b)
+	}
+	s.Close()
+	s = reopen(t)
+	defer s.Close()
+	st2 := mustOpen(t, s, spec)
+	if !st2.Resumed || st2.Fetched != 1 || st2.Succeeded != 1 || st2.ByTopic["a"] != 1 {
+		t.Errorf("reopened: %+v, want resumed with 1 page fetched on a", st2)
+	}
+}
+
+func resume(t *testing.T, open Open) {
+	ctx := context.Background()
+	s, reopen := open(t)
+	spec := crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyBFS, Stacks: []string{""}, Seeds: []urlnorm.URL{u("/1"), u("/2"), u("/3")}}
+	st := mustOpen(t, s, spec)
+	es, _ := s.Pop(ctx, st.ID, "", crawler.FIFO, 2, 0)
+	if len(es) != 2 {
+		t.Fatal(es)
+	}
+	if err := s.Commit(ctx, st.ID, []*crawler.Page{{URL: es[0].URL, FetchedAt: time.Now()}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // es[1] was in flight when the process stopped
+
+	s2 := reopen(t)
+	defer s2.Close()
+	st2 := mustOpen(t, s2, spec)
+	if !st2.Resumed || st2.Fetched != 1 {
+		t.Errorf("resume state = %+v, want resumed, 1 fetched", st2)
+	}
+	left := popAll(t, s2, st2.ID, "", crawler.FIFO)
+	slices.Sort(left)
+	want := slices.DeleteFunc([]string{"/1", "/2", "/3"}, func(p string) bool { return p == es[0].URL.Path() })
+	if !slices.Equal(left, want) {
+		t.Errorf("after resume the frontier holds %v, want the in-flight URL and the untouched one %v", left, want)
+	}
+	// A different strategy under the same name is refused.
+	spec.Strategy = crawler.StrategyLink
+	if _, err := s2.OpenCrawl(ctx, spec); err == nil {
+		t.Error("resuming with another strategy gave no error")
+	}
+}
+
+func maxPerHost(t *testing.T, open Open) {
+	ctx := context.Background()
+	s, _ := open(t)
+	defer s.Close()
+	seeds := []urlnorm.URL{u("/1"), u("/2"), u("/3"), urlnorm.MustParse("http://b.test/")}
+	st := mustOpen(t, s, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyBFS, Stacks: []string{""}, Seeds: seeds})
+	es, err := s.Pop(ctx, st.ID, "", crawler.FIFO, 10, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 3 {
+		t.Errorf("popped %d URLs with a cap of 2 per host, want 3 (2 of a.test, 1 of b.test)", len(es))
+	}
+}
+
+func onePagePerFinal(t *testing.T, open Open) {
+	ctx := context.Background()
+	s, _ := open(t)
+	defer s.Close()
+	st := mustOpen(t, s, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyBFS, Stacks: []string{""}, Seeds: []urlnorm.URL{u("/a"), u("/b")}})
+	es, _ := s.Pop(ctx, st.ID, "", crawler.FIFO, 2, 0)
+	if len(es) != 2 {
+		t.Fatal(es)
+	}
+	// Both redirect to /c: the second is kept as an alias.
+	var pages []*crawler.Page
+	for _, e := range es {
+		pages = append(pages, &crawler.Page{URL: e.URL, FinalURL: u("/c"), Status: 200, FetchedAt: time.Now(), Title: "C", Text: "page c",
+			Redirects: []crawler.Redirect{{URL: e.URL, Target: u("/c"), Status: 301}}})
+	}
+	if err := s.Commit(ctx, st.ID, pages, nil); err != nil {
+		t.Fatal(err)
+	}
+	if pages[0].Failure != "" || pages[1].Failure == "" || pages[1].RedirectTo != u("/c") {
+		t.Errorf("two pages with one final URL: failures %q, %q; redirect to %v", pages[0].Failure, pages[1].Failure, pages[1].RedirectTo)
+	}
+}
+
+func rescore(t *testing.T, open Open) {
+	ctx := context.Background()
+	s, _ := open(t)
+	defer s.Close()
+	st := mustOpen(t, s, linkSpec("t"))
+	popAll(t, s, st.ID, "t", crawler.BestFirst)
+	push := []crawler.Entry{{Topic: "t", URL: u("/a"), Score: 0.1}, {Topic: "t", URL: u("/b"), Score: 0.9}, {Topic: "t", URL: u("/c"), Score: 0.5}}
+	if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Rescore(ctx, st.ID, []crawler.Entry{{Topic: "t", URL: u("/a"), Score: 0.95}, {Topic: "t", URL: u("/gone"), Score: 1}, {Topic: "other", URL: u("/c"), Score: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	es, err := s.Pop(ctx, st.ID, "t", crawler.BestFirst, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range es {
+		got = append(got, e.URL.Path())
+	}
+	if strings.Join(got, " ") != "/a /b /c" || es[0].Score != 0.95 {
+		t.Errorf("after rescoring /a to 0.95: popped %v (first score %v)", got, es[0].Score)
+	}
+}
+
+func learner(t *testing.T, open Open) {
+	ctx := context.Background()
+	s, reopen := open(t)
+	spec := linkSpec("t")
+	st := mustOpen(t, s, spec)
+	if st.Learner != nil {
+		t.Errorf("a new crawl has learner state %q", st.Learner)
+	}
+	for _, state := range []string{"first", "second"} {
+		if err := s.SaveLearner(ctx, st.ID, []byte(state)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s = reopen(t)
+	defer s.Close()
+	if st := mustOpen(t, s, spec); string(st.Learner) != "second" {
+		t.Errorf("resumed learner state %q, want the last saved", st.Learner)
+	}
+}
+
+func frontierSizes(t *testing.T, open Open) {
+	ctx := context.Background()
+	s, _ := open(t)
+	defer s.Close()
+	st := mustOpen(t, s, linkSpec("t", "t~reserve"))
+	if err := s.Commit(ctx, st.ID, nil, []crawler.Entry{{Topic: "t~reserve", URL: u("/a")}, {Topic: "t~reserve", URL: u("/b")}, {Topic: "t", URL: u("/a")}}); err != nil {
+		t.Fatal(err)
+	}
+	sizes, err := s.FrontierSizes(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sizes["t"] != 2 || sizes["t~reserve"] != 3 {
+		t.Errorf("sizes %v, want t 2 (seed, /a), t~reserve 3 (seed, /a, /b)", sizes)
+	}
+	if err := s.FinishCrawl(ctx, st.ID, "frontier empty"); err != nil {
+		t.Fatal(err)
+	}
+}

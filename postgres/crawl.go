@@ -1,0 +1,710 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/minhash"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+var (
+	_ crawler.Store          = (*Store)(nil)
+	_ crawler.URLLookup      = (*Store)(nil)
+	_ crawler.SharedFrontier = (*Store)(nil)
+)
+
+func jsonList(v []string) string {
+	if v == nil {
+		v = []string{}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// OpenCrawl creates the crawl named spec.Name or joins it: many processes
+// may run one crawl at once. URLs leased by processes that are gone
+// (their leases expired) go back on top of their stacks; those of live
+// processes stay theirs.
+func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.CrawlState, error) {
+	if spec.Name == "" {
+		return crawler.CrawlState{}, errors.New("open crawl: empty name")
+	}
+	var st crawler.CrawlState
+	var holder string
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		st = crawler.CrawlState{}
+		// Processes starting at once create the crawl once.
+		if err := lockAll(ctx, tx, []int64{lockKey("crawl", spec.Name)}); err != nil {
+			return err
+		}
+		var strategy, stacks, topics string
+		err := tx.QueryRow(ctx, `SELECT id, strategy, stacks, topics FROM crawls WHERE name = $1`, spec.Name).
+			Scan(&st.ID, &strategy, &stacks, &topics)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			if st.ID, err = s.createCrawl(ctx, tx, spec); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		default:
+			st.Resumed = true
+			if strategy != string(spec.Strategy) || stacks != jsonList(spec.Stacks) || topics != jsonList(spec.Topics) {
+				return fmt.Errorf("crawl %q exists with strategy %s and topics %s; resume it with the same settings or choose another --crawl name", spec.Name, strategy, topics)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE crawls SET finished_at = NULL, finish = NULL WHERE id = $1`, st.ID); err != nil {
+				return err
+			}
+			if st.Requeue, err = requeue(ctx, tx, st.ID, expiredLeases); err != nil {
+				return err
+			}
+			// This process running the crawl again: the fetches its
+			// earlier run leased and never committed go back too.
+			if prev := s.holderOf(st.ID); prev != "" {
+				n, err := requeue(ctx, tx, st.ID, `holder = $2`, prev)
+				if err != nil {
+					return err
+				}
+				st.Requeue += n
+			}
+			if _, err := tx.Exec(ctx, `DELETE FROM holders WHERE crawl_id = $1 AND expires_at <= now()`, st.ID); err != nil {
+				return err
+			}
+		}
+		if s.opts.Budget > 0 {
+			if _, err := tx.Exec(ctx, `UPDATE crawls SET budget = $1 WHERE id = $2`, s.opts.Budget, st.ID); err != nil {
+				return err
+			}
+		}
+		if holder, err = s.join(ctx, tx, st.ID); err != nil {
+			return err
+		}
+		if _, err := ensureParams(ctx, tx, spec.MinHash); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT fetched, succeeded FROM crawls WHERE id = $1`, st.ID).Scan(&st.Fetched, &st.Succeeded); err != nil {
+			return err
+		}
+		st.ByTopic = make(map[string]int)
+		rows, err := tx.Query(ctx, `SELECT topic, count(*) FROM pages WHERE crawl_id = $1 GROUP BY topic`, st.ID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t string
+			var n int
+			if err := rows.Scan(&t, &n); err != nil {
+				return err
+			}
+			st.ByTopic[t] = n
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
+	}
+	s.mu.Lock()
+	s.caps[st.ID] = frontierCaps{perHost: spec.MaxWaitingPerHost, total: spec.MaxWaiting}
+	s.mu.Unlock()
+	s.started(st.ID, holder)
+	if st.Resumed {
+		err := s.pool.QueryRow(ctx, `SELECT state FROM learners WHERE crawl_id = $1`, st.ID).Scan(&st.Learner)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return crawler.CrawlState{}, fmt.Errorf("open crawl %s: learner: %w", spec.Name, err)
+		}
+	}
+	return st, nil
+}
+
+func (s *Store) createCrawl(ctx context.Context, tx pgx.Tx, spec crawler.CrawlSpec) (int64, error) {
+	cfg := spec.Config
+	if cfg == "" {
+		cfg = "{}"
+	}
+	var id int64
+	if err := tx.QueryRow(ctx, `INSERT INTO crawls(name, strategy, stacks, topics, config) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+		spec.Name, string(spec.Strategy), jsonList(spec.Stacks), jsonList(spec.Topics), cfg).Scan(&id); err != nil {
+		return 0, fmt.Errorf("create crawl %s: %w", spec.Name, err)
+	}
+	var seeds []crawler.Entry
+	seedStacks := spec.SeedStacks
+	if seedStacks == nil {
+		seedStacks = spec.Stacks
+	}
+	for _, stack := range seedStacks {
+		for _, u := range spec.Seeds {
+			seeds = append(seeds, crawler.Entry{Topic: stack, URL: u, Score: 1})
+		}
+	}
+	// Seeds are pushed in reverse so that the first seed is on top.
+	slices.Reverse(seeds)
+	w := newWaitingCount(tx, id)
+	if err := push(ctx, tx, id, seeds, frontierCaps{perHost: spec.MaxWaitingPerHost, total: spec.MaxWaiting}, w); err != nil {
+		return 0, err
+	}
+	return id, w.save(ctx)
+}
+
+// orderBy is the ORDER BY of a stack's entries served in order; each has
+// an index that yields them without sorting.
+func orderBy(order crawler.Order) (string, error) {
+	switch order {
+	case crawler.LIFO:
+		return "f.seq DESC", nil
+	case crawler.FIFO:
+		return "f.seq ASC", nil
+	case crawler.BestFirst:
+		return "f.score DESC, f.seq DESC", nil
+	case crawler.Shallowest:
+		return "f.depth ASC, f.score DESC, f.seq DESC", nil
+	}
+	return "", fmt.Errorf("pop: unknown order %d", order)
+}
+
+// Pop leases up to n URLs from topic's stack to this process. Entries are
+// claimed with FOR UPDATE SKIP LOCKED, so processes popping the same stack
+// at once take different entries without waiting for each other. With
+// Options.Budget, no more URLs are leased than the crawl's budget leaves;
+// with Options.HostDelay, an entry whose host was leased less than that
+// long ago (by any process) stays on the stack for later.
+func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost int) ([]crawler.Entry, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	ob, err := orderBy(order)
+	if err != nil {
+		return nil, err
+	}
+	holder := s.holderOf(crawl)
+	if holder == "" {
+		return nil, fmt.Errorf("pop: crawl %d was not opened by this store", crawl)
+	}
+	if err := s.reapExpired(ctx, crawl); err != nil {
+		return nil, fmt.Errorf("pop %q: %w", topic, err)
+	}
+	hostGate := ""
+	if s.opts.HostDelay > 0 {
+		hostGate = ` AND NOT EXISTS (SELECT 1 FROM hosts h WHERE h.crawl_id = f.crawl_id AND h.host = u.host AND h.next_at > now())`
+	}
+	query := `SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
+		FROM frontier f JOIN urls u ON u.id = f.url_id
+		WHERE f.crawl_id = $1 AND f.topic = $2` + hostGate + ` ORDER BY ` + ob + ` LIMIT $3 FOR UPDATE OF f SKIP LOCKED`
+	var out []crawler.Entry
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		out = out[:0]
+		want := n
+		if s.opts.Budget > 0 {
+			// The crawl's row orders the pops of a budgeted crawl.
+			var budget, succeeded, leased int
+			if err := tx.QueryRow(ctx, `SELECT budget, succeeded FROM crawls WHERE id = $1 FOR UPDATE`, crawl).Scan(&budget, &succeeded); err != nil {
+				return err
+			}
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM urls WHERE crawl_id = $1 AND state = 1`, crawl).Scan(&leased); err != nil {
+				return err
+			}
+			if budget > 0 {
+				want = min(want, budget-succeeded-leased)
+			}
+		}
+		w := newWaitingCount(tx, crawl)
+		seen := make(map[int64]bool)
+		for len(out) < want {
+			type cand struct {
+				seq, urlID int64
+				url, host  string
+				state      int
+				depth      int
+				score      float64
+			}
+			var cands []cand
+			rows, err := tx.Query(ctx, query, crawl, topic, want-len(out))
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var c cand
+				if err := rows.Scan(&c.seq, &c.urlID, &c.url, &c.host, &c.state, &c.depth, &c.score); err != nil {
+					rows.Close()
+					return err
+				}
+				if !seen[c.seq] {
+					cands = append(cands, c)
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			if len(cands) == 0 {
+				break
+			}
+			for _, c := range cands {
+				seen[c.seq] = true
+				if s.opts.HostDelay > 0 {
+					// The host's slot: taken here, or by another process
+					// first, and then the entry waits on its stack.
+					tag, err := tx.Exec(ctx, `INSERT INTO hosts(crawl_id, host, next_at) VALUES ($1, $2, now() + $3::interval)
+						ON CONFLICT (crawl_id, host) DO UPDATE SET next_at = excluded.next_at
+						WHERE hosts.next_at IS NULL OR hosts.next_at <= now()`, crawl, c.host, s.opts.HostDelay.String())
+					if err != nil {
+						return err
+					}
+					if tag.RowsAffected() == 0 {
+						continue
+					}
+				}
+				if _, err := tx.Exec(ctx, `DELETE FROM frontier WHERE seq = $1`, c.seq); err != nil {
+					return err
+				}
+				if c.state != 0 {
+					continue // fetched or leased through another stack
+				}
+				if maxPerHost > 0 {
+					tag, err := tx.Exec(ctx, `INSERT INTO hosts(crawl_id, host, pages) VALUES ($1, $2, 1)
+						ON CONFLICT (crawl_id, host) DO UPDATE SET pages = hosts.pages + 1 WHERE hosts.pages < $3`, crawl, c.host, maxPerHost)
+					if err != nil {
+						return err
+					}
+					if tag.RowsAffected() == 0 {
+						continue
+					}
+				}
+				tag, err := tx.Exec(ctx, `UPDATE urls SET state = 1, topic = $1, depth = $2, score = $3, holder = $4 WHERE id = $5 AND state = 0`,
+					topic, c.depth, c.score, holder, c.urlID)
+				if err != nil {
+					return err
+				}
+				if tag.RowsAffected() == 0 {
+					continue // taken by another process since the read
+				}
+				w.add(c.host, -1)
+				u, err := urlnorm.Parse(c.url)
+				if err != nil {
+					continue // cannot happen for stored URLs
+				}
+				out = append(out, crawler.Entry{Topic: topic, URL: u, Depth: c.depth, Score: c.score})
+			}
+		}
+		return w.save(ctx)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pop %q: %w", topic, err)
+	}
+	return out, nil
+}
+
+// storedLink is a link as kept in pages.links.
+type storedLink struct {
+	Target  string    `json:"t"`
+	Anchor  string    `json:"a,omitempty"`
+	Context string    `json:"c,omitempty"`
+	Scores  []float64 `json:"s,omitempty"`
+}
+
+// Commit stores pages with their links and pushes entries in one
+// transaction. It first takes advisory locks on what decides whether a
+// page is new — its final URL, its near-duplicate keys or, for a page too
+// short to sign, its body's hash — so that two processes committing the
+// same or near-duplicate pages at once decide one after the other, as one
+// process would. Pages keep their order in the crawl (pages.ord), which
+// is global across processes.
+func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, entries []crawler.Entry) error {
+	holder := s.holderOf(crawl)
+	s.mu.Lock()
+	caps := s.caps[crawl]
+	s.mu.Unlock()
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		w := newWaitingCount(tx, crawl)
+		var stored []int64
+		succeeded := 0
+		if len(pages) > 0 {
+			var err error
+			if stored, succeeded, err = insertPages(ctx, tx, crawl, holder, pages, w); err != nil {
+				return err
+			}
+		}
+		if err := push(ctx, tx, crawl, entries, caps, w); err != nil {
+			return err
+		}
+		if err := w.save(ctx); err != nil {
+			return err
+		}
+		if len(stored) > 0 {
+			var last int64
+			if err := tx.QueryRow(ctx, `UPDATE crawls SET fetched = fetched + $1, succeeded = succeeded + $2 WHERE id = $3 RETURNING fetched`,
+				len(stored), succeeded, crawl).Scan(&last); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE pages p SET ord = $1 + t.i FROM unnest($2::bigint[]) WITH ORDINALITY AS t(id, i) WHERE p.id = t.id`,
+				last-int64(len(stored)), stored); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// commitLocks are the advisory lock keys of a commit's pages.
+func commitLocks(crawl int64, pages []*crawler.Page, sigs []minhash.Signature) []int64 {
+	var keys []int64
+	c := fmt.Sprint(crawl)
+	for i, p := range pages {
+		if p.Failure != "" {
+			continue
+		}
+		final := p.FinalURL
+		if final.IsZero() {
+			final = p.URL
+		}
+		keys = append(keys, lockKey("final", c, final.String()))
+		if sigs[i].Indexable() {
+			for _, k := range sigs[i].Keys() {
+				keys = append(keys, int64(k.Hash()))
+			}
+		} else if p.ContentHash != "" {
+			keys = append(keys, lockKey("body", p.ContentHash))
+		}
+	}
+	return keys
+}
+
+// insertPages stores pages; it returns the ids of the pages stored in
+// order (a page whose URL another process committed first is not stored
+// again) and how many of them succeeded.
+func insertPages(ctx context.Context, tx pgx.Tx, crawl int64, holder string, pages []*crawler.Page, w *waitingCount) ([]int64, int, error) {
+	var topicsJSON string
+	if err := tx.QueryRow(ctx, `SELECT topics FROM crawls WHERE id = $1`, crawl).Scan(&topicsJSON); err != nil {
+		return nil, 0, fmt.Errorf("crawl %d: %w", crawl, err)
+	}
+	var topics []string
+	if err := json.Unmarshal([]byte(topicsJSON), &topics); err != nil {
+		return nil, 0, fmt.Errorf("crawl %d topics: %w", crawl, err)
+	}
+	params, err := ensureParams(ctx, tx, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	sigs := make([]minhash.Signature, len(pages))
+	blobs := make([][]byte, len(pages))
+	for i, p := range pages {
+		if sigs[i], blobs[i], err = signature(params, p); err != nil {
+			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+		}
+	}
+	if err := lockAll(ctx, tx, commitLocks(crawl, pages, sigs)); err != nil {
+		return nil, 0, err
+	}
+	// A URL waiting on the frontier can be fetched without a pop: as the
+	// final URL of a redirect, or a page committed by another path.
+	leaveFrontier := func(u urlnorm.URL) error {
+		var host string
+		err := tx.QueryRow(ctx, `UPDATE urls SET state = 2 WHERE crawl_id = $1 AND url = $2 AND state = 0 RETURNING host`, crawl, u.String()).Scan(&host)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		w.add(host, -1)
+		return nil
+	}
+	var stored []int64
+	succeeded := 0
+	for i, p := range pages {
+		if err := leaveFrontier(p.URL); err != nil {
+			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+		}
+		var urlID int64
+		if err := tx.QueryRow(ctx, `INSERT INTO urls(crawl_id, url, host, state) VALUES ($1, $2, $3, 2)
+			ON CONFLICT (crawl_id, url) DO UPDATE SET state = 2, holder = NULL RETURNING id`, crawl, p.URL.String(), p.URL.Host()).Scan(&urlID); err != nil {
+			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+		}
+		final := p.FinalURL
+		if final.IsZero() {
+			final = p.URL
+		}
+		if final != p.URL {
+			if err := leaveFrontier(final); err != nil {
+				return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO urls(crawl_id, url, host, state) VALUES ($1, $2, $3, 2)
+				ON CONFLICT (crawl_id, url) DO UPDATE SET state = 2 WHERE urls.state = 0`, crawl, final.String(), final.Host()); err != nil {
+				return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+			}
+		}
+		if err := aliasIfStored(ctx, tx, crawl, p, final); err != nil {
+			return nil, 0, err
+		}
+		if p.Failure != "" {
+			blobs[i], sigs[i] = nil, minhash.Signature{}
+		}
+		links := make([]storedLink, len(p.Links))
+		for j, l := range p.Links {
+			links[j] = storedLink{Target: l.Target.String(), Anchor: l.Anchor, Context: l.Context, Scores: l.Scores}
+		}
+		lj, err := json.Marshal(links)
+		if err != nil {
+			return nil, 0, err
+		}
+		var pageID int64
+		err = tx.QueryRow(ctx, `INSERT INTO pages(crawl_id, url_id, url, final_url, topic, depth, status,
+			fetched_at, duration_ms, size, content_type, etag, modified, content_hash, title, text, failure, signature, links, holder)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::jsonb, $20)
+			ON CONFLICT (url_id) DO NOTHING RETURNING id`,
+			crawl, urlID, p.URL.String(), final.String(), p.Topic, p.Depth, p.Status,
+			p.FetchedAt.UTC(), float64(p.Duration)/float64(time.Millisecond), p.Size, p.ContentType,
+			p.ETag, p.Modified, p.ContentHash, p.Title, p.Text, p.Failure, blobs[i], string(lj), nullable(holder)).Scan(&pageID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue // committed by another process whose lease this one outlived
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+		}
+		stored = append(stored, pageID)
+		if p.Failure == "" {
+			succeeded++
+		}
+		for _, r := range p.Redirects {
+			if _, err := tx.Exec(ctx, `INSERT INTO aliases(crawl_id, url, target, status, page_id) VALUES ($1, $2, $3, $4, $5)
+				ON CONFLICT (crawl_id, url) DO UPDATE SET target = excluded.target, status = excluded.status, page_id = excluded.page_id`,
+				crawl, r.URL.String(), r.Target.String(), r.Status, pageID); err != nil {
+				return nil, 0, fmt.Errorf("store alias %s: %w", r.URL, err)
+			}
+		}
+		if err := dedup(ctx, tx, pageID, p, sigs[i]); err != nil {
+			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+		}
+		if len(p.Scores) > 0 && len(p.Scores) != len(topics) {
+			return nil, 0, fmt.Errorf("store page %s: %d scores for %d topics", p.URL, len(p.Scores), len(topics))
+		}
+		if len(p.Scores) > 0 {
+			rel := make([]bool, len(p.Scores))
+			copy(rel, p.Relevant)
+			if _, err := tx.Exec(ctx, `INSERT INTO page_scores(page_id, topic, score, relevant)
+				SELECT $1, t, s, r FROM unnest($2::text[], $3::float8[], $4::bool[]) AS x(t, s, r)`,
+				pageID, topics, p.Scores, rel); err != nil {
+				return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+			}
+		}
+	}
+	return stored, succeeded, nil
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// aliasIfStored turns successful page p, whose final URL is final, into
+// an alias when another page of the crawl is already stored with that
+// final URL: exactly one page is stored per final URL, the first
+// committed.
+func aliasIfStored(ctx context.Context, tx pgx.Tx, crawl int64, p *crawler.Page, final urlnorm.URL) error {
+	if p.Failure != "" {
+		return nil
+	}
+	var id int64
+	err := tx.QueryRow(ctx, `SELECT id FROM pages WHERE crawl_id = $1 AND final_url = $2 AND failure = '' LIMIT 1`, crawl, final.String()).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store page %s: %w", p.URL, err)
+	}
+	p.RedirectTo = final
+	p.Failure = fmt.Sprintf("redirect: to %s, stored as page %d", final, id)
+	p.Title, p.Text, p.Links, p.Signature, p.Scores, p.Relevant = "", "", nil, minhash.Signature{}, nil, nil
+	if p.URL != final && (len(p.Redirects) == 0 || p.Redirects[len(p.Redirects)-1].Target != final) {
+		p.Redirects = append(p.Redirects, crawler.Redirect{URL: p.URL, Target: final, Status: p.Status})
+	}
+	return nil
+}
+
+// FrontierSizes counts waiting entries per stack.
+func (s *Store) FrontierSizes(ctx context.Context, crawl int64) (map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT topic, count(*) FROM frontier WHERE crawl_id = $1 GROUP BY topic`, crawl)
+	if err != nil {
+		return nil, fmt.Errorf("frontier sizes: %w", err)
+	}
+	defer rows.Close()
+	m := make(map[string]int)
+	for rows.Next() {
+		var t string
+		var n int
+		if err := rows.Scan(&t, &n); err != nil {
+			return nil, err
+		}
+		m[t] = n
+	}
+	return m, rows.Err()
+}
+
+// FinishCrawl records the end of a crawl (by its last process to end).
+func (s *Store) FinishCrawl(ctx context.Context, crawl int64, reason string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE crawls SET finished_at = now(), finish = $1 WHERE id = $2`, reason, crawl)
+	if err != nil {
+		return fmt.Errorf("finish crawl %d: %w", crawl, err)
+	}
+	return nil
+}
+
+// Rescore implements crawler.Store: it sets the score of each entry still
+// waiting on its stack (the last given for an entry given twice).
+func (s *Store) Rescore(ctx context.Context, crawl int64, entries []crawler.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	type key struct{ topic, url string }
+	last := make(map[key]float64, len(entries))
+	for _, e := range entries {
+		last[key{e.Topic, e.URL.String()}] = e.Score
+	}
+	keys := make([]key, 0, len(last))
+	for k := range last {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i].url < keys[j].url || keys[i].url == keys[j].url && keys[i].topic < keys[j].topic
+	})
+	topics, urls, scores := make([]string, len(keys)), make([]string, len(keys)), make([]float64, len(keys))
+	for i, k := range keys {
+		topics[i], urls[i], scores[i] = k.topic, k.url, last[k]
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE frontier f SET score = x.s
+			FROM unnest($2::text[], $3::text[], $4::float8[]) AS x(t, u, s), urls u
+			WHERE u.crawl_id = $1 AND u.url = x.u AND f.crawl_id = $1 AND f.topic = x.t AND f.url_id = u.id`,
+			crawl, topics, urls, scores)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("rescore: %w", err)
+	}
+	return nil
+}
+
+// SaveLearner implements crawler.Store.
+func (s *Store) SaveLearner(ctx context.Context, crawl int64, state []byte) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO learners(crawl_id, state, saved_at) VALUES ($1, $2, now())
+		ON CONFLICT (crawl_id) DO UPDATE SET state = excluded.state, saved_at = excluded.saved_at`, crawl, state)
+	if err != nil {
+		return fmt.Errorf("save learner: %w", err)
+	}
+	return nil
+}
+
+// KnownURL implements crawler.URLLookup; it is safe from any goroutine.
+func (s *Store) KnownURL(ctx context.Context, crawl int64, u urlnorm.URL) (known, taken bool, err error) {
+	var state int
+	err = s.pool.QueryRow(ctx, `SELECT state FROM urls WHERE crawl_id = $1 AND url = $2`, crawl, u.String()).Scan(&state)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, fmt.Errorf("known %s: %w", u, err)
+	}
+	return true, state != 0, nil
+}
+
+// AwaitWork implements crawler.SharedFrontier: while the crawl's frontier
+// holds no entry this process may lease now but other processes hold
+// leases (whose pages may push new entries, or whose processes may die
+// and give them back), it waits; it returns true as soon as there is work,
+// false when the crawl is done for every process.
+func (s *Store) AwaitWork(ctx context.Context, crawl int64) (bool, error) {
+	holder := s.holderOf(crawl)
+	for {
+		if err := s.reapExpired(ctx, crawl); err != nil {
+			return false, err
+		}
+		var waiting, budgetLeft, others bool
+		var nextAt *time.Time
+		err := s.pool.QueryRow(ctx, `SELECT
+				EXISTS (SELECT 1 FROM frontier f JOIN urls u ON u.id = f.url_id WHERE f.crawl_id = $1 AND u.state = 0
+					AND NOT EXISTS (SELECT 1 FROM hosts h WHERE h.crawl_id = $1 AND h.host = u.host AND h.next_at > now())),
+				(SELECT budget = 0 OR succeeded + (SELECT count(*) FROM urls WHERE crawl_id = $1 AND state = 1) < budget FROM crawls WHERE id = $1),
+				EXISTS (SELECT 1 FROM urls WHERE crawl_id = $1 AND state = 1 AND holder IS DISTINCT FROM $2),
+				(SELECT min(h.next_at) FROM hosts h WHERE h.crawl_id = $1 AND h.next_at > now())`,
+			crawl, holder).Scan(&waiting, &budgetLeft, &others, &nextAt)
+		if err != nil {
+			return false, fmt.Errorf("await work: %w", err)
+		}
+		if waiting && budgetLeft {
+			return true, nil
+		}
+		if !others && nextAt == nil {
+			return false, nil
+		}
+		if !others && !budgetLeft {
+			return false, nil
+		}
+		pause := 100 * time.Millisecond
+		if nextAt != nil && time.Until(*nextAt) < pause {
+			pause = max(time.Until(*nextAt), time.Millisecond)
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+}
+
+// Dropped counts the new URLs a crawl did not queue because its frontier
+// was full (crawler.CrawlSpec.MaxWaitingPerHost, MaxWaiting).
+type Dropped struct {
+	URLs    int    // in all
+	Hosts   int    // hosts with URLs dropped
+	Top     string // the host with the most
+	TopURLs int
+}
+
+// FrontierDropped reads what the crawl's frontier bounds dropped.
+func (s *Store) FrontierDropped(ctx context.Context, crawl int64) (Dropped, error) {
+	var d Dropped
+	err := s.pool.QueryRow(ctx, `SELECT COALESCE(SUM(dropped), 0), count(*) FILTER (WHERE dropped > 0) FROM hosts WHERE crawl_id = $1`, crawl).Scan(&d.URLs, &d.Hosts)
+	if err != nil || d.URLs == 0 {
+		return d, err
+	}
+	err = s.pool.QueryRow(ctx, `SELECT host, dropped FROM hosts WHERE crawl_id = $1 ORDER BY dropped DESC, host LIMIT 1`, crawl).Scan(&d.Top, &d.TopURLs)
+	return d, err
+}
+
+// Progress is a crawl's totals across its processes and this process's
+// share.
+type Progress struct {
+	Fetched, Succeeded int // pages committed by all processes
+	Mine               int // of Fetched, by this process
+	Processes          int // processes holding the crawl now
+	Waiting, Leased    int
+}
+
+// CrawlProgress reads the crawl's totals.
+func (s *Store) CrawlProgress(ctx context.Context, crawl int64) (Progress, error) {
+	var p Progress
+	err := s.pool.QueryRow(ctx, `SELECT c.fetched, c.succeeded,
+			(SELECT count(*) FROM pages WHERE crawl_id = $1 AND holder = $2),
+			(SELECT count(*) FROM holders WHERE crawl_id = $1 AND expires_at > now()),
+			c.waiting, (SELECT count(*) FROM urls WHERE crawl_id = $1 AND state = 1)
+		FROM crawls c WHERE c.id = $1`, crawl, s.holderOf(crawl)).Scan(&p.Fetched, &p.Succeeded, &p.Mine, &p.Processes, &p.Waiting, &p.Leased)
+	if err != nil {
+		return p, fmt.Errorf("crawl progress: %w", err)
+	}
+	return p, nil
+}

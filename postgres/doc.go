@@ -1,0 +1,52 @@
+// Package postgres is scent's store on a PostgreSQL server: the same
+// crawls, frontier, visited set, pages with their scores and links,
+// redirect aliases, near-duplicate index and full-text search as the
+// embedded SQLite store, in a database that any number of crawler
+// processes, on one machine or many, share.
+//
+// The schema is created and upgraded by migrations embedded in the binary
+// (migrations/NNNN_name.sql), applied in order, one transaction each,
+// under an advisory lock so that processes starting at once apply them
+// once; the version is kept in scent_schema. A database written by a
+// newer scent is refused.
+//
+// Store implements crawler.Store, crawler.URLLookup and
+// crawler.SharedFrontier. Many processes, one crawl:
+//
+//   - Leases. Every process that opens a crawl is a holder (table
+//     holders) and renews its expiry every Options.LeaseExpiry/3. Pop
+//     claims the entries of a stack with SELECT … FOR UPDATE SKIP LOCKED,
+//     so processes popping at once take different entries without
+//     waiting, and marks their URLs leased to the holder (urls.state 1,
+//     urls.holder). A process killed with -9 stops renewing: once its
+//     expiry passes, the next Pop of any process puts its leased URLs back
+//     on top of their stacks. Close gives a process's leases back at once.
+//   - Exactly once. A URL is leased only from state 0 (waiting), and a
+//     page is stored once per URL (pages.url_id is unique): a process that
+//     outlived its lease and commits late stores nothing twice.
+//   - Commits. Commit takes advisory locks on what decides whether a page
+//     is new (its final URL, its min-hash keys or its body's hash), in
+//     ascending order, before any row: two processes committing the same
+//     or near-duplicate pages decide one after the other. Transactions
+//     that PostgreSQL aborts for a deadlock are run again.
+//   - Politeness. With Options.HostDelay, hosts.next_at is the shared next
+//     time a host may be leased; an entry of a host not yet due stays on
+//     its stack.
+//   - Budget. With Options.Budget, a Pop leases no more URLs than the
+//     budget minus the crawl's successful pages and its URLs leased, read
+//     under the crawl's row lock: the budget holds across processes.
+//   - Flushes. The sessions run with synchronous_commit off unless the
+//     URL sets it, so that a transaction's row locks are not held through
+//     the disk's flush (see Open).
+//   - Order. pages.ord is the crawl's commit order across processes,
+//     taken from crawls.fetched as a commit ends.
+//   - Ending. AwaitWork keeps a process with nothing to pop waiting while
+//     others hold leases, so that no process ends a crawl others can
+//     still grow, and the last one ends it.
+//   - Model. SaveModel and Model share the model a crawl was trained
+//     with: the first process to store one under a name wins, and every
+//     process uses that one.
+//
+// Full-text search indexes the title (weight A) and text of originals in
+// pages.search (a tsvector, GIN index); near-duplicates are not indexed.
+package postgres

@@ -1,0 +1,337 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/scent-crawler/scent/crawler"
+)
+
+// frontierCaps bound the URLs of a crawl waiting to be fetched, per host
+// and in all; 0 means no bound (crawler.CrawlSpec.MaxWaitingPerHost,
+// MaxWaiting).
+type frontierCaps struct{ perHost, total int }
+
+// waitingCount keeps, within one transaction, the changes of the count of
+// a crawl's URLs waiting to be fetched per host (hosts.waiting) and in all
+// (crawls.waiting), and of the URLs dropped per host; save writes them,
+// hosts in name order so that concurrent transactions lock the rows in one
+// order. The stored counts are read only where a bound needs them.
+type waitingCount struct {
+	tx    pgx.Tx
+	crawl int64
+	delta int
+	total int
+	read  bool
+	hosts map[string]*hostCount
+}
+
+type hostCount struct {
+	waiting, delta, dropped int
+	read                    bool
+}
+
+func newWaitingCount(tx pgx.Tx, crawl int64) *waitingCount {
+	return &waitingCount{tx: tx, crawl: crawl, hosts: make(map[string]*hostCount)}
+}
+
+func (w *waitingCount) host(host string) *hostCount {
+	h := w.hosts[host]
+	if h == nil {
+		h = &hostCount{}
+		w.hosts[host] = h
+	}
+	return h
+}
+
+// full reports whether caps keep a new URL of host off the frontier.
+func (w *waitingCount) full(ctx context.Context, host string, caps frontierCaps) (bool, error) {
+	h := w.host(host)
+	if caps.perHost > 0 && !h.read {
+		var stored int
+		err := w.tx.QueryRow(ctx, `SELECT waiting FROM hosts WHERE crawl_id = $1 AND host = $2`, w.crawl, host).Scan(&stored)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return false, err
+		}
+		h.waiting, h.read = stored+h.delta, true
+	}
+	if caps.total > 0 && !w.read {
+		var stored int
+		if err := w.tx.QueryRow(ctx, `SELECT waiting FROM crawls WHERE id = $1`, w.crawl).Scan(&stored); err != nil {
+			return false, fmt.Errorf("waiting URLs of crawl %d: %w", w.crawl, err)
+		}
+		w.total, w.read = stored+w.delta, true
+	}
+	return caps.perHost > 0 && h.waiting >= caps.perHost || caps.total > 0 && w.total >= caps.total, nil
+}
+
+// add counts n more (or, negative, fewer) URLs of host waiting.
+func (w *waitingCount) add(host string, n int) {
+	h := w.host(host)
+	h.waiting += n
+	h.delta += n
+	w.total += n
+	w.delta += n
+}
+
+func (w *waitingCount) save(ctx context.Context) error {
+	var names []string
+	var deltas, dropped []int64
+	for host, h := range w.hosts {
+		if h.delta != 0 || h.dropped != 0 {
+			names = append(names, host)
+		}
+	}
+	sort.Strings(names)
+	for _, host := range names {
+		deltas = append(deltas, int64(w.hosts[host].delta))
+		dropped = append(dropped, int64(w.hosts[host].dropped))
+	}
+	if len(names) > 0 {
+		if _, err := w.tx.Exec(ctx, `INSERT INTO hosts(crawl_id, host, waiting, dropped)
+			SELECT $1, h, d, x FROM unnest($2::text[], $3::bigint[], $4::bigint[]) WITH ORDINALITY AS t(h, d, x, i) ORDER BY i
+			ON CONFLICT (crawl_id, host) DO UPDATE SET waiting = hosts.waiting + excluded.waiting, dropped = hosts.dropped + excluded.dropped`,
+			w.crawl, names, deltas, dropped); err != nil {
+			return fmt.Errorf("waiting URLs per host: %w", err)
+		}
+	}
+	if w.delta != 0 {
+		if _, err := w.tx.Exec(ctx, `UPDATE crawls SET waiting = waiting + $1 WHERE id = $2`, w.delta, w.crawl); err != nil {
+			return fmt.Errorf("waiting URLs of crawl %d: %w", w.crawl, err)
+		}
+	}
+	clear(w.hosts)
+	w.delta, w.total, w.read = 0, 0, false
+	return nil
+}
+
+// push adds entries to their stacks; URLs already fetched or leased are
+// left out, and a URL pushed again on a stack moves to its top with the
+// higher score and the shorter depth (on the bfs queue, topic "", it keeps
+// its first place). A URL the crawl does not know yet is not queued when
+// caps are reached: it is counted as dropped for its host. All in a few
+// statements, whatever the number of entries.
+func push(ctx context.Context, tx pgx.Tx, crawl int64, entries []crawler.Entry, caps frontierCaps, w *waitingCount) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	type urlState struct {
+		id    int64
+		state int
+	}
+	known := make(map[string]urlState, len(entries))
+	var all []string
+	for _, e := range entries {
+		u := e.URL.String()
+		if _, ok := known[u]; !ok {
+			known[u] = urlState{id: -1}
+			all = append(all, u)
+		}
+	}
+	rows, err := tx.Query(ctx, `SELECT url, id, state FROM urls WHERE crawl_id = $1 AND url = ANY($2)`, crawl, all)
+	if err != nil {
+		return fmt.Errorf("push: %w", err)
+	}
+	for rows.Next() {
+		var u string
+		var st urlState
+		if err := rows.Scan(&u, &st.id, &st.state); err != nil {
+			rows.Close()
+			return fmt.Errorf("push: %w", err)
+		}
+		known[u] = st
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("push: %w", err)
+	}
+	// New URLs, in entry order, within the frontier's bounds.
+	var newURLs, newHosts []string
+	adding := make(map[string]bool)
+	for _, e := range entries {
+		u := e.URL.String()
+		if known[u].id >= 0 || adding[u] {
+			continue
+		}
+		host := e.URL.Host()
+		full, err := w.full(ctx, host, caps)
+		if err != nil {
+			return fmt.Errorf("push %s: %w", u, err)
+		}
+		if full {
+			w.host(host).dropped++
+			continue
+		}
+		adding[u] = true
+		newURLs, newHosts = append(newURLs, u), append(newHosts, host)
+		w.add(host, 1) // corrected below for URLs another process inserted first
+	}
+	if len(newURLs) > 0 {
+		rows, err := tx.Query(ctx, `INSERT INTO urls(crawl_id, url, host)
+			SELECT $1, u, h FROM unnest($2::text[], $3::text[]) AS t(u, h) ORDER BY u
+			ON CONFLICT (crawl_id, url) DO NOTHING RETURNING url, id`, crawl, newURLs, newHosts)
+		if err != nil {
+			return fmt.Errorf("push: %w", err)
+		}
+		for rows.Next() {
+			var u string
+			var id int64
+			if err := rows.Scan(&u, &id); err != nil {
+				rows.Close()
+				return fmt.Errorf("push: %w", err)
+			}
+			known[u] = urlState{id: id}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("push: %w", err)
+		}
+		var raced []string
+		for i, u := range newURLs {
+			if known[u].id < 0 {
+				raced = append(raced, u)
+				w.add(newHosts[i], -1)
+			}
+		}
+		if len(raced) > 0 {
+			rows, err := tx.Query(ctx, `SELECT url, id, state FROM urls WHERE crawl_id = $1 AND url = ANY($2)`, crawl, raced)
+			if err != nil {
+				return fmt.Errorf("push: %w", err)
+			}
+			for rows.Next() {
+				var u string
+				var st urlState
+				if err := rows.Scan(&u, &st.id, &st.state); err != nil {
+					rows.Close()
+					return fmt.Errorf("push: %w", err)
+				}
+				known[u] = st
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return fmt.Errorf("push: %w", err)
+			}
+		}
+	}
+	// The frontier rows, one per stack and URL: on a stack the last push
+	// places it, with the best score and depth of all; on the queue the
+	// first.
+	type row struct {
+		pos   int
+		topic string
+		urlID int64
+		depth int
+		score float64
+	}
+	type key struct {
+		topic string
+		id    int64
+	}
+	merged := make(map[key]*row)
+	for i, e := range entries {
+		st := known[e.URL.String()]
+		if st.id < 0 || st.state != 0 {
+			continue
+		}
+		k := key{e.Topic, st.id}
+		r := merged[k]
+		if r == nil {
+			merged[k] = &row{pos: i, topic: e.Topic, urlID: st.id, depth: e.Depth, score: e.Score}
+			continue
+		}
+		if e.Topic != "" {
+			r.pos = i
+			r.depth = min(r.depth, e.Depth)
+			r.score = max(r.score, e.Score)
+		}
+	}
+	rs := make([]*row, 0, len(merged))
+	for _, r := range merged {
+		rs = append(rs, r)
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].pos < rs[j].pos })
+	for _, queue := range []bool{false, true} {
+		var topics []string
+		var ids []int64
+		var depths []int32
+		var scores []float64
+		for _, r := range rs {
+			if (r.topic == "") == queue {
+				topics, ids, depths, scores = append(topics, r.topic), append(ids, r.urlID), append(depths, int32(r.depth)), append(scores, r.score)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		conflict := `DO UPDATE SET seq = nextval('frontier_seq_seq'), depth = LEAST(frontier.depth, excluded.depth), score = GREATEST(frontier.score, excluded.score)`
+		if queue {
+			conflict = `DO NOTHING`
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO frontier(crawl_id, topic, url_id, depth, score)
+			SELECT $1, t, u, d, s FROM unnest($2::text[], $3::bigint[], $4::int[], $5::float8[]) WITH ORDINALITY AS x(t, u, d, s, i) ORDER BY i
+			ON CONFLICT (crawl_id, topic, url_id) `+conflict, crawl, topics, ids, depths, scores); err != nil {
+			return fmt.Errorf("push: %w", err)
+		}
+	}
+	return nil
+}
+
+// requeue puts the URLs of crawl leased and matching cond (an SQL
+// condition on urls with $2… bound to args) back on top of the stacks
+// they were leased from, and counts them as waiting again.
+func requeue(ctx context.Context, tx pgx.Tx, crawl int64, cond string, args ...any) (int, error) {
+	rows, err := tx.Query(ctx, `WITH r AS (
+			UPDATE urls SET state = 0, holder = NULL WHERE crawl_id = $1 AND state = 1 AND (`+cond+`)
+			RETURNING id, host, COALESCE(topic, '') AS topic, COALESCE(depth, 0) AS depth, COALESCE(score, 0) AS score),
+		f AS (
+			INSERT INTO frontier(crawl_id, topic, url_id, depth, score) SELECT $1, topic, id, depth, score FROM r ORDER BY id
+			ON CONFLICT (crawl_id, topic, url_id) DO UPDATE SET seq = nextval('frontier_seq_seq'))
+		SELECT host, count(*) FROM r GROUP BY host`, append([]any{crawl}, args...)...)
+	if err != nil {
+		return 0, fmt.Errorf("requeue leases: %w", err)
+	}
+	w := newWaitingCount(tx, crawl)
+	n := 0
+	for rows.Next() {
+		var host string
+		var k int
+		if err := rows.Scan(&host, &k); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		w.add(host, k)
+		n += k
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("requeue leases: %w", err)
+	}
+	return n, w.save(ctx)
+}
+
+// expiredLeases is the condition of requeue for the leases of processes
+// gone: their holder expired or is unknown.
+const expiredLeases = `holder IS NULL OR holder NOT IN (SELECT id FROM holders WHERE crawl_id = $1 AND expires_at > now())`
+
+// reapExpired gives the leases of the crawl's expired holders to the
+// others; it costs one indexed read when no holder expired.
+func (s *Store) reapExpired(ctx context.Context, crawl int64) error {
+	var expired bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM holders WHERE crawl_id = $1 AND expires_at <= now())`, crawl).Scan(&expired); err != nil {
+		return fmt.Errorf("expired leases: %w", err)
+	}
+	if !expired {
+		return nil
+	}
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := requeue(ctx, tx, crawl, expiredLeases); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM holders WHERE crawl_id = $1 AND expires_at <= now()`, crawl)
+		return err
+	})
+}

@@ -1,0 +1,68 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrNoModel is returned by Model when no model is stored under the name.
+var ErrNoModel = errors.New("no model stored under this name")
+
+// SaveModel stores model under name unless one is stored already, and
+// returns the stored one: processes that trained at once all use the
+// model of the first to store it.
+func (s *Store) SaveModel(ctx context.Context, name string, model []byte) ([]byte, error) {
+	var out []byte
+	err := s.pool.QueryRow(ctx, `WITH ins AS (INSERT INTO models(name, model) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING model)
+		SELECT model FROM ins UNION ALL SELECT model FROM models WHERE name = $1 LIMIT 1`, name, model).Scan(&out)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Another process stored one after this statement's snapshot.
+		return s.Model(ctx, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("save model %s: %w", name, err)
+	}
+	return out, nil
+}
+
+// Model returns the model stored under name, or ErrNoModel.
+func (s *Store) Model(ctx context.Context, name string) ([]byte, error) {
+	var out []byte
+	err := s.pool.QueryRow(ctx, `SELECT model FROM models WHERE name = $1`, name).Scan(&out)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("model %s: %w", name, ErrNoModel)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	return out, nil
+}
+
+// ModelOnce returns the model stored under name or, when there is none,
+// the one train makes, stored under name. Processes starting at once
+// train once: the others wait (on an advisory lock held by the training
+// one) and get its model.
+func (s *Store) ModelOnce(ctx context.Context, name string, train func() ([]byte, error)) ([]byte, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	defer conn.Release()
+	key := lockKey("model", name)
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, key); err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key)
+	m, err := s.Model(ctx, name)
+	if !errors.Is(err, ErrNoModel) {
+		return m, err
+	}
+	b, err := train()
+	if err != nil {
+		return nil, err
+	}
+	return s.SaveModel(ctx, name, b)
+}

@@ -1,0 +1,347 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/internal/pgtest"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+func u(host, path string) urlnorm.URL { return urlnorm.MustParse("http://" + host + path) }
+
+func bfsSpec(n int) crawler.CrawlSpec {
+	spec := crawler.CrawlSpec{Name: "shared", Strategy: crawler.StrategyBFS, Stacks: []string{""}}
+	for i := 0; i < n; i++ {
+		spec.Seeds = append(spec.Seeds, u(fmt.Sprintf("h%d.test", i%7), fmt.Sprintf("/%d", i)))
+	}
+	return spec
+}
+
+// abandon stops s as a process killed with -9 would: no more heartbeats,
+// no leases given back.
+func (s *Store) abandon() {
+	s.mu.Lock()
+	stop := s.stop
+	s.stop = nil
+	s.holders = map[int64]string{}
+	s.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-s.done
+	}
+}
+
+// TestStore_sharedCrawl: four stores on one database, each in its own
+// goroutine as four processes would be, crawl one frontier of 200 URLs
+// (every page links to the next ten) and fetch every URL once.
+func TestStore_sharedCrawl(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	const n = 200
+	spec := bfsSpec(0)
+	spec.Seeds = []urlnorm.URL{u("h0.test", "/0")}
+	var mu sync.Mutex
+	fetched := make(map[string]int)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := 0; w < 4; w++ {
+		s := openURL(t, url, Options{LeaseExpiry: 3 * time.Second})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := s.OpenCrawl(ctx, spec)
+			if err != nil {
+				errs <- err
+				return
+			}
+			for {
+				es, err := s.Pop(ctx, st.ID, "", crawler.FIFO, 3, 0)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(es) == 0 {
+					more, err := s.AwaitWork(ctx, st.ID)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if more {
+						continue
+					}
+					return
+				}
+				var pages []*crawler.Page
+				var push []crawler.Entry
+				for _, e := range es {
+					mu.Lock()
+					fetched[e.URL.String()]++
+					mu.Unlock()
+					var i int
+					fmt.Sscanf(e.URL.Path(), "/%d", &i)
+					pages = append(pages, &crawler.Page{URL: e.URL, Status: 200, FetchedAt: time.Now(), Title: e.URL.String(),
+						Text: strings.Repeat(fmt.Sprintf("word%d ", i), 3) + "page of the shared crawl number " + fmt.Sprint(i*7919)})
+					for j := i + 1; j <= i+10 && j < n; j++ {
+						push = append(push, crawler.Entry{URL: u(fmt.Sprintf("h%d.test", j%7), fmt.Sprintf("/%d", j)), Depth: e.Depth + 1})
+					}
+				}
+				if err := s.Commit(ctx, st.ID, pages, push); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if len(fetched) != n {
+		t.Errorf("%d URLs fetched, want %d", len(fetched), n)
+	}
+	for u, k := range fetched {
+		if k != 1 {
+			t.Errorf("%s fetched %d times", u, k)
+		}
+	}
+	s := openURL(t, url, Options{})
+	var pages, ords, maxOrd int
+	s.pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT ord), max(ord) FROM pages`).Scan(&pages, &ords, &maxOrd)
+	if pages != n || ords != n || maxOrd != n {
+		t.Errorf("store holds %d pages with %d distinct orders up to %d; want %d, 1…%d", pages, ords, maxOrd, n, n)
+	}
+}
+
+// TestStore_killedHolder: the leases of a process that stopped without
+// closing its store go to another process once they expire, and the
+// late process's commit does not store a page twice.
+func TestStore_killedHolder(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	spec := bfsSpec(6)
+	a := openURL(t, url, Options{LeaseExpiry: time.Second})
+	b := openURL(t, url, Options{LeaseExpiry: time.Second})
+	sa, err := a.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := b.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost, err := a.Pop(ctx, sa.ID, "", crawler.FIFO, 2, 0)
+	if err != nil || len(lost) != 2 {
+		t.Fatalf("pop: %v %v", lost, err)
+	}
+	a.abandon()
+	got, err := b.Pop(ctx, sb.ID, "", crawler.FIFO, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 {
+		t.Fatalf("with the leases alive another process popped %d URLs, want the 4 not leased", len(got))
+	}
+	// The wait ends when the dead process's leases expire.
+	more, err := b.AwaitWork(ctx, sb.ID)
+	if err != nil || !more {
+		t.Fatalf("AwaitWork = %v, %v; want the expired leases back", more, err)
+	}
+	back, err := b.Pop(ctx, sb.ID, "", crawler.FIFO, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 2 || back[0].URL != lost[1].URL && back[0].URL != lost[0].URL {
+		t.Fatalf("after the expiry popped %v, want the lost leases %v", back, lost)
+	}
+	var pages []*crawler.Page
+	for _, e := range append(got, back...) {
+		pages = append(pages, &crawler.Page{URL: e.URL, FetchedAt: time.Now(), Failure: "http: test"})
+	}
+	if err := b.Commit(ctx, sb.ID, pages, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The abandoned process wakes up and commits a page it fetched.
+	if err := a.Commit(ctx, sa.ID, []*crawler.Page{{URL: lost[0].URL, FetchedAt: time.Now(), Failure: "http: late"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	b.pool.QueryRow(ctx, `SELECT count(*) FROM pages`).Scan(&n)
+	if n != 6 {
+		t.Errorf("%d pages stored, want 6 (each URL once)", n)
+	}
+	if more, err := b.AwaitWork(ctx, sb.ID); err != nil || more {
+		t.Errorf("AwaitWork at the end = %v, %v; want false", more, err)
+	}
+}
+
+// TestStore_budget: the budget holds across processes, and a failed fetch
+// gives its place back.
+func TestStore_budget(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	spec := bfsSpec(20)
+	a := openURL(t, url, Options{Budget: 5})
+	b := openURL(t, url, Options{Budget: 5})
+	sa, _ := a.OpenCrawl(ctx, spec)
+	sb, _ := b.OpenCrawl(ctx, spec)
+	ea, err := a.Pop(ctx, sa.ID, "", crawler.FIFO, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eb, err := b.Pop(ctx, sb.ID, "", crawler.FIFO, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ea)+len(eb) != 5 {
+		t.Fatalf("two processes leased %d + %d URLs with a budget of 5", len(ea), len(eb))
+	}
+	pages := []*crawler.Page{{URL: eb[0].URL, FetchedAt: time.Now(), Failure: "http: 404"}}
+	for _, e := range eb[1:] {
+		pages = append(pages, &crawler.Page{URL: e.URL, Status: 200, FetchedAt: time.Now()})
+	}
+	if err := b.Commit(ctx, sb.ID, pages, nil); err != nil {
+		t.Fatal(err)
+	}
+	more, err := a.Pop(ctx, sa.ID, "", crawler.FIFO, 3, 0)
+	if err != nil || len(more) != 1 {
+		t.Fatalf("after a failed fetch popped %v (%v), want the one place it gave back", more, err)
+	}
+}
+
+// TestStore_hostDelay: a host leased by one process is not leased again,
+// by any process, before the delay.
+func TestStore_hostDelay(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	spec := crawler.CrawlSpec{Name: "polite", Strategy: crawler.StrategyBFS, Stacks: []string{""},
+		Seeds: []urlnorm.URL{u("a.test", "/1"), u("a.test", "/2"), u("b.test", "/1")}}
+	a := openURL(t, url, Options{HostDelay: time.Hour})
+	b := openURL(t, url, Options{HostDelay: time.Hour})
+	sa, _ := a.OpenCrawl(ctx, spec)
+	sb, _ := b.OpenCrawl(ctx, spec)
+	ea, _ := a.Pop(ctx, sa.ID, "", crawler.FIFO, 1, 0)
+	eb, err := b.Pop(ctx, sb.ID, "", crawler.FIFO, 5, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ea) != 1 || len(eb) != 1 || ea[0].URL.Host() == eb[0].URL.Host() {
+		t.Fatalf("popped %v and %v: want one URL of each host", ea, eb)
+	}
+	sizes, _ := b.FrontierSizes(ctx, sb.ID)
+	if sizes[""] != 1 {
+		t.Errorf("frontier holds %d entries, want the second URL of a.test waiting", sizes[""])
+	}
+}
+
+// TestStore_concurrentDuplicates: two processes committing the same text
+// under different URLs at once keep one original.
+func TestStore_concurrentDuplicates(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	spec := bfsSpec(40)
+	stores := []*Store{openURL(t, url, Options{}), openURL(t, url, Options{})}
+	var ids [2]int64
+	for i, s := range stores {
+		st, err := s.OpenCrawl(ctx, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = st.ID
+	}
+	text := strings.Repeat("the same long text about crawling the web with many processes at once ", 5)
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, s := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				es, err := s.Pop(ctx, ids[i], "", crawler.FIFO, 1, 0)
+				if err != nil || len(es) == 0 {
+					errs[i] = err
+					return
+				}
+				p := &crawler.Page{URL: es[0].URL, Status: 200, FetchedAt: time.Now(), Title: "same", Text: text}
+				if err := s.Commit(ctx, ids[i], []*crawler.Page{p}, nil); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	var pages, originals int
+	stores[0].pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE duplicate_of IS NULL) FROM pages`).Scan(&pages, &originals)
+	if pages != 40 || originals != 1 {
+		t.Errorf("%d pages, %d originals; want 40 pages, 1 original", pages, originals)
+	}
+	res, err := stores[1].Search(ctx, "crawling processes", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || !strings.Contains(res[0].Snippet, "[") {
+		t.Errorf("search found %+v, want the one original with a marked snippet", res)
+	}
+}
+
+func TestStore_SaveModel(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	a, b := openURL(t, url, Options{}), openURL(t, url, Options{})
+	if _, err := a.Model(ctx, "m"); !errors.Is(err, ErrNoModel) {
+		t.Fatalf("model before any: %v", err)
+	}
+	got, err := a.SaveModel(ctx, "m", []byte("first"))
+	if err != nil || string(got) != "first" {
+		t.Fatalf("SaveModel = %q, %v", got, err)
+	}
+	if got, err := b.SaveModel(ctx, "m", []byte("second")); err != nil || string(got) != "first" {
+		t.Errorf("a second process's model replaced the first: %q, %v", got, err)
+	}
+}
+
+func TestOpen_errors(t *testing.T) {
+	ctx := context.Background()
+	if _, err := Open(ctx, "crawl.db", Options{}); !errors.Is(err, ErrNotPostgres) {
+		t.Errorf("Open of a file name: %v", err)
+	}
+	url := pgtest.URL(t)
+	s := openURL(t, url, Options{})
+	if _, err := s.pool.Exec(ctx, `UPDATE scent_schema SET version = 999`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, url, Options{}); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Errorf("Open of a newer schema: %v", err)
+	}
+	if _, err := Open(ctx, "postgres://scent:secret@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", Options{}); err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("Open of a closed port: %v (must fail without showing the password)", err)
+	}
+}
+
+// TestOpen_synchronousCommit: the store's sessions do not wait for the
+// disk unless the URL asks them to.
+func TestOpen_synchronousCommit(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	for _, tc := range []struct{ url, want string }{{url, "off"}, {url + "&synchronous_commit=on", "on"}} {
+		s := openURL(t, tc.url, Options{})
+		var got string
+		if err := s.pool.QueryRow(ctx, `SHOW synchronous_commit`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s: synchronous_commit %s, want %s", tc.url, got, tc.want)
+		}
+	}
+}
