@@ -18,7 +18,7 @@ type frontier struct {
 	maxPerHost int
 	beforePop  func() // called before each pop
 	empty      map[string]bool
-	next       int // round-robin position
+	next       int            // round-robin position
 	shared     SharedFrontier // nil unless other processes share the crawl
 	awaited    int            // waits for them since a pop last found entries
 
