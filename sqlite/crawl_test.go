@@ -354,7 +354,18 @@ func TestStore_frontierBounds(t *testing.T) {
 			t.Errorf("%s: the crawl counts %d waiting (urls: %d), want %d", when, got, n, want)
 		}
 	}
-	total("after pop", 3)
+	// A pop is written by the next write transaction: until then the
+	// database counts the popped URLs waiting, but they are taken.
+	total("after pop, not written", 5)
+	for _, e := range es {
+		if known, taken, err := s.KnownURL(ctx, st.ID, e.URL); err != nil || !known || !taken {
+			t.Errorf("KnownURL(%s) after pop = %t, %t, %v; want known and taken", e.URL, known, taken, err)
+		}
+	}
+	if err := s.Commit(ctx, st.ID, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	total("after pop and a commit", 3)
 	// The two popped are leased; reopened, the crawl counts them again.
 	s.Close()
 	s2, err := Open(ctx, s.path)
