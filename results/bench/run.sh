@@ -5,8 +5,9 @@
 #     bash results/bench/run.sh [ARCHIVE] [RUNS]
 #
 # ARCHIVE defaults to ../shared/corpus/webkb.tgz, RUNS to 3. One scent
-# replay serves the archive on loopback (port $BENCH_PORT, default 18080)
-# for every run; each round runs, in this order,
+# replay serves the archive on loopback (port $BENCH_PORT, default 18457)
+# for every run (the script stops if another program holds the port);
+# each round runs, in this order,
 #
 #   scent-bfs      scent crawl --strategy bfs (whole replay, robots off,
 #                  no delay, no per-host limit, 16 workers, a new database)
@@ -25,20 +26,36 @@
 set -euo pipefail
 archive=${1:-../shared/corpus/webkb.tgz}
 runs=${2:-3}
-port=${BENCH_PORT:-18080}
+port=${BENCH_PORT:-18457}
 workers=16
 out=out/bench
 mkdir -p "$out"
-go build -o "$out/scent" ./cmd/scent
+# $BENCH_SCENT, if set, is a scent binary to measure instead of this tree's
+# (an older build, for a baseline).
+if [ -n "${BENCH_SCENT:-}" ]; then
+	cp "$BENCH_SCENT" "$out/scent"
+else
+	go build -o "$out/scent" ./cmd/scent
+fi
 go build -o "$out/collybfs" ./results/bench/collybfs
 go build -o "$out/rawfetch" ./results/bench/rawfetch
 
+rm -f "$out/replay.pid"
 "$out/scent" replay "$archive" --listen "127.0.0.1:$port" --pid-file "$out/replay.pid" >"$out/replay.log" 2>&1 &
-trap 'kill $(cat "$out/replay.pid" 2>/dev/null) 2>/dev/null || true' EXIT
+replay=$!
+trap 'kill $replay 2>/dev/null || true' EXIT
 for _ in $(seq 100); do
-	[ -s "$out/replay.pid" ] && curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+	[ -s "$out/replay.pid" ] && break
+	kill -0 $replay 2>/dev/null || break
 	sleep 0.2
 done
+# Another program on the port would serve every run instead (and not the
+# same way): stop unless this replay is the one listening.
+if ! kill -0 $replay 2>/dev/null || [ "$(cat "$out/replay.pid" 2>/dev/null)" != "$replay" ]; then
+	echo "bench: the replay did not start on 127.0.0.1:$port (set BENCH_PORT):" >&2
+	cat "$out/replay.log" >&2
+	exit 1
+fi
 proxy="http://127.0.0.1:$port"
 "$out/scent" seeds "$archive" --topic course -o "$out/seeds.txt"
 fetchflags=(--proxy "$proxy" --ignore-robots --delay 0 --host-parallelism 0 --workers "$workers" --max-pages 0 --quiet)
@@ -87,8 +104,13 @@ dbpages=$(sqlite3 "$out/bfs.db" "SELECT COUNT(*) FROM pages WHERE failure = ''")
 	cat <<HEAD
 # Throughput: scent beside colly and the raw-fetch limit
 
-Produced by \`bash results/bench/run.sh $archive $runs\` (commit
-$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!results/bench/README.md' || echo ", with uncommitted changes")), $(date -u +%Y-%m-%d) on
+Produced by \`bash results/bench/run.sh $archive $runs\` ($(
+	if [ -n "${BENCH_SCENT:-}" ]; then
+		echo "scent: the binary $BENCH_SCENT, the rest: commit $(git rev-parse --short HEAD)"
+	else
+		echo "commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!results/bench/README.md' || echo ", with uncommitted changes")"
+	fi
+)), $(date -u +%Y-%m-%d) on
 $(nproc) cores shared with other work ($(uname -m), $(go env GOVERSION)).
 The whole WebKB replay (\`scent replay\` on loopback), robots.txt off, no
 delay, no per-host limit, $workers workers each, $runs rounds alternating
