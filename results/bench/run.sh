@@ -11,6 +11,9 @@
 #
 #   scent-bfs      scent crawl --strategy bfs (whole replay, robots off,
 #                  no delay, no per-host limit, 16 workers, a new database)
+#   base-bfs       with BENCH_BASE=BINARY: the same crawl by another scent
+#                  binary (an older build), so that both are compared in
+#                  one run
 #   colly-bfs      results/bench/collybfs: colly's FIFO queue, 16 threads
 #   raw-fetch      results/bench/rawfetch: a bare net/http client fetching
 #                  the URLs scent-bfs fetched in round 1, 16 at a time
@@ -30,12 +33,11 @@ port=${BENCH_PORT:-18457}
 workers=16
 out=out/bench
 mkdir -p "$out"
-# $BENCH_SCENT, if set, is a scent binary to measure instead of this tree's
-# (an older build, for a baseline).
-if [ -n "${BENCH_SCENT:-}" ]; then
-	cp "$BENCH_SCENT" "$out/scent"
-else
-	go build -o "$out/scent" ./cmd/scent
+go build -o "$out/scent" ./cmd/scent
+# $BENCH_BASE, if set, is another scent binary (an older build) whose bfs
+# crawl runs right after this tree's in every round (base-bfs).
+if [ -n "${BENCH_BASE:-}" ]; then
+	cp "$BENCH_BASE" "$out/scent-base"
 fi
 go build -o "$out/collybfs" ./results/bench/collybfs
 go build -o "$out/rawfetch" ./results/bench/rawfetch
@@ -75,14 +77,18 @@ timed() {
 	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$wall" "$rss" "$n" "$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/runs.tsv"
 }
 fetches_scent_bfs() { sqlite3 "$out/bfs.db" "SELECT COUNT(*) FROM pages"; }
+fetches_base_bfs() { sqlite3 "$out/base.db" "SELECT COUNT(*) FROM pages"; }
 fetches_scent_focused() { sqlite3 "$out/focused.db" "SELECT COUNT(*) FROM pages"; }
 fetches_colly_bfs() { cut -d' ' -f1 "$out/colly-bfs.out"; }
 fetches_raw_fetch() { cut -d' ' -f1 "$out/raw-fetch.out"; }
 
 : >"$out/runs.tsv"
 for round in $(seq "$runs"); do
-	rm -f "$out"/bfs.db* "$out"/focused.db*
+	rm -f "$out"/bfs.db* "$out"/focused.db* "$out"/base.db*
 	timed scent-bfs "$out/scent" crawl --seeds "$out/seeds.txt" --model "$out/model.json" --db "$out/bfs.db" --strategy bfs "${fetchflags[@]}"
+	if [ -n "${BENCH_BASE:-}" ]; then
+		timed base-bfs "$out/scent-base" crawl --seeds "$out/seeds.txt" --model "$out/model.json" --db "$out/base.db" --strategy bfs "${fetchflags[@]}"
+	fi
 	if [ "$round" = 1 ]; then
 		sqlite3 "$out/bfs.db" "SELECT url FROM pages ORDER BY ord" >"$out/urls.txt"
 	fi
@@ -104,17 +110,13 @@ dbpages=$(sqlite3 "$out/bfs.db" "SELECT COUNT(*) FROM pages WHERE failure = ''")
 	cat <<HEAD
 # Throughput: scent beside colly and the raw-fetch limit
 
-Produced by \`bash results/bench/run.sh $archive $runs\` ($(
-	if [ -n "${BENCH_SCENT:-}" ]; then
-		echo "scent: the binary $BENCH_SCENT, the rest: commit $(git rev-parse --short HEAD)"
-	else
-		echo "commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!results/bench/README.md' || echo ", with uncommitted changes")"
-	fi
-)), $(date -u +%Y-%m-%d) on
+Produced by \`$([ -n "${BENCH_BASE:-}" ] && echo "BENCH_BASE=$BENCH_BASE ")bash results/bench/run.sh $archive $runs\`
+(commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!results/bench/README.md' || echo ", with uncommitted changes")), $(date -u +%Y-%m-%d) on
 $(nproc) cores shared with other work ($(uname -m), $(go env GOVERSION)).
 The whole WebKB replay (\`scent replay\` on loopback), robots.txt off, no
 delay, no per-host limit, $workers workers each, $runs rounds alternating
-scent-bfs, colly-bfs, raw-fetch, scent-focused. Medians of the rounds;
+scent-bfs,$([ -n "${BENCH_BASE:-}" ] && echo " base-bfs (the scent binary \$BENCH_BASE),") colly-bfs, raw-fetch,
+scent-focused. Medians of the rounds;
 fetches count every URL requested, failures (404) included.
 
 | program | fetches | wall s | fetches/s | × colly wall | % of raw fetches/s | peak RSS MB |
@@ -129,8 +131,8 @@ HEAD
 		}
 		END {
 			cw = median(w["colly-bfs"]); rps = f["raw-fetch"] / median(w["raw-fetch"])
-			split("scent-bfs colly-bfs raw-fetch scent-focused", order, " ")
-			for (i = 1; i <= 4; i++) {
+			split("scent-bfs base-bfs colly-bfs raw-fetch scent-focused", order, " ")
+			for (i = 1; i <= 5; i++) {
 				k = order[i]; if (!(k in names)) continue
 				mw = median(w[k]); ps = f[k] / mw
 				printf "| %s | %d | %.1f | %.0f | %.2f | %.0f %% | %.0f |\n", k, f[k], mw, ps, mw / cw, 100 * ps / rps, median(r[k]) / 1024
