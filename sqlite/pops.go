@@ -22,6 +22,12 @@ import (
 // leased names every URL leased and not committed yet, whether written
 // or not: pops skip them (the database still shows them waiting until
 // written) and Commit stores their pages by id, knowing they are leased.
+//
+// Pop and the write transactions of one crawl must not run at the same
+// time (they come from the crawl's scheduler goroutine): a crawl that
+// pops on one goroutine and commits on another must serialize them, or
+// this bookkeeping must learn to write only what was popped before the
+// write began. KnownURL may run on any goroutine.
 type pops struct {
 	mu     sync.Mutex // KnownURL reads leased from other goroutines
 	crawls map[int64]*crawlPops
