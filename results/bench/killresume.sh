@@ -29,10 +29,9 @@ if ! kill -0 $replay 2>/dev/null || [ "$(cat "$out/kr-replay.pid" 2>/dev/null)" 
 	echo "killresume: the replay did not start on 127.0.0.1:$port (set BENCH_PORT)" >&2
 	exit 1
 fi
-crawl() {
-	"$out/scent" crawl --seeds "$out/seeds.txt" --model "$out/model.json" --db "$1" --strategy bfs \
-		--proxy "http://127.0.0.1:$port" --ignore-robots --delay 0 --host-parallelism 0 --workers 16 --max-pages 0 --quiet
-}
+flags=(--seeds "$out/seeds.txt" --model "$out/model.json" --strategy bfs --proxy "http://127.0.0.1:$port"
+	--ignore-robots --delay 0 --host-parallelism 0 --workers 16 --max-pages 0 --quiet)
+crawl() { "$out/scent" crawl --db "$1" "${flags[@]}"; }
 fetched() { sqlite3 "$1" "SELECT COUNT(*) FROM pages" 2>/dev/null || echo 0; }
 rm -f "$out"/kr-full.db*
 crawl "$out/kr-full.db" >/dev/null 2>&1
@@ -41,7 +40,8 @@ status=0
 for k in $points; do
 	db="$out/kr-$k.db"
 	rm -f "$db"*
-	crawl "$db" >/dev/null 2>&1 &
+	# The binary itself in the background, so that $! is its process.
+	"$out/scent" crawl --db "$db" "${flags[@]}" >/dev/null 2>&1 &
 	pid=$!
 	while [ "$(fetched "$db")" -lt "$k" ] && kill -0 $pid 2>/dev/null; do
 		sleep 0.2
