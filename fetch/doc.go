@@ -21,7 +21,9 @@
 //     operator is reached;
 //   - with KeepRaw, every request and response as sent and received
 //     (Result.Exchanges: status line, headers and body before charset
-//     conversion, one per redirect hop), for archives;
+//     conversion, one per redirect hop), for archives, compressed
+//     as they are recorded, on the fetch's goroutine (Exchange.Deflated,
+//     DEFLATE against the preset dictionary RawDict);
 //   - a maximum body size, allowed content types checked on the headers
 //     (the body of a refused page is never downloaded) and a redirect limit
 //     with loop detection;

@@ -27,6 +27,10 @@ type Exchange struct {
 	// content type, a body over the size limit, a broken connection);
 	// Response then holds the part that was read.
 	Truncated bool
+
+	// Request and Response compressed (see Deflated), when deflated.
+	zRequest, zResponse []byte
+	deflated            bool
 }
 
 // Body returns the response's body: what follows the header of Response.
@@ -53,6 +57,7 @@ func (c *capture) exchange() *Exchange {
 	e.Response = make([]byte, 0, len(c.head)+c.body.Len())
 	e.Response = append(append(e.Response, c.head...), c.body.Bytes()...)
 	e.Truncated = !c.done
+	e.zRequest, e.zResponse, e.deflated = deflateRaw(e.Request), deflateRaw(e.Response), true
 	return &e
 }
 

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bytes"
+	"compress/flate"
 	"context"
 	"net/http"
 	"strings"
@@ -56,6 +57,29 @@ func TestFetcher_Fetch_keepRaw(t *testing.T) {
 		}
 		if bytes.Equal(res.Body, latin1) {
 			t.Errorf("decoded body should be UTF-8")
+		}
+	}
+}
+
+// TestExchange_Deflated compresses exchanges against RawDict and reads
+// them back, and checks that the dictionary pays on a small exchange.
+func TestExchange_Deflated(t *testing.T) {
+	e := &Exchange{
+		Request:  []byte("GET /~cs101/ HTTP/1.1\r\nHost: www.cs.wisc.edu\r\nAccept: text/html,application/xhtml+xml;q=0.9,*/*;q=0.1\r\nUser-Agent: scent/0.1 (focused crawler; +https://github.com/scent-crawler/scent)\r\n\r\n"),
+		Response: []byte("HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nContent-Type: text/plain; charset=utf-8\r\nDate: Wed, 25 Nov 2026 01:13:03 GMT\r\nX-Content-Type-Options: nosniff\r\n\r\nnot found"),
+	}
+	req, resp := e.Deflated()
+	for _, c := range []struct{ raw, z []byte }{{e.Request, req}, {e.Response, resp}} {
+		got, err := InflateRaw(c.z)
+		if err != nil || !bytes.Equal(got, c.raw) {
+			t.Fatalf("InflateRaw = %q, %v; want %q", got, err, c.raw)
+		}
+		var plain bytes.Buffer
+		w, _ := flate.NewWriter(&plain, flate.BestSpeed)
+		w.Write(c.raw)
+		w.Close()
+		if len(c.z)*2 > plain.Len() {
+			t.Errorf("%d bytes compress to %d with the dictionary, %d without: want at most half", len(c.raw), len(c.z), plain.Len())
 		}
 	}
 }

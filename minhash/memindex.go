@@ -23,6 +23,16 @@ import (
 // finds a page's slot from its id. A page costs 150 to 180 bytes in all,
 // depending on how full the tables are, against over 1 KB in Go maps of its
 // 15 keys.
+//
+// Growth never stops the index for long. Most of its cost is not hashing
+// but the operating system's first touch of the new tables' memory (tens
+// of thousands of page faults for a million pages), so the next tables are
+// allocated once the current ones are prepareAt full and made resident a
+// little with every insert (touchStep entries). When the current tables
+// fill up, the pages move into the next ones a few at a time, with each
+// later insert (migrateStep pages), while lookups probe the new tables and
+// then the old ones. The moving is done long before the new tables fill,
+// so at most two generations of tables exist at once.
 type MemIndex struct {
 	mu       sync.RWMutex
 	expected int          // pages to size the tables for
@@ -33,6 +43,17 @@ type MemIndex struct {
 	ndead    int
 	keys     probeTable // keys → slot
 	ids      probeTable // page ids → slot
+
+	// While the index grows, the slots below moveEnd are in oldKeys and
+	// oldIDs, and those below moved also in keys and ids; slots from
+	// moveEnd on are only in keys and ids. Not growing: moved == moveEnd.
+	oldKeys, oldIDs probeTable
+	moved, moveEnd  int
+
+	// The tables of the next growth, allocated ahead; the entries below
+	// keysTouched and idsTouched are resident.
+	nextKeys, nextIDs       probeTable
+	keysTouched, idsTouched int
 }
 
 var _ Index = (*MemIndex)(nil)
@@ -50,6 +71,19 @@ const (
 	minPages = 64
 	// maxSlots bounds slot numbers, which are stored in 32 bits.
 	maxSlots = math.MaxUint32
+	// migrateStep is how many pages move into the grown tables with each
+	// insert. The new tables have room for growth times the pages, so the
+	// move must be done within (growth-1)·pages inserts: any step above
+	// 1/(growth-1) ≈ 3.3 is enough; a larger one frees the old tables
+	// sooner at a few microseconds an insert.
+	migrateStep = 8
+	// prepareAt is the share of maxLoad at which the next tables are
+	// allocated; from there to maxLoad, touchStep entries of each are made
+	// resident with every insert. The next tables are about 23 entries a
+	// page of the current capacity and the pages inserted in between a
+	// tenth of it, so 230 entries an insert would do.
+	prepareAt = 0.9
+	touchStep = 1024
 )
 
 // ErrIndexFull is returned, wrapped, when a MemIndex holds as many pages as
@@ -101,10 +135,38 @@ func (t *probeTable) full(n int) bool {
 	return float64(t.used+n) > maxLoad*float64(len(t.tags))
 }
 
+// holds reports whether the table, empty, has room at maxLoad for the
+// entries of the given pages and of the pages inserted while they move in
+// (a fifth more; moving them takes pages/migrateStep inserts).
+func (t *probeTable) holds(pages, perPage int) bool {
+	return float64(pages*perPage)*1.2 <= maxLoad*float64(len(t.tags))
+}
+
+// nearFull reports whether adding n more entries would pass prepareAt of
+// maxLoad.
+func (t *probeTable) nearFull(n int) bool {
+	return float64(t.used+n) > prepareAt*maxLoad*float64(len(t.tags))
+}
+
+// touch writes to the entries from..from+n of an empty table, one write a
+// memory page, so that the operating system maps them now rather than
+// when they are first used, and returns where it stopped.
+func (t *probeTable) touch(from, n int) int {
+	end := min(from+n, len(t.tags))
+	for i := from; i < end; i += 4096 {
+		t.tags[i] = 0
+	}
+	for i := from; i < end; i += 1024 {
+		t.refs[i] = 0
+	}
+	return end
+}
+
 // NewMemIndex returns an empty index with room for expectedPages pages
 // before it first grows. Zero or negative means no expectation: the index
-// starts small and grows by rebuilding, which costs time at every growth
-// and up to 30% more memory than a right-sized one.
+// starts small and grows step by step (see MemIndex), which holds up to
+// 30% more memory than a right-sized index, and briefly the old tables
+// beside the new ones.
 func NewMemIndex(expectedPages int) *MemIndex {
 	x := &MemIndex{expected: max(expectedPages, 0)}
 	x.mu.Lock()
@@ -140,7 +202,16 @@ func idHash(id int64) uint64 {
 // At most one live page holds a key, because a page sharing a key with a
 // live page is a duplicate and is not inserted.
 func (x *MemIndex) findKey(n int, a, b uint64) (uint32, bool) {
-	t := &x.keys
+	if slot, ok := x.findKeyIn(&x.keys, n, a, b); ok {
+		return slot, true
+	}
+	if x.moved < x.moveEnd {
+		return x.findKeyIn(&x.oldKeys, n, a, b)
+	}
+	return 0, false
+}
+
+func (x *MemIndex) findKeyIn(t *probeTable, n int, a, b uint64) (uint32, bool) {
 	size := uint64(len(t.tags))
 	if size == 0 {
 		return 0, false
@@ -166,7 +237,16 @@ func (x *MemIndex) findKey(n int, a, b uint64) (uint32, bool) {
 
 // findID returns the slot of the live page id.
 func (x *MemIndex) findID(id int64) (uint32, bool) {
-	t := &x.ids
+	if slot, ok := x.findIDIn(&x.ids, id); ok {
+		return slot, true
+	}
+	if x.moved < x.moveEnd {
+		return x.findIDIn(&x.oldIDs, id)
+	}
+	return 0, false
+}
+
+func (x *MemIndex) findIDIn(t *probeTable, id int64) (uint32, bool) {
 	size := uint64(len(t.tags))
 	if size == 0 {
 		return 0, false
@@ -227,13 +307,19 @@ func (x *MemIndex) CheckAndInsert(ctx context.Context, id int64, sig Signature) 
 	return id, false, nil
 }
 
-// insert appends a page and its keys, growing the tables first if needed.
+// insert appends a page and its keys, moving pages into grown tables and
+// growing the tables first if needed.
 func (x *MemIndex) insert(id int64, f *[NumFeatures]uint64) error {
-	if x.keys.full(NumKeys) || x.ids.full(1) || x.slots == maxSlots {
+	x.migrate(migrateStep)
+	x.prepare()
+	if x.slots == maxSlots {
 		x.rebuild(x.live + 1)
 		if x.slots == maxSlots {
 			return ErrIndexFull
 		}
+	}
+	if x.keys.full(NumKeys) || x.ids.full(1) {
+		x.grow()
 	}
 	slot := uint32(x.slots)
 	if int(slot>>chunkBits) == len(x.chunks) {
@@ -254,6 +340,66 @@ func (x *MemIndex) insert(id int64, f *[NumFeatures]uint64) error {
 func (x *MemIndex) addKeys(slot uint32, f *[NumFeatures]uint64) {
 	for n, p := range pairs {
 		x.keys.add(keyHash(n, f[p[0]], f[p[1]]), slot)
+	}
+}
+
+// grow allocates tables with room for growth times the live pages (or for
+// the expected pages, if more) and starts moving the pages into them; the
+// old tables answer for the pages not yet moved. A growth still under way
+// is finished first (which happens only if the tables were filled faster
+// than migrateStep allows, never with inserts alone).
+func (x *MemIndex) grow() {
+	x.migrate(x.moveEnd)
+	target := max(x.expected, minPages, int(float64(x.live+1)*growth))
+	nk, ni := int(float64(target*NumKeys)/maxLoad)+1, int(float64(target)/maxLoad)+1
+	x.oldKeys, x.oldIDs = x.keys, x.ids
+	if x.nextKeys.holds(x.live+1, NumKeys) && x.nextIDs.holds(x.live+1, 1) {
+		// Prepared ahead (for growth times the old capacity, which may
+		// differ a little from target); what is not resident yet is
+		// faulted in at use.
+		x.keys, x.ids = x.nextKeys, x.nextIDs
+	} else {
+		x.keys, x.ids = newProbeTable(nk), newProbeTable(ni)
+	}
+	x.nextKeys, x.nextIDs = probeTable{}, probeTable{}
+	x.moved, x.moveEnd = 0, x.slots
+	x.migrate(0) // frees the old tables at once when there is nothing to move
+}
+
+// prepare allocates the next tables once the current ones are nearly
+// full, for growth times their capacity, and makes touchStep more entries
+// of each resident. Nothing is prepared while pages are still moving.
+func (x *MemIndex) prepare() {
+	if x.moved < x.moveEnd {
+		return
+	}
+	if x.nextKeys.tags == nil {
+		if !x.keys.nearFull(NumKeys) && !x.ids.nearFull(1) {
+			return
+		}
+		x.nextKeys = newProbeTable(int(float64(len(x.keys.tags))*growth) + 1)
+		x.nextIDs = newProbeTable(int(float64(len(x.ids.tags))*growth) + 1)
+		x.keysTouched, x.idsTouched = 0, 0
+	}
+	x.keysTouched = x.nextKeys.touch(x.keysTouched, touchStep)
+	x.idsTouched = x.nextIDs.touch(x.idsTouched, touchStep)
+}
+
+// migrate moves up to n more pages into the grown tables, skipping removed
+// ones, and drops the old tables once every page has moved.
+func (x *MemIndex) migrate(n int) {
+	for ; n > 0 && x.moved < x.moveEnd; n-- {
+		s := uint32(x.moved)
+		x.moved++
+		if x.isDead(s) {
+			continue
+		}
+		c, k := x.page(s)
+		x.addKeys(s, &c.feats[k])
+		x.ids.add(idHash(c.ids[k]), s)
+	}
+	if x.moved == x.moveEnd && (x.oldKeys.tags != nil || x.oldIDs.tags != nil) {
+		x.oldKeys, x.oldIDs = probeTable{}, probeTable{}
 	}
 }
 
@@ -283,6 +429,9 @@ func (x *MemIndex) rebuild(pages int) {
 	target := max(x.expected, minPages, int(float64(max(pages, x.live))*growth))
 	x.keys = newProbeTable(int(float64(target*NumKeys)/maxLoad) + 1)
 	x.ids = newProbeTable(int(float64(target)/maxLoad) + 1)
+	x.oldKeys, x.oldIDs = probeTable{}, probeTable{}
+	x.nextKeys, x.nextIDs = probeTable{}, probeTable{}
+	x.moved, x.moveEnd = 0, 0
 	for s := range to {
 		c, k := x.page(uint32(s))
 		x.addKeys(uint32(s), &c.feats[k])

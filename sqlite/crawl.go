@@ -118,6 +118,7 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
 	}
 	s.ords[st.ID] = int(maxOrd.Int64)
+	s.pops.reset(st.ID)
 	s.caps[st.ID] = frontierCaps{perHost: spec.MaxWaitingPerHost, total: spec.MaxWaiting}
 	if st.Resumed {
 		err := s.db.QueryRowContext(ctx, `SELECT state FROM learners WHERE crawl_id = ?`, st.ID).Scan(&st.Learner)
@@ -140,6 +141,9 @@ func (s *Store) Rescore(ctx context.Context, crawl int64, entries []crawler.Entr
 		return fmt.Errorf("rescore: %w", err)
 	}
 	defer tx.Rollback()
+	if err := s.pops.write(ctx, tx, crawl); err != nil {
+		return fmt.Errorf("rescore: %w", err)
+	}
 	upd, err := tx.PrepareContext(ctx, `UPDATE frontier SET score = ?4
 		WHERE crawl_id = ?1 AND topic = ?2 AND url_id = (SELECT id FROM urls WHERE crawl_id = ?1 AND url = ?3)`)
 	if err != nil {
@@ -154,6 +158,7 @@ func (s *Store) Rescore(ctx context.Context, crawl int64, entries []crawler.Entr
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("rescore: %w", err)
 	}
+	s.pops.written(crawl)
 	return nil
 }
 
@@ -394,7 +399,9 @@ func popQuery(order crawler.Order) (string, error) {
 		WHERE f.crawl_id = ? AND f.topic = ? ORDER BY ` + orderBy + ` LIMIT ?`, nil
 }
 
-// Pop leases up to n URLs from topic's stack.
+// Pop leases up to n URLs from topic's stack. It only reads: what it
+// takes and leases is written by the crawl's next write transaction
+// (see pops).
 func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost int) ([]crawler.Entry, error) {
 	if n <= 0 {
 		return nil, nil
@@ -403,15 +410,15 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 	if err != nil {
 		return nil, err
 	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("pop %q: %w", topic, err)
-	}
-	defer tx.Rollback()
-	w := newWaitingCount(tx, crawl)
+	s.pops.mu.Lock()
+	c := s.pops.of(crawl)
+	s.pops.mu.Unlock()
 	var out []crawler.Entry
 	for len(out) < n {
-		rows, err := tx.QueryContext(ctx, query, crawl, topic, 2*(n-len(out))+8)
+		// Rows taken but not deleted yet come back from the query and
+		// are passed over; the limit makes room for all of them, so a
+		// query that returns no other row has reached the stack's end.
+		rows, err := s.queryCached(ctx, query, crawl, topic, 2*(n-len(out))+8+len(c.taken))
 		if err != nil {
 			return nil, fmt.Errorf("pop %q: %w", topic, err)
 		}
@@ -434,50 +441,40 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 		if err := rows.Close(); err != nil {
 			return nil, err
 		}
-		if len(cands) == 0 {
-			break
-		}
-		for _, c := range cands {
+		fresh := 0
+		for _, cd := range cands {
 			if len(out) >= n {
 				break
 			}
-			if _, err := tx.exec(ctx, `DELETE FROM frontier WHERE seq = ?`, c.seq); err != nil {
-				return nil, err
+			if c.isTaken[cd.seq] {
+				continue
 			}
-			if c.state != 0 {
+			fresh++
+			c.take(cd.seq)
+			if _, leased := c.leased[cd.url]; cd.state != 0 || leased {
 				continue // fetched or leased through another stack
 			}
 			if maxPerHost > 0 {
 				var count int
-				err := tx.queryRow(ctx, `SELECT pages FROM hosts WHERE crawl_id = ? AND host = ?`, crawl, c.host).Scan(&count)
+				err := s.queryRowCached(ctx, `SELECT pages FROM hosts WHERE crawl_id = ? AND host = ?`, crawl, cd.host).Scan(&count)
 				if err != nil && !errors.Is(err, sql.ErrNoRows) {
-					return nil, err
+					return nil, fmt.Errorf("pop %q: %w", topic, err)
 				}
-				if count >= maxPerHost {
+				if count+c.hostPages[cd.host] >= maxPerHost {
 					continue
 				}
-				if _, err := tx.exec(ctx, `INSERT INTO hosts(crawl_id, host, pages) VALUES (?, ?, 1)
-					ON CONFLICT(crawl_id, host) DO UPDATE SET pages = pages + 1`, crawl, c.host); err != nil {
-					return nil, err
-				}
+				c.hostPages[cd.host]++
 			}
-			if _, err := tx.exec(ctx, `UPDATE urls SET state = 1, topic = ?, depth = ?, score = ? WHERE id = ?`,
-				topic, c.depth, c.score, c.urlID); err != nil {
-				return nil, err
-			}
-			w.add(c.host, -1)
-			u, err := urlnorm.Parse(c.url)
+			u, err := urlnorm.Parse(cd.url)
 			if err != nil {
 				continue // cannot happen for stored URLs
 			}
-			out = append(out, crawler.Entry{Topic: topic, URL: u, Depth: c.depth, Score: c.score})
+			s.pops.lease(c, cd.url, cd.host, pendingLease{id: cd.urlID, topic: topic, depth: cd.depth, score: cd.score})
+			out = append(out, crawler.Entry{Topic: topic, URL: u, Depth: cd.depth, Score: cd.score})
 		}
-	}
-	if err := w.save(ctx); err != nil {
-		return nil, fmt.Errorf("pop %q: %w", topic, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("pop %q: %w", topic, err)
+		if fresh == 0 {
+			break
+		}
 	}
 	return out, nil
 }
@@ -498,18 +495,24 @@ func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, 
 		return fmt.Errorf("commit: %w", err)
 	}
 	defer tx.Rollback()
+	if err := s.pops.write(ctx, tx, crawl); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
 	ord := s.ords[crawl]
+	var d *dedupBatch
+	topics, ok := s.topics[crawl]
 	if len(pages) > 0 {
-		topics, err := crawlTopics(ctx, tx.Tx, crawl)
-		if err != nil {
-			return err
+		if !ok {
+			if topics, err = crawlTopics(ctx, tx.Tx, crawl); err != nil {
+				return err
+			}
 		}
-		d, err := newDedupBatch(ctx, tx)
-		if err != nil {
+		if d, err = newDedupBatch(ctx, tx, s.params); err != nil {
 			return err
 		}
 		defer d.close()
-		if err := insertPages(ctx, tx, crawl, &ord, topics, pages, d); err != nil {
+		leased := func(u string) (int64, bool) { return s.pops.isLeased(crawl, u) }
+		if err := insertPages(ctx, tx, crawl, &ord, topics, pages, d, leased); err != nil {
 			return err
 		}
 	}
@@ -520,6 +523,17 @@ func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, 
 		return fmt.Errorf("commit: %w", err)
 	}
 	s.ords[crawl] = ord
+	s.pops.written(crawl)
+	if len(pages) > 0 {
+		// Both never change once stored.
+		s.topics[crawl] = topics
+		s.params = &d.params
+		urls := make([]string, len(pages))
+		for i, p := range pages {
+			urls[i] = p.URL.String()
+		}
+		s.pops.committed(crawl, urls)
+	}
 	return nil
 }
 
@@ -535,7 +549,9 @@ func crawlTopics(ctx context.Context, tx *sql.Tx, crawl int64) ([]string, error)
 	return topics, nil
 }
 
-func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics []string, pages []*crawler.Page, d *dedupBatch) error {
+// insertPages stores pages; leased gives the urls.id of a URL leased by
+// a pop (and so not waiting), whose page is stored without looking it up.
+func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics []string, pages []*crawler.Page, d *dedupBatch, leased func(string) (int64, bool)) error {
 	getURL, err := tx.PrepareContext(ctx, `INSERT INTO urls(crawl_id, url, host, state) VALUES (?, ?, ?, 2)
 		ON CONFLICT(crawl_id, url) DO UPDATE SET state = 2 RETURNING id`)
 	if err != nil {
@@ -585,13 +601,24 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		return err
 	}
 	defer insAlias.Close()
+	markFetched, err := tx.PrepareContext(ctx, `UPDATE urls SET state = 2 WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	defer markFetched.Close()
 	for _, p := range pages {
-		if err := leaveFrontier(p.URL); err != nil {
-			return fmt.Errorf("store page %s: %w", p.URL, err)
-		}
-		var urlID int64
-		if err := getURL.QueryRowContext(ctx, crawl, p.URL.String(), p.URL.Host()).Scan(&urlID); err != nil {
-			return fmt.Errorf("store page %s: %w", p.URL, err)
+		urlID, ok := leased(p.URL.String())
+		if ok {
+			if _, err := markFetched.ExecContext(ctx, urlID); err != nil {
+				return fmt.Errorf("store page %s: %w", p.URL, err)
+			}
+		} else {
+			if err := leaveFrontier(p.URL); err != nil {
+				return fmt.Errorf("store page %s: %w", p.URL, err)
+			}
+			if err := getURL.QueryRowContext(ctx, crawl, p.URL.String(), p.URL.Host()).Scan(&urlID); err != nil {
+				return fmt.Errorf("store page %s: %w", p.URL, err)
+			}
 		}
 		final := p.FinalURL
 		if final.IsZero() {
@@ -684,6 +711,9 @@ func aliasIfStored(ctx context.Context, tx cachedTx, crawl int64, p *crawler.Pag
 
 // FrontierSizes counts waiting entries per stack.
 func (s *Store) FrontierSizes(ctx context.Context, crawl int64) (map[string]int, error) {
+	if err := s.writePops(ctx, crawl); err != nil {
+		return nil, fmt.Errorf("frontier sizes: %w", err)
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT topic, COUNT(*) FROM frontier WHERE crawl_id = ? GROUP BY topic`, crawl)
 	if err != nil {
 		return nil, fmt.Errorf("frontier sizes: %w", err)
@@ -703,6 +733,9 @@ func (s *Store) FrontierSizes(ctx context.Context, crawl int64) (map[string]int,
 
 // FinishCrawl records the end of a crawl.
 func (s *Store) FinishCrawl(ctx context.Context, crawl int64, reason string) error {
+	if err := s.writePops(ctx, crawl); err != nil {
+		return fmt.Errorf("finish crawl %d: %w", crawl, err)
+	}
 	_, err := s.db.ExecContext(ctx, `UPDATE crawls SET finished_at = ?, finish = ? WHERE id = ?`,
 		time.Now().UTC().Format(timeFormat), reason, crawl)
 	if err != nil {

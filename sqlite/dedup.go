@@ -340,9 +340,15 @@ type dedupBatch struct {
 	index  *sql.Stmt
 }
 
-func newDedupBatch(ctx context.Context, tx cachedTx) (*dedupBatch, error) {
-	p, err := ensureParams(ctx, tx.Tx, nil)
-	if err != nil {
+// newDedupBatch prepares the checks of one commit; known, if not nil,
+// are the database's min-hash parameters as read before (they never
+// change once stored).
+func newDedupBatch(ctx context.Context, tx cachedTx, known *minhash.Params) (*dedupBatch, error) {
+	var p minhash.Params
+	var err error
+	if known != nil {
+		p = *known
+	} else if p, err = ensureParams(ctx, tx.Tx, nil); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
 	}
 	d := &dedupBatch{tx: tx.Tx, params: p}

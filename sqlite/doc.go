@@ -16,7 +16,11 @@
 //
 // Store implements crawler.Store. All writes of one crawl come from its
 // scheduler goroutine and are batched into transactions by the crawler;
-// readers (export, report) may run at the same time thanks to WAL.
+// readers (export, report) may run at the same time thanks to WAL. Pop
+// only reads: the frontier rows it takes and the URLs it leases are
+// written by the crawl's next write transaction (see pops.go), so a
+// killed process serves them again on resume, as it does any URL leased
+// and not committed.
 //
 // Near-duplicates are decided at store time. Commit gives every successful
 // page its min-hash signature (pages.signature, made by the crawler or, if

@@ -14,16 +14,6 @@ import (
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
-// rawLevel is the DEFLATE level of stored exchanges: the fastest, which
-// already shrinks HTML about fourfold; a crawl commits from one
-// goroutine, so compression must stay cheap.
-const rawLevel = flate.BestSpeed
-
-var rawDeflater = newDeflater(rawLevel)
-
-// deflate compresses a stored exchange.
-func deflate(b []byte) []byte { return rawDeflater.deflate(b) }
-
 // deflater compresses at one DEFLATE level with pooled writers.
 type deflater struct{ pool sync.Pool }
 
@@ -47,10 +37,10 @@ func (d *deflater) deflate(b []byte) []byte {
 	return buf.Bytes()
 }
 
+// inflate decompresses a stored exchange: DEFLATE against fetch.RawDict
+// (exchanges stored before it, without a dictionary, read the same).
 func inflate(b []byte) ([]byte, error) {
-	r := flate.NewReader(bytes.NewReader(b))
-	defer r.Close()
-	out, err := io.ReadAll(r)
+	out, err := fetch.InflateRaw(b)
 	if err != nil {
 		return nil, fmt.Errorf("inflate raw exchange: %w", err)
 	}
@@ -67,8 +57,9 @@ func insertRaw(ctx context.Context, tx cachedTx, pageID int64, exs []*fetch.Exch
 		if e.Truncated {
 			trunc = 1
 		}
+		req, resp := e.Deflated()
 		if _, err := tx.exec(ctx, insertRawSQL, pageID, hop, e.URL, e.Date.UTC().Format(timeFormat), trunc,
-			deflate(e.Request), deflate(e.Response), len(e.Response)); err != nil {
+			req, resp, len(e.Response)); err != nil {
 			return fmt.Errorf("store raw exchange: %w", err)
 		}
 	}

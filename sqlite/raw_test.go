@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"bytes"
+	"compress/flate"
 	"context"
 	"strings"
 	"testing"
@@ -66,10 +67,19 @@ func TestStore_EachFetch_rawExchanges(t *testing.T) {
 	}
 }
 
-func BenchmarkDeflate(b *testing.B) {
-	page := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + strings.Repeat("<p>a page of words about courses, homework and lectures</p>\n", 120))
-	b.SetBytes(int64(len(page)))
-	for b.Loop() {
-		deflate(page)
+// TestInflate_withoutDictionary reads an exchange stored before
+// exchanges were compressed against fetch.RawDict.
+func TestInflate_withoutDictionary(t *testing.T) {
+	page := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>a page</p>")
+	var buf bytes.Buffer
+	w, _ := flate.NewWriter(&buf, flate.BestSpeed)
+	w.Write(page)
+	w.Close()
+	got, err := inflate(buf.Bytes())
+	if err != nil || !bytes.Equal(got, page) {
+		t.Fatalf("inflate = %q, %v; want %q", got, err, page)
+	}
+	if _, err := inflate([]byte("not deflate at all")); err == nil {
+		t.Error("inflate of garbage gave no error")
 	}
 }

@@ -18,6 +18,9 @@ var _ crawler.URLLookup = (*Store)(nil)
 // frontier or visited set (known), and whether it is leased to a fetch or
 // fetched (taken). It is safe for concurrent use.
 func (s *Store) KnownURL(ctx context.Context, crawl int64, u urlnorm.URL) (known, taken bool, err error) {
+	if _, ok := s.pops.isLeased(crawl, u.String()); ok {
+		return true, true, nil // leased by a pop not written yet
+	}
 	var state int
 	err = s.db.QueryRowContext(ctx, `SELECT state FROM urls WHERE crawl_id = ? AND url = ?`, crawl, u.String()).Scan(&state)
 	if errors.Is(err, sql.ErrNoRows) {

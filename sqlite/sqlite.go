@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+
+	"github.com/scent-crawler/scent/minhash"
 )
 
 //go:embed migrations/*.sql
@@ -26,6 +28,12 @@ type Store struct {
 	caps  map[int64]frontierCaps // frontier bounds per open crawl
 	stmts stmtCache
 	lease leases
+	pops  pops // what Pop took and the next write transaction writes
+
+	// Read once by Commit: the topics of each crawl (the order of page
+	// scores) and the database's min-hash parameters.
+	topics map[int64][]string
+	params *minhash.Params
 }
 
 // Open opens (creating if needed) the database at path and brings its
@@ -52,7 +60,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, ords: make(map[int64]int), caps: make(map[int64]frontierCaps)}
+	s := &Store{db: db, path: path, ords: make(map[int64]int), caps: make(map[int64]frontierCaps), topics: make(map[int64][]string)}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -62,9 +70,15 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	var errs []error
+	for _, crawl := range s.pops.pending() {
+		if err := s.writePops(context.Background(), crawl); err != nil {
+			errs = append(errs, fmt.Errorf("close: %w", err))
+		}
+	}
 	s.releaseLeases()
 	s.stmts.close()
-	return s.db.Close()
+	return errors.Join(append(errs, s.db.Close())...)
 }
 
 // DB returns the underlying database for read-only queries of other

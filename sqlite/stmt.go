@@ -106,3 +106,24 @@ func (t cachedTx) queryRow(ctx context.Context, query string, args ...any) *sql.
 	}
 	return st.QueryRowContext(ctx, args...)
 }
+
+// queryCached runs a cached query outside any transaction.
+func (s *Store) queryCached(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if err := s.stmts.prepareWanted(ctx, s.db); err != nil {
+		return nil, err
+	}
+	if st, ok := s.stmts.lookup(query); ok {
+		return st.QueryContext(ctx, args...)
+	}
+	return s.db.QueryContext(ctx, query, args...)
+}
+
+// queryRowCached runs a cached single-row query outside any transaction.
+func (s *Store) queryRowCached(ctx context.Context, query string, args ...any) *sql.Row {
+	if err := s.stmts.prepareWanted(ctx, s.db); err == nil {
+		if st, ok := s.stmts.lookup(query); ok {
+			return st.QueryRowContext(ctx, args...)
+		}
+	}
+	return s.db.QueryRowContext(ctx, query, args...)
+}
