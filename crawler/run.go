@@ -61,8 +61,12 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		if err := r.refill(); err != nil {
 			return r.end("", err)
 		}
-		if finish, err := r.finished(); finish != "" || err != nil {
+		finish, again, err := r.finished()
+		if finish != "" || err != nil {
 			return r.end(finish, err)
+		}
+		if again {
+			continue // others sharing the crawl may have pushed: refill
 		}
 		if err := r.step(); err != nil {
 			return r.end("", err)
@@ -177,28 +181,29 @@ func (r *run) refill() error {
 	return err
 }
 
-// finished tells why the crawl ends now, or "" while it goes on.
-func (r *run) finished() (string, error) {
+// finished tells why the crawl ends now, or "" while it goes on; again
+// when the frontier was empty but other processes sharing the crawl may
+// have pushed since (the loop then refills at once).
+func (r *run) finished() (finish string, again bool, err error) {
 	if r.ctx.Err() != nil {
-		return "interrupted", nil
+		return "interrupted", false, nil
 	}
 	if err := r.out.stopped(); err != nil {
-		return "", err
+		return "", false, err
 	}
 	if len(r.pending) > 0 || r.inflight > 0 || r.batch != nil {
-		return "", nil
+		return "", false, nil
 	}
 	switch {
 	case !r.budget.open(r.queued()):
-		return "budget reached", nil
+		return "budget reached", false, nil
 	case r.out.idle():
-		// Other processes sharing the crawl may push or give back URLs.
 		if more, err := r.front.await(r.ctx); more || err != nil {
-			return "", err
+			return "", more, err
 		}
-		return "frontier empty", nil
+		return "frontier empty", false, nil
 	}
-	return "", nil
+	return "", false, nil
 }
 
 // step waits for one event: a worker free for the next entry, a result,
