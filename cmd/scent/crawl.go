@@ -107,7 +107,7 @@ process killed with -9 go to the others after --lease-expiry.`,
 	cf.ff.register(fs)
 	cf.mf.register(fs)
 	cf.af.register(fs)
-	setFlagGroup(fs, "input", "seeds", "model", "db", "crawl")
+	setFlagGroup(fs, "input", "seeds", "model", "db", "crawl", "lease-expiry")
 	setFlagGroup(fs, "budget", "max-pages", "max-fetches", "max-pages-per-topic", "max-depth", "max-per-host",
 		"max-frontier-per-host", "max-frontier", "max-url-length")
 	setFlagGroup(fs, "politeness", "retry-later", "max-outage", "sitemaps")
