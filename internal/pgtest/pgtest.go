@@ -46,9 +46,14 @@ func Main(m *testing.M) int {
 
 // URL returns the address of a new, empty database on the package's
 // server, started on first use. It skips t when PostgreSQL's binaries are
-// absent and fails it when the server cannot start.
+// absent or with -short (a server takes seconds to start and each
+// database about a second to make), and fails it when the server cannot
+// start.
 func URL(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the PostgreSQL tests start a real server; run them without -short")
+	}
 	once.Do(func() { shared, initErr = Start() })
 	if errors.Is(initErr, ErrNoBinaries) {
 		t.Skipf("PostgreSQL is not installed (%v): install Debian's postgresql package to run this test", initErr)
