@@ -8,13 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/learn"
-	"github.com/scent-crawler/scent/postgres"
-	"github.com/scent-crawler/scent/sitenorm"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
 )
@@ -149,44 +146,15 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 
 	// A database URL selects the PostgreSQL store, shared by every
 	// process of the crawl; a file path the embedded SQLite store.
-	var pg *postgres.Store
-	if postgres.IsURL(cf.db) {
-		if cf.pf.siteNorm {
-			return nil, errors.New("--site-norm keeps its measurements in SQLite only; drop it with --db postgres://…")
-		}
-		if cf.af.raw && cmd.Flags().Changed("raw") {
-			return nil, errors.New("--raw: the PostgreSQL store keeps no raw responses; use --warc-dir to keep them in WARC files")
-		}
-		cf.af.raw = false
-		fcfg.KeepRaw = cf.af.dir != ""
-		pg, err = postgres.Open(ctx, cf.db, postgres.Options{LeaseExpiry: cf.leaseExpiry, HostDelay: cf.ff.delay, Budget: cf.maxPages})
-		if err != nil {
-			return nil, err
-		}
+	pg, err := openShared(cmd, cf, &fcfg)
+	if err != nil {
+		return nil, err
+	}
+	if pg != nil {
 		defer pg.Close()
 	}
-	var (
-		modelPath string
-		scorer    crawler.Scorer
-		trep      *training.Report // when the model is trained here
-	)
-	if pg != nil && cf.model == "" {
-		// The first process trains the model; the others use it.
-		modelPath = "database model of crawl " + cf.name
-		var m *classify.Model
-		m, trep, err = sharedModel(ctx, cmd, pg, cf, seeds)
-		if err != nil {
-			return nil, err
-		}
-		if m != nil {
-			if err := applyThreshold(cmd, m, cf.mf.Threshold, cmd.ErrOrStderr()); err != nil {
-				return nil, err
-			}
-			scorer = training.NewScorer(m)
-		} else if strategy != crawler.StrategyBFS {
-			return nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
-		}
-	} else if modelPath, scorer, trep, err = crawlScorer(cmd, cf, seeds, strategy); err != nil {
+	modelPath, scorer, trep, err := crawlScorer(cmd, cf, pg, seeds, strategy)
+	if err != nil {
 		return nil, err
 	}
 
@@ -209,17 +177,10 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		store, cfg.URLs, dropped = sq, sq, sq.FrontierDropped
 	}
 	if cf.pf.siteNorm {
-		store := store.(*sqlite.Store)
 		// A resumed crawl goes on with the rules it measured.
-		rules := sitenorm.NewRules(sitenorm.Policy{})
-		stored, err := store.NormRules(ctx, cf.name)
-		if err != nil {
+		if cfg.SiteNorm, err = storedNormRules(ctx, store.(*sqlite.Store), cf.name); err != nil {
 			return nil, err
 		}
-		for _, ru := range stored {
-			rules.Restore(ru)
-		}
-		cfg.SiteNorm = rules
 	}
 	f, err := fetch.New(fcfg)
 	if err != nil {

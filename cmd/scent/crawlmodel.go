@@ -20,9 +20,13 @@ import (
 // crawlScorer returns the scorer of a crawl and the path of its model:
 // the model of --model or beside the database, else one trained from the
 // seed file's examples (and kept beside the database, with its training
-// report), else none for bfs.
-func crawlScorer(cmd *cobra.Command, cf *crawlFlags, seeds *training.Seeds, strategy crawler.Strategy) (string, crawler.Scorer, *training.Report, error) {
+// report), else none for bfs. On PostgreSQL without --model, the model
+// is the one kept in the database (sharedScorer).
+func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy) (string, crawler.Scorer, *training.Report, error) {
 	ctx := cmd.Context()
+	if pg != nil && cf.model == "" {
+		return sharedScorer(cmd, cf, pg, seeds, strategy)
+	}
 	modelPath := cf.model
 	if modelPath == "" {
 		modelPath = cf.db + ".model.json"
@@ -116,3 +120,23 @@ func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store,
 }
 
 var errNoExamples = errors.New("no example pages to train a model")
+
+// sharedScorer returns the scorer of a crawl on PostgreSQL: the first
+// process trains the model and keeps it in the database; the others use
+// it.
+func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy) (string, crawler.Scorer, *training.Report, error) {
+	modelPath := "database model of crawl " + cf.name
+	m, trep, err := sharedModel(cmd.Context(), cmd, pg, cf, seeds)
+	switch {
+	case err != nil:
+		return "", nil, nil, err
+	case m == nil && strategy != crawler.StrategyBFS:
+		return "", nil, nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
+	case m == nil:
+		return modelPath, nil, nil, nil
+	}
+	if err := applyThreshold(cmd, m, cf.mf.Threshold, cmd.ErrOrStderr()); err != nil {
+		return "", nil, nil, err
+	}
+	return modelPath, training.NewScorer(m), trep, nil
+}

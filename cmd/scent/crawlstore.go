@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/postgres"
+	"github.com/scent-crawler/scent/sitenorm"
+	"github.com/scent-crawler/scent/sqlite"
+)
+
+// openShared opens the PostgreSQL store of a crawl whose --db is a
+// database URL, or returns nil for a file path. It refuses what that
+// store does not keep.
+func openShared(cmd *cobra.Command, cf *crawlFlags, fcfg *fetch.Config) (*postgres.Store, error) {
+	if !postgres.IsURL(cf.db) {
+		return nil, nil
+	}
+	if cf.pf.siteNorm {
+		return nil, errors.New("--site-norm keeps its measurements in SQLite only; drop it with --db postgres://…")
+	}
+	if cf.af.raw && cmd.Flags().Changed("raw") {
+		return nil, errors.New("--raw: the PostgreSQL store keeps no raw responses; use --warc-dir to keep them in WARC files")
+	}
+	cf.af.raw = false
+	fcfg.KeepRaw = cf.af.dir != ""
+	return postgres.Open(cmd.Context(), cf.db, postgres.Options{LeaseExpiry: cf.leaseExpiry, HostDelay: cf.ff.delay, Budget: cf.maxPages})
+}
+
+// storedNormRules returns the site normalization rules a crawl measured
+// so far (none for a new crawl).
+func storedNormRules(ctx context.Context, store *sqlite.Store, name string) (*sitenorm.Rules, error) {
+	rules := sitenorm.NewRules(sitenorm.Policy{})
+	stored, err := store.NormRules(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	for _, ru := range stored {
+		rules.Restore(ru)
+	}
+	return rules, nil
+}
