@@ -20,7 +20,8 @@ type frontier struct {
 	empty      map[string]bool
 	next       int            // round-robin position
 	shared     SharedFrontier // nil unless other processes share the crawl
-	awaited    int            // waits for them since a pop last found entries
+	awaited    int            // waits for them with a topic closed, since a pop last found entries
+	closed     bool           // the last take skipped a topic closed by its budget
 
 	secs        *sections
 	promo       *promoter
@@ -97,9 +98,11 @@ func (f *frontier) spec(s CrawlSpec) CrawlSpec {
 // budget is open; left is how many more fetches the budget allows. It
 // returns no entries when every stack is empty (or ctx ended).
 func (f *frontier) take(ctx context.Context, b *budget, left int) ([]Entry, error) {
+	f.closed = false
 	for k := 0; k < len(f.topics); k++ {
 		t := f.topics[(f.next+k)%len(f.topics)]
 		if !b.topicOpen(t) {
+			f.closed = true
 			continue
 		}
 		es, err := f.popTopic(ctx, t, left)
@@ -209,13 +212,15 @@ func (f *frontier) pushed(push []Entry) {
 // for their pushes or the leases of a process that died, and reports
 // whether there may be entries to pop again. Work this process's pops do
 // not reach (a topic closed by its budget) ends its share after three
-// waits. When ctx ends it reports true: the loop then ends as
-// interrupted.
+// waits; otherwise it waits as long as the others may still push. When
+// ctx ends it reports true: the loop then ends as interrupted.
 func (f *frontier) await(ctx context.Context) (bool, error) {
-	if f.shared == nil || f.awaited >= 3 {
+	if f.shared == nil || f.closed && f.awaited >= 3 {
 		return false, nil
 	}
-	f.awaited++
+	if f.closed {
+		f.awaited++
+	}
 	more, err := f.shared.AwaitWork(ctx, f.crawl)
 	switch {
 	case ctx.Err() != nil:
