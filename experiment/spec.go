@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"github.com/scent-crawler/scent/internal/atomicfile"
 	"os"
 
 	"github.com/scent-crawler/scent/classify"
@@ -93,29 +94,7 @@ func (o *Spec) Validate() error {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return fmt.Errorf("--out %s cannot be created: %w", o.Out, err)
 	}
-	return checkWritableDir(o.Out, "--out")
-}
-
-// checkWritableDir reports whether dir exists and a file can be created in
-// it, by creating and removing one.
-func checkWritableDir(dir, flag string) error {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%s: directory %s does not exist", flag, dir)
-		}
-		return fmt.Errorf("%s: %w", flag, err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s: %s is not a directory", flag, dir)
-	}
-	f, err := os.CreateTemp(dir, ".scent-check-*")
-	if err != nil {
-		return fmt.Errorf("%s: directory %s is not writable: %w", flag, dir, err)
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
+	return atomicfile.CheckWritableDir(o.Out, "--out")
 }
 
 // learning sets cfg's link learner (--learn) and the URLs it never

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/scent-crawler/scent/internal/atomicfile"
 	"os"
 	"path/filepath"
 
@@ -113,7 +114,7 @@ func (cf *crawlFlags) validate() error {
 		if cf.leaseExpiry <= 0 {
 			return fmt.Errorf("--lease-expiry must be positive, not %s", cf.leaseExpiry)
 		}
-	} else if err := checkWritableDir(filepath.Dir(cf.db), "--db"); err != nil {
+	} else if err := atomicfile.CheckWritableDir(filepath.Dir(cf.db), "--db"); err != nil {
 		return err
 	}
 	if cf.model != "" {
@@ -122,28 +123,6 @@ func (cf *crawlFlags) validate() error {
 		}
 	}
 	return nil
-}
-
-// checkWritableDir reports whether dir exists and a file can be created in
-// it, by creating and removing one.
-func checkWritableDir(dir, flag string) error {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%s: directory %s does not exist", flag, dir)
-		}
-		return fmt.Errorf("%s: %w", flag, err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s: %s is not a directory", flag, dir)
-	}
-	f, err := os.CreateTemp(dir, ".scent-check-*")
-	if err != nil {
-		return fmt.Errorf("%s: directory %s is not writable: %w", flag, dir, err)
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
 }
 
 // validateTrain checks the flags of scent train and that its outputs can
@@ -155,11 +134,11 @@ func validateTrain(ff *fetchFlags, mf *modelFlags, model, jsonOut string) error 
 	if err := mf.validate(); err != nil {
 		return err
 	}
-	if err := checkWritableDir(filepath.Dir(model), "--model"); err != nil {
+	if err := atomicfile.CheckWritableDir(filepath.Dir(model), "--model"); err != nil {
 		return err
 	}
 	if jsonOut != "" {
-		return checkWritableDir(filepath.Dir(jsonOut), "--report-json")
+		return atomicfile.CheckWritableDir(filepath.Dir(jsonOut), "--report-json")
 	}
 	return nil
 }
