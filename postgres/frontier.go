@@ -119,10 +119,6 @@ func push(ctx context.Context, tx pgx.Tx, crawl int64, entries []crawler.Entry, 
 	if len(entries) == 0 {
 		return nil
 	}
-	type urlState struct {
-		id    int64
-		state int
-	}
 	known := make(map[string]urlState, len(entries))
 	var all []string
 	for _, e := range entries {
@@ -132,22 +128,8 @@ func push(ctx context.Context, tx pgx.Tx, crawl int64, entries []crawler.Entry, 
 			all = append(all, u)
 		}
 	}
-	rows, err := tx.Query(ctx, `SELECT url, id, state FROM urls WHERE crawl_id = $1 AND url = ANY($2)`, crawl, all)
-	if err != nil {
-		return fmt.Errorf("push: %w", err)
-	}
-	for rows.Next() {
-		var u string
-		var st urlState
-		if err := rows.Scan(&u, &st.id, &st.state); err != nil {
-			rows.Close()
-			return fmt.Errorf("push: %w", err)
-		}
-		known[u] = st
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("push: %w", err)
+	if err := readURLStates(ctx, tx, crawl, all, known); err != nil {
+		return err
 	}
 	// New URLs, in entry order, within the frontier's bounds.
 	var newURLs, newHosts []string
@@ -198,22 +180,8 @@ func push(ctx context.Context, tx pgx.Tx, crawl int64, entries []crawler.Entry, 
 			}
 		}
 		if len(raced) > 0 {
-			rows, err := tx.Query(ctx, `SELECT url, id, state FROM urls WHERE crawl_id = $1 AND url = ANY($2)`, crawl, raced)
-			if err != nil {
-				return fmt.Errorf("push: %w", err)
-			}
-			for rows.Next() {
-				var u string
-				var st urlState
-				if err := rows.Scan(&u, &st.id, &st.state); err != nil {
-					rows.Close()
-					return fmt.Errorf("push: %w", err)
-				}
-				known[u] = st
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return fmt.Errorf("push: %w", err)
+			if err := readURLStates(ctx, tx, crawl, raced, known); err != nil {
+				return err
 			}
 		}
 	}
@@ -334,4 +302,33 @@ func (s *Store) reapExpired(ctx context.Context, crawl int64) error {
 		_, err := tx.Exec(ctx, `DELETE FROM holders WHERE crawl_id = $1 AND expires_at <= now()`, crawl)
 		return err
 	})
+}
+
+// urlState is a stored URL's id and state (0 waiting, 1 leased, 2
+// fetched), or id -1 for a URL not stored.
+type urlState struct {
+	id    int64
+	state int
+}
+
+// readURLStates sets in known the id and state of those of urls the
+// crawl stores.
+func readURLStates(ctx context.Context, tx pgx.Tx, crawl int64, urls []string, known map[string]urlState) error {
+	rows, err := tx.Query(ctx, `SELECT url, id, state FROM urls WHERE crawl_id = $1 AND url = ANY($2)`, crawl, urls)
+	if err != nil {
+		return fmt.Errorf("push: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var u string
+		var st urlState
+		if err := rows.Scan(&u, &st.id, &st.state); err != nil {
+			return fmt.Errorf("push: %w", err)
+		}
+		known[u] = st
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("push: %w", err)
+	}
+	return nil
 }
