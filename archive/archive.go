@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -167,12 +168,12 @@ func (w *Writer) metadata(p *crawler.Page) []byte {
 	if p.ContentHash != "" {
 		h.Add("scent-content-sha256", p.ContentHash)
 	}
-	for i, s := range p.Scores {
+	for _, t := range w.pageTopics(p) {
 		verdict := "off-topic"
-		if i < len(p.Relevant) && p.Relevant[i] {
+		if p.Relevant[t] {
 			verdict = "on-topic"
 		}
-		h.Add("scent-page-score", w.topic(i)+" "+strconv.FormatFloat(s, 'g', 4, 64)+" "+verdict)
+		h.Add("scent-page-score", t+" "+strconv.FormatFloat(p.Scores[t], 'g', 4, 64)+" "+verdict)
 	}
 	var b strings.Builder
 	for _, l := range p.Links {
@@ -184,6 +185,28 @@ func (w *Writer) metadata(p *crawler.Page) []byte {
 		h.Add("outlink", b.String())
 	}
 	return warc.FieldsBlock(h)
+}
+
+// pageTopics returns the topics p has scores for: the writer's topics in
+// their order, then any other in sorted order.
+func (w *Writer) pageTopics(p *crawler.Page) []string {
+	out := make([]string, 0, len(p.Scores))
+	for _, t := range w.topics {
+		if _, ok := p.Scores[t]; ok {
+			out = append(out, t)
+		}
+	}
+	if len(out) == len(p.Scores) {
+		return out
+	}
+	var rest []string
+	for t := range p.Scores {
+		if !slices.Contains(w.topics, t) {
+			rest = append(rest, t)
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
 }
 
 func (w *Writer) topic(i int) string {

@@ -19,7 +19,7 @@ func page(path, body string) *crawler.Page {
 	u := urlnorm.MustParse("http://a.test" + path)
 	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	return &crawler.Page{URL: u, FinalURL: u, Topic: "course", Depth: 1, Status: 200, FetchedAt: at,
-		Scores: []float64{0.9}, Relevant: []bool{true},
+		Scores: map[string]float64{"course": 0.9}, Relevant: map[string]bool{"course": true},
 		Links: []crawler.Link{{Target: urlnorm.MustParse("http://a.test/next"), Scores: []float64{0.8}}},
 		Exchanges: []*fetch.Exchange{{URL: u.String(), Date: at,
 			Request:  []byte("GET " + path + " HTTP/1.1\r\nHost: a.test\r\n\r\n"),

@@ -175,8 +175,8 @@ func (w *worker) process(ctx context.Context, j job) result {
 		p.Failure = "parse: " + err.Error()
 		return r
 	}
-	w.judge(p, pg.Tokens)
-	r.push = c.strat.arrange(w.follow(r.push, e, p, pg.Segments))
+	scores := w.judge(p, pg.Tokens)
+	r.push = c.strat.arrange(w.follow(r.push, e, p, scores, pg.Segments))
 	w.measureNorm(ctx, e, p) // sitenorm.go
 	return r
 }
@@ -211,24 +211,30 @@ func (w *worker) read(p *Page, res *fetch.Result) (*segment.Page, error) {
 	return pg, nil
 }
 
-// judge scores the page for every topic with the page classifier.
-func (w *worker) judge(p *Page, tokens []string) {
+// judge scores the page for every topic with the page classifier,
+// records the scores and verdicts on p by topic and returns the scores
+// in the scorer's order (nil without a scorer).
+func (w *worker) judge(p *Page, tokens []string) []float64 {
 	sc := w.c.scorer
 	if sc == nil {
-		return
+		return nil
 	}
-	p.Scores = sc.ScorePage(tokens, nil)
-	p.Relevant = make([]bool, len(p.Scores))
-	for i, s := range p.Scores {
-		p.Relevant[i] = s >= sc.Threshold(i)
+	scores := sc.ScorePage(tokens, nil)
+	p.Scores = make(map[string]float64, len(scores))
+	p.Relevant = make(map[string]bool, len(scores))
+	for i, s := range scores {
+		t := w.c.topics[i]
+		p.Scores[t], p.Relevant[t] = s, s >= sc.Threshold(i)
 	}
+	return scores
 }
 
 // follow records the page's links on p, scored when the strategy scores
 // links, and appends to push what the strategy pushes for those it may
 // follow: each target once, with its best score per topic, in reverse
 // document order (on a stack the page's first link is popped first).
-func (w *worker) follow(push []Entry, e Entry, p *Page, segs []segment.Segment) []Entry {
+// scores are the page's, in the scorer's order.
+func (w *worker) follow(push []Entry, e Entry, p *Page, scores []float64, segs []segment.Segment) []Entry {
 	c := w.c
 	depth := e.Depth + 1
 	followable := c.cfg.MaxDepth == 0 || depth <= c.cfg.MaxDepth
@@ -244,7 +250,7 @@ func (w *worker) follow(push []Entry, e Entry, p *Page, segs []segment.Segment) 
 		if !followable || !w.followable(p, s.URL) {
 			continue
 		}
-		vals := w.value(e, p, l)
+		vals := w.value(e, p, scores, l)
 		b, ok := best[s.URL]
 		if !ok {
 			best[s.URL] = slices.Clone(vals)
@@ -284,14 +290,15 @@ func (w *worker) followable(p *Page, u urlnorm.URL) bool {
 	return len(u.String()) <= c.cfg.MaxURLLength && u != p.FinalURL && u != p.URL && !c.skipped(u) && !c.known[u]
 }
 
-// value is what following link l of p is worth per topic: its score, or
-// the learner's value of it (reusing w.vals, valid until the next call).
-func (w *worker) value(e Entry, p *Page, l Link) []float64 {
+// value is what following link l of p (whose scores are pageScores) is
+// worth per topic: its score, or the learner's value of it (reusing
+// w.vals, valid until the next call).
+func (w *worker) value(e Entry, p *Page, pageScores []float64, l Link) []float64 {
 	learner := w.c.cfg.Learner
 	if learner == nil || !w.c.strat.scoresLinks() {
 		return l.Scores
 	}
-	w.lf = LinkFeatures{Source: p.FinalURL, Depth: e.Depth + 1, Page: p.Scores, Target: l.Target, Tokens: w.tokens, Base: l.Scores}
+	w.lf = LinkFeatures{Source: p.FinalURL, Depth: e.Depth + 1, Page: pageScores, Target: l.Target, Tokens: w.tokens, Base: l.Scores}
 	w.vals = learner.ScoreLink(&w.lf, w.vals[:0])
 	return w.vals
 }

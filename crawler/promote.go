@@ -88,12 +88,12 @@ func (pr *promoter) remember(u urlnorm.URL, push []Entry) {
 func (pr *promoter) observe(e Entry, p *Page) []Entry {
 	el, ok := pr.childOf[e.URL]
 	i := pr.topicOf(e.Topic)
-	if !ok || i < 0 || p.Failure != "" || i >= len(p.Relevant) {
+	if !ok || i < 0 || p.Failure != "" || p.Relevant == nil {
 		return nil
 	}
 	s := el.Value.(*promoteSource)
 	s.fetched[i]++
-	if p.Relevant[i] {
+	if p.Relevant[pr.topics[i]] {
 		s.relevant[i]++
 	}
 	if s.promoted[i] || s.fetched[i] < promoteAfter || 2*s.relevant[i] < s.fetched[i] {

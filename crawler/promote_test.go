@@ -16,8 +16,8 @@ func TestPromoter_observe(t *testing.T) {
 		{Topic: "course~reserve", URL: pu("/c"), Score: 0.4}, {Topic: "faculty~reserve", URL: pu("/f")},
 		{Topic: "course~reserve", URL: pu("/d"), Score: 0.3},
 	})
-	on := &Page{Relevant: []bool{true, false}}
-	off := &Page{Relevant: []bool{false, false}}
+	on := &Page{Relevant: map[string]bool{"course": true, "faculty": false}}
+	off := &Page{Relevant: map[string]bool{"course": false, "faculty": false}}
 	failed := &Page{Failure: "status: HTTP 404"}
 	steps := []struct {
 		url  string

@@ -391,9 +391,9 @@ func (r *run) done(err error) error {
 		if p.Failure != "" {
 			r.sum.Failed++
 		}
-		for i, rel := range p.Relevant {
+		for t, rel := range p.Relevant {
 			if rel {
-				r.sum.Relevant[r.c.topics[i]]++
+				r.sum.Relevant[t]++
 			}
 		}
 	}

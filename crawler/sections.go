@@ -91,8 +91,8 @@ func (s *sections) observe(p *Page) {
 	if dir == "" {
 		return
 	}
-	for i, rel := range p.Relevant {
-		if !rel {
+	for i, t := range s.topics {
+		if !p.Relevant[t] {
 			continue
 		}
 		k := sectionKey{i, dir}

@@ -37,9 +37,9 @@ func TestSectionOf(t *testing.T) {
 
 func TestSections_divert(t *testing.T) {
 	s := newSections([]string{"course", "faculty"})
-	s.observe(&Page{FinalURL: urlnorm.MustParse("http://a.test/cs100/"), Relevant: []bool{true, false}})
-	s.observe(&Page{FinalURL: urlnorm.MustParse("http://a.test/cs200/"), Relevant: []bool{true, false}, Failure: "parse: broken"})
-	s.observe(&Page{FinalURL: urlnorm.MustParse("http://a.test/~bob/cs354.html"), Relevant: []bool{true, false}})
+	s.observe(&Page{FinalURL: urlnorm.MustParse("http://a.test/cs100/"), Relevant: map[string]bool{"course": true, "faculty": false}})
+	s.observe(&Page{FinalURL: urlnorm.MustParse("http://a.test/cs200/"), Relevant: map[string]bool{"course": true, "faculty": false}, Failure: "parse: broken"})
+	s.observe(&Page{FinalURL: urlnorm.MustParse("http://a.test/~bob/cs354.html"), Relevant: map[string]bool{"course": true, "faculty": false}})
 	e := func(topic, u string) Entry { return Entry{Topic: topic, URL: urlnorm.MustParse("http://a.test" + u)} }
 	push := []Entry{
 		e("course", "/cs100/hw1.html"),       // inside: to the parts
@@ -67,7 +67,7 @@ func TestSections_divert(t *testing.T) {
 func TestSections_memoryIsBounded(t *testing.T) {
 	s := newSections([]string{"course"})
 	for i := 0; i < sectionsKept+10; i++ {
-		s.observe(&Page{FinalURL: urlnorm.MustParse(fmt.Sprintf("http://a.test/c%d/", i)), Relevant: []bool{true}})
+		s.observe(&Page{FinalURL: urlnorm.MustParse(fmt.Sprintf("http://a.test/c%d/", i)), Relevant: map[string]bool{"course": true}})
 	}
 	if s.lru.Len() != sectionsKept || len(s.by) != sectionsKept {
 		t.Errorf("%d sections remembered (%d in the map), want %d", s.lru.Len(), len(s.by), sectionsKept)

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/scent-crawler/scent/fetch"
@@ -53,7 +54,7 @@ type CrawlSpec struct {
 	// SeedStacks are the stacks a new crawl's seeds are pushed on; nil
 	// means all of Stacks.
 	SeedStacks []string
-	Topics     []string // the scorer's topics, the order of Page.Scores; may be empty
+	Topics     []string // the scorer's topics, the keys of Page.Scores; may be empty
 	Seeds      []urlnorm.URL
 	Config     string // the crawl's settings as JSON, kept for reports
 	// MinHash are the parameters Page.Signature is made with. A store
@@ -97,11 +98,25 @@ type Entry struct {
 	Parent urlnorm.URL // zero for seeds
 }
 
-// Page is the record of one fetch, successful or not.
+// Page is the record of one fetch, successful or not: scent's one page
+// record. The crawler fills it and commits it to a Store; a store's read
+// of a crawl (EachPage of the SQLite and PostgreSQL stores) gives it back,
+// without the fields that read says it leaves out and with Order and
+// DuplicateOf, which only the store knows. What reads a crawl (report,
+// export, experiments, archives) takes it as it is: it lives here, beside
+// the Store that keeps it, so those packages import crawler and crawler
+// imports none of them. URLs are urlnorm.URL throughout, and Scores and
+// Relevant are keyed by topic, so a reader needs no topic order.
 type Page struct {
-	URL         urlnorm.URL
-	FinalURL    urlnorm.URL
-	Topic       string // the stack it was popped from
+	// Order is the page's place in its crawl's fetch order, set by a
+	// store's read; 0 before the page is committed.
+	Order    int
+	URL      urlnorm.URL
+	FinalURL urlnorm.URL
+	// Topic is the topic the page was fetched for: it was popped from
+	// that topic's stack or from its reserve or parts (Stack.Topic of
+	// any Kind); "" for the bfs queue.
+	Topic       string
 	Depth       int
 	Status      int
 	FetchedAt   time.Time
@@ -117,9 +132,16 @@ type Page struct {
 	// with which the store decides whether the page is a near-duplicate of
 	// a page stored before; the zero value for failed pages.
 	Signature minhash.Signature
-	Scores    []float64 // page relevance per topic (CrawlSpec.Topics order); nil without classifier
-	Relevant  []bool
-	Failure   string // "reason: detail" when the fetch or parse failed
+	// DuplicateOf is the URL of the page this one is a near-duplicate of
+	// (the earliest stored page of its group, maybe of another crawl),
+	// set by a store's read; zero when the page is no duplicate.
+	DuplicateOf urlnorm.URL
+	// Scores is the page classifier's relevance score per topic (the
+	// topics of CrawlSpec.Topics) and Relevant its verdict; both nil
+	// without a classifier.
+	Scores   map[string]float64
+	Relevant map[string]bool
+	Failure  string // "reason: detail" when the fetch or parse failed
 	// Redirects are the redirect hops the fetch met, in order; the
 	// store records each as an alias of its target.
 	Redirects []Redirect
@@ -143,6 +165,45 @@ type Page struct {
 	// (Config.Sitemaps; the first fetch from the site), with their URLs
 	// and lastmod, or why each was refused.
 	Sitemaps []fetch.Sitemap
+}
+
+// CheckScores returns an error unless p has no scores or one score for
+// each of topics (the crawl's CrawlSpec.Topics) and no other: what a
+// Store checks before it keeps them.
+func (p *Page) CheckScores(topics []string) error {
+	if len(p.Scores) == 0 {
+		return nil
+	}
+	if len(p.Scores) != len(topics) {
+		return fmt.Errorf("page %s: %d scores for %d topics", p.URL, len(p.Scores), len(topics))
+	}
+	for _, t := range topics {
+		if _, ok := p.Scores[t]; !ok {
+			return fmt.Errorf("page %s: no score for topic %q", p.URL, t)
+		}
+	}
+	return nil
+}
+
+// ParseURLs sets URL, FinalURL and DuplicateOf (left zero when dupOf is
+// empty) from the strings a store keeps them as, for a store's read. The
+// store wrote them normalized, so they parse; one that does not is an
+// error of the store.
+func (p *Page) ParseURLs(u, final, dupOf string) error {
+	var err error
+	if p.URL, err = urlnorm.Parse(u); err != nil {
+		return fmt.Errorf("read page %d: %w", p.Order, err)
+	}
+	if p.FinalURL, err = urlnorm.Parse(final); err != nil {
+		return fmt.Errorf("read page %d: final URL: %w", p.Order, err)
+	}
+	if dupOf == "" {
+		return nil
+	}
+	if p.DuplicateOf, err = urlnorm.Parse(dupOf); err != nil {
+		return fmt.Errorf("read page %d: duplicate of: %w", p.Order, err)
+	}
+	return nil
 }
 
 // Redirect is one redirect hop: URL answered Status with Location Target.

@@ -54,9 +54,9 @@ type page struct{ topics []string }
 func (page) scoresLinks() bool { return false }
 
 func (s page) push(dst []Entry, p *Page, u urlnorm.URL, depth int, _ []float64) []Entry {
-	for i, rel := range p.Relevant {
-		if rel {
-			dst = append(dst, Entry{Topic: s.topics[i], URL: u, Depth: depth, Score: p.Scores[i], Parent: p.FinalURL})
+	for _, t := range s.topics {
+		if p.Relevant[t] {
+			dst = append(dst, Entry{Topic: t, URL: u, Depth: depth, Score: p.Scores[t], Parent: p.FinalURL})
 		}
 	}
 	return dst

@@ -18,7 +18,6 @@ import (
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/segment"
-	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -120,8 +119,8 @@ func ReadTrained(path string) ([]urlnorm.URL, error) {
 type baselines struct {
 	collection *replay.Archive
 	seeds      []urlnorm.URL
-	labels     report.Labels // the recall targets (all labels in scope)
-	bfs        []report.Page // breadth-first over every page reachable from seeds
+	labels     report.Labels   // the recall targets (all labels in scope)
+	bfs        []*crawler.Page // breadth-first over every page reachable from seeds
 	plans      map[string][]report.ShareMark
 }
 
@@ -184,7 +183,7 @@ func (b *baselines) apply(rep *report.Report, learnt []urlnorm.URL) {
 // (lockstep, so always the same). The crawl runs once per collection,
 // seeds and workers: its fetches are kept in the user's cache folder
 // (scent/bfs-KEY.tsv) and read from there afterwards.
-func bfsPages(ctx context.Context, archivePath string, seeds []urlnorm.URL, f *fetch.Fetcher, workers int) ([]report.Page, error) {
+func bfsPages(ctx context.Context, archivePath string, seeds []urlnorm.URL, f *fetch.Fetcher, workers int) ([]*crawler.Page, error) {
 	cache := ""
 	if dir, err := os.UserCacheDir(); err == nil {
 		if fi, err := os.Stat(archivePath); err == nil {
@@ -224,9 +223,9 @@ func bfsPages(ctx context.Context, archivePath string, seeds []urlnorm.URL, f *f
 	if err != nil {
 		return nil, err
 	}
-	var pages []report.Page
-	if err := store.EachPage(ctx, info.ID, func(p *sqlite.PageRow) error {
-		pages = append(pages, report.Page{URL: p.URL, FinalURL: p.FinalURL, Failed: p.Failure != ""})
+	var pages []*crawler.Page
+	if err := store.EachPage(ctx, info.ID, func(p *crawler.Page) error {
+		pages = append(pages, &crawler.Page{URL: p.URL, FinalURL: p.FinalURL, Failure: p.Failure})
 		return nil
 	}); err != nil {
 		return nil, err
@@ -237,7 +236,7 @@ func bfsPages(ctx context.Context, archivePath string, seeds []urlnorm.URL, f *f
 			w := bufio.NewWriter(f)
 			for _, p := range pages {
 				failed := 0
-				if p.Failed {
+				if p.Failure != "" {
 					failed = 1
 				}
 				fmt.Fprintf(w, "%s\t%s\t%d\n", p.URL, p.FinalURL, failed)
@@ -248,19 +247,36 @@ func bfsPages(ctx context.Context, archivePath string, seeds []urlnorm.URL, f *f
 	return pages, nil
 }
 
-// readPages reads the fetches a cache file of bfsPages holds.
-func readPages(path string) ([]report.Page, error) {
+// cachedFailure is the Failure of a failed fetch read from a cache file
+// of bfsPages, which keeps only whether a fetch failed.
+const cachedFailure = "failed (breadth-first cache)"
+
+// readPages reads the fetches a cache file of bfsPages holds: their URL,
+// final URL and whether they failed (Failure cachedFailure).
+func readPages(path string) ([]*crawler.Page, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var out []report.Page
+	var out []*crawler.Page
 	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 		f := strings.Split(line, "\t")
 		if len(f) != 3 {
 			return nil, fmt.Errorf("%s line %d: want URL, final URL and failed", path, i+1)
 		}
-		out = append(out, report.Page{URL: f[0], FinalURL: f[1], Failed: f[2] == "1"})
+		u, err := urlnorm.Parse(f[0])
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
+		}
+		final, err := urlnorm.Parse(f[1])
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
+		}
+		p := &crawler.Page{URL: u, FinalURL: final}
+		if f[2] == "1" {
+			p.Failure = cachedFailure
+		}
+		out = append(out, p)
 	}
 	return out, nil
 }

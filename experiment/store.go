@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/urlnorm"
@@ -51,15 +52,27 @@ type ExportLine struct {
 	FinalURL    string             `json:"final_url"`
 	Status      int                `json:"status"`
 	FetchedAt   time.Time          `json:"fetched_at"`
-	Stack       string             `json:"stack,omitempty"`
+	Topic       string             `json:"stack,omitempty"` // crawler.Page.Topic, written as "stack" as export always has
 	Depth       int                `json:"depth"`
 	Size        int                `json:"size"`
 	ContentType string             `json:"content_type,omitempty"`
 	Title       string             `json:"title,omitempty"`
 	Failure     string             `json:"failure,omitempty"`
 	DuplicateOf string             `json:"duplicate_of,omitempty"` // URL of the original of a near-duplicate
-	Score       map[string]float64 `json:"score"`
+	Scores      map[string]float64 `json:"score"`
 	Relevant    map[string]bool    `json:"relevant"`
+}
+
+// exportLine is the export line of page p.
+func exportLine(p *crawler.Page) ExportLine {
+	e := ExportLine{Order: p.Order, URL: p.URL.String(), FinalURL: p.FinalURL.String(), Status: p.Status, FetchedAt: p.FetchedAt,
+		Topic: p.Topic, Depth: p.Depth, Size: p.Size, ContentType: p.ContentType, Title: p.Title, Failure: p.Failure,
+		DuplicateOf: p.DuplicateOf.String(), Scores: p.Scores, Relevant: p.Relevant}
+	if e.Scores == nil {
+		e.Scores = map[string]float64{}
+		e.Relevant = map[string]bool{}
+	}
+	return e
 }
 
 // ExportJSONL writes the pages of crawl name of db to w as JSON lines
@@ -72,15 +85,8 @@ func ExportJSONL(ctx context.Context, db, name string, w io.Writer) error {
 	defer store.Close()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
-	err = store.EachPage(ctx, c.ID, func(p *sqlite.PageRow) error {
-		e := ExportLine{Order: p.Order, URL: p.URL, FinalURL: p.FinalURL, Status: p.Status, FetchedAt: p.FetchedAt,
-			Stack: p.Topic, Depth: p.Depth, Size: p.Size, ContentType: p.ContentType, Title: p.Title, Failure: p.Failure,
-			DuplicateOf: p.DuplicateOf, Score: p.Scores, Relevant: p.Relevant}
-		if e.Score == nil {
-			e.Score = map[string]float64{}
-			e.Relevant = map[string]bool{}
-		}
-		return enc.Encode(e)
+	err = store.EachPage(ctx, c.ID, func(p *crawler.Page) error {
+		return enc.Encode(exportLine(p))
 	})
 	if err != nil {
 		return err
@@ -126,8 +132,8 @@ func Measure(ctx context.Context, db, name, labelsPath string, every int, topics
 			t.Threshold = v
 		}
 	}
-	err = store.EachPage(ctx, c.ID, func(p *sqlite.PageRow) error {
-		rep.Add(report.Page{URL: p.URL, FinalURL: p.FinalURL, Stack: p.Topic, Failed: p.Failure != "", Duplicate: p.DuplicateOf != "", Relevant: p.Relevant})
+	err = store.EachPage(ctx, c.ID, func(p *crawler.Page) error {
+		rep.Add(p)
 		return nil
 	})
 	if err != nil {

@@ -332,7 +332,11 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 
 // rewarded reports whether page p counts as relevant to topic t.
 func (l *Learner) rewarded(p *crawler.Page, t int) bool {
-	return p.Failure == "" && t < len(p.Scores) && p.Scores[t] >= l.rewardAt(t)
+	if p.Failure != "" {
+		return false
+	}
+	s, ok := p.Scores[l.topics[t]]
+	return ok && s >= l.rewardAt(t)
 }
 
 // rewardAt is topic t's reward threshold.

@@ -151,7 +151,7 @@ func observe(l *learn.Learner, e crawler.Entry, relevant bool, links map[string]
 	if relevant {
 		score = 0.9
 	}
-	p := &crawler.Page{URL: e.URL, FinalURL: e.URL, Depth: e.Depth, Relevant: []bool{relevant}, Scores: []float64{score}}
+	p := &crawler.Page{URL: e.URL, FinalURL: e.URL, Depth: e.Depth, Relevant: map[string]bool{"robots": relevant}, Scores: map[string]float64{"robots": score}}
 	var push []crawler.Entry
 	for path, ctx := range links {
 		u := urlnorm.MustParse("http://h.test" + path)

@@ -71,8 +71,8 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }
 
-// observe counts one committed page; topics name the page's scores.
-func (m *Metrics) observe(p *crawler.Page, topics []string, h *harvest) {
+// observe counts one committed page.
+func (m *Metrics) observe(p *crawler.Page, h *harvest) {
 	class := "none"
 	if p.Status > 0 {
 		class = strconv.Itoa(p.Status/100) + "xx"
@@ -90,12 +90,9 @@ func (m *Metrics) observe(p *crawler.Page, topics []string, h *harvest) {
 	m.stored.Inc()
 	m.bytes.Add(float64(p.Size))
 	m.topicPage.WithLabelValues(p.Topic).Inc()
-	rel := false
-	for i, t := range topics {
-		if t == p.Topic && i < len(p.Relevant) && p.Relevant[i] {
-			rel = true
-			m.relevant.WithLabelValues(t).Inc()
-		}
+	rel := p.Relevant[p.Topic]
+	if rel {
+		m.relevant.WithLabelValues(p.Topic).Inc()
 	}
 	if p.Topic != "" {
 		m.harvest.WithLabelValues(p.Topic).Set(h.add(p.Topic, rel))
@@ -134,21 +131,20 @@ type Store struct {
 	M *Metrics
 
 	mu      sync.Mutex
-	topics  []string
 	h       harvest
 	crawl   int64
 	lastOrd int
 	next    time.Time
 }
 
-// OpenCrawl opens the crawl and learns its topics.
+// OpenCrawl opens the crawl and starts counting its harvest.
 func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.CrawlState, error) {
 	st, err := s.Store.OpenCrawl(ctx, spec)
 	if err != nil {
 		return st, err
 	}
 	s.mu.Lock()
-	s.topics, s.crawl = spec.Topics, st.ID
+	s.crawl = st.ID
 	s.h = harvest{pages: make(map[string]int), relevant: make(map[string]int)}
 	s.lastOrd = st.Fetched
 	s.mu.Unlock()
@@ -163,7 +159,7 @@ func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, 
 	}
 	s.mu.Lock()
 	for _, p := range pages {
-		s.M.observe(p, s.topics, &s.h)
+		s.M.observe(p, &s.h)
 	}
 	due := time.Now().After(s.next)
 	s.mu.Unlock()

@@ -488,20 +488,32 @@ func insertPages(ctx context.Context, tx pgx.Tx, crawl int64, holder string, pag
 		if err := dedup(ctx, tx, pageID, p, sigs[i]); err != nil {
 			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
 		}
-		if len(p.Scores) > 0 && len(p.Scores) != len(topics) {
-			return nil, 0, fmt.Errorf("store page %s: %d scores for %d topics", p.URL, len(p.Scores), len(topics))
-		}
-		if len(p.Scores) > 0 {
-			rel := make([]bool, len(p.Scores))
-			copy(rel, p.Relevant)
-			if _, err := tx.Exec(ctx, `INSERT INTO page_scores(page_id, topic, score, relevant)
-				SELECT $1, t, s, r FROM unnest($2::text[], $3::float8[], $4::bool[]) AS x(t, s, r)`,
-				pageID, topics, p.Scores, rel); err != nil {
-				return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
-			}
+		if err := insertScores(ctx, tx, pageID, p, topics); err != nil {
+			return nil, 0, err
 		}
 	}
 	return stored, succeeded, nil
+}
+
+// insertScores stores the scores and verdicts of p (checked against
+// topics), if it has any, one row a topic.
+func insertScores(ctx context.Context, tx pgx.Tx, pageID int64, p *crawler.Page, topics []string) error {
+	if err := p.CheckScores(topics); err != nil {
+		return fmt.Errorf("store %w", err)
+	}
+	if len(p.Scores) == 0 {
+		return nil
+	}
+	scores, rel := make([]float64, len(topics)), make([]bool, len(topics))
+	for i, t := range topics {
+		scores[i], rel[i] = p.Scores[t], p.Relevant[t]
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO page_scores(page_id, topic, score, relevant)
+		SELECT $1, t, s, r FROM unnest($2::text[], $3::float8[], $4::bool[]) AS x(t, s, r)`,
+		pageID, topics, scores, rel); err != nil {
+		return fmt.Errorf("store page %s: %w", p.URL, err)
+	}
+	return nil
 }
 
 func nullable(s string) any {

@@ -11,7 +11,9 @@
 // newer scent is refused.
 //
 // Store implements crawler.Store, crawler.URLLookup and
-// crawler.SharedFrontier. Many processes, one crawl:
+// crawler.SharedFrontier; EachPage reads a crawl's pages back as
+// crawler.Page records, as the SQLite store's EachPage does. Many
+// processes, one crawl:
 //
 //   - Leases. Every process that opens a crawl is a holder (table
 //     holders) and renews its expiry every Options.LeaseExpiry/3. Pop

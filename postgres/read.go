@@ -3,35 +3,57 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/scent-crawler/scent/crawler"
-	"github.com/scent-crawler/scent/urlnorm"
 )
 
-// EachFetch calls fn with every fetch committed to the crawl, in fetch
-// order: URL, final URL, stack, depth, status, size, content type,
-// content hash and failure (no text, links or scores). The rows are
-// streamed.
-func (s *Store) EachFetch(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT url, final_url, topic, depth, status, fetched_at, size, content_type, content_hash, failure
-		FROM pages WHERE crawl_id = $1 ORDER BY ord`, crawl)
+// EachPage calls fn for every fetch committed to the crawl, in fetch
+// order, as the crawler committed it, with its order and the page it is
+// a near-duplicate of; text, signature, links, raw exchanges and sitemaps
+// are left out. The rows are streamed.
+func (s *Store) EachPage(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error {
+	rows, err := s.pool.Query(ctx, `SELECT COALESCE(p.ord, 0), p.url, p.final_url, p.topic, p.depth, p.status, p.fetched_at,
+		p.duration_ms, p.size, p.content_type, p.etag, p.modified, p.content_hash, p.title, p.failure,
+		COALESCE((SELECT o.url FROM pages o WHERE o.id = p.duplicate_of), ''),
+		ARRAY(SELECT topic FROM page_scores WHERE page_id = p.id ORDER BY topic),
+		ARRAY(SELECT score FROM page_scores WHERE page_id = p.id ORDER BY topic),
+		ARRAY(SELECT relevant FROM page_scores WHERE page_id = p.id ORDER BY topic)
+		FROM pages p WHERE p.crawl_id = $1 ORDER BY p.ord`, crawl)
 	if err != nil {
 		return fmt.Errorf("read pages: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var u, final string
-		var size int64
+		var u, final, dupOf string
+		var ord, size int64
+		var durMS float64
+		var topics []string
+		var scores []float64
+		var relevant []bool
 		p := &crawler.Page{}
-		if err := rows.Scan(&u, &final, &p.Topic, &p.Depth, &p.Status, &p.FetchedAt, &size, &p.ContentType, &p.ContentHash, &p.Failure); err != nil {
+		if err := rows.Scan(&ord, &u, &final, &p.Topic, &p.Depth, &p.Status, &p.FetchedAt, &durMS, &size,
+			&p.ContentType, &p.ETag, &p.Modified, &p.ContentHash, &p.Title, &p.Failure, &dupOf, &topics, &scores, &relevant); err != nil {
 			return fmt.Errorf("read pages: %w", err)
 		}
-		p.Size = int(size)
-		p.URL, _ = urlnorm.Parse(u)
-		p.FinalURL, _ = urlnorm.Parse(final)
+		p.Order, p.Size = int(ord), int(size)
+		p.Duration = time.Duration(durMS * float64(time.Millisecond))
+		if err := p.ParseURLs(u, final, dupOf); err != nil {
+			return err
+		}
+		if len(topics) > 0 && len(scores) == len(topics) && len(relevant) == len(topics) {
+			p.Scores = make(map[string]float64, len(topics))
+			p.Relevant = make(map[string]bool, len(topics))
+			for i, t := range topics {
+				p.Scores[t], p.Relevant[t] = scores[i], relevant[i]
+			}
+		}
 		if err := fn(p); err != nil {
 			return err
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read pages: %w", err)
+	}
+	return nil
 }

@@ -3,7 +3,8 @@
 // estimated), the precision and recall of the collected set, and the
 // harvest-rate curve (relevant pages against pages fetched), and how many
 // of the pages fetched from each stack are unique or near-duplicates of
-// pages stored before them (Page.Duplicate, as decided by the store).
+// pages stored before them (crawler.Page.DuplicateOf, as decided by the
+// store).
 // With labels it also judges the link classifier on the crawl's labelled
 // links (AddLink): a link is relevant when its target is labelled with the
 // topic, and predicted relevant when its score reaches the topic's

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -28,7 +29,7 @@ func fakeCellReport(name, strategy, topic string, step, n int) *Report {
 	r.TargetScope = ScopeAllLabels
 	for i := 0; i < n; i++ {
 		u := fmt.Sprintf("http://a.test/%d", i)
-		r.Add(Page{URL: u, FinalURL: u, Stack: topic})
+		r.Add(&crawler.Page{URL: urlnorm.MustParse(u), FinalURL: urlnorm.MustParse(u), Topic: topic})
 	}
 	r.Finish()
 	return r

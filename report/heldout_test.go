@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -23,17 +24,17 @@ func heldOutLabels() (Labels, []urlnorm.URL) {
 
 func TestReport_Exclude(t *testing.T) {
 	labels, learnt := heldOutLabels()
-	crawl := []Page{
-		{URL: "http://a.com/c0"}, // a training example: costs a page, finds nothing
-		{URL: "http://a.com/x", Failed: true},
-		{URL: "http://a.com/c2"}, // held-out 1 of 6 at page 2, fetch 3
-		{URL: "http://a.com/c1"}, // a training example
-		{URL: "http://a.com/c3"}, // 2 of 6: 25 % (2 ≥ 1.5) at page 4, fetch 5
-		{URL: "http://a.com/y", Failed: true},
-		{URL: "http://a.com/o"},
-		{URL: "http://a.com/c4"}, // 3 of 6: 50 % at page 6, fetch 8
-		{URL: "http://a.com/c0"}, // the same example again
-		{URL: "http://a.com/c5"}, // 4 of 6 (75 % needs 5)
+	crawl := []*crawler.Page{
+		{URL: urlnorm.MustParse("http://a.com/c0")}, // a training example: costs a page, finds nothing
+		{URL: urlnorm.MustParse("http://a.com/x"), Failure: "status: HTTP 404"},
+		{URL: urlnorm.MustParse("http://a.com/c2")}, // held-out 1 of 6 at page 2, fetch 3
+		{URL: urlnorm.MustParse("http://a.com/c1")}, // a training example
+		{URL: urlnorm.MustParse("http://a.com/c3")}, // 2 of 6: 25 % (2 ≥ 1.5) at page 4, fetch 5
+		{URL: urlnorm.MustParse("http://a.com/y"), Failure: "status: HTTP 404"},
+		{URL: urlnorm.MustParse("http://a.com/o")},
+		{URL: urlnorm.MustParse("http://a.com/c4")}, // 3 of 6: 50 % at page 6, fetch 8
+		{URL: urlnorm.MustParse("http://a.com/c0")}, // the same example again
+		{URL: urlnorm.MustParse("http://a.com/c5")}, // 4 of 6 (75 % needs 5)
 	}
 	run := func(exclude bool) *Report {
 		r := New("x", "link", []string{"course"}, labels, 2)
@@ -43,7 +44,7 @@ func TestReport_Exclude(t *testing.T) {
 			r.Exclude(learnt)
 		}
 		for _, p := range crawl {
-			if p.FinalURL == "" {
+			if p.FinalURL.IsZero() {
 				p.FinalURL = p.URL
 			}
 			r.Add(p)
@@ -99,7 +100,7 @@ func TestReport_Compare(t *testing.T) {
 		r.TargetScope = ScopeAllLabels
 		r.Exclude(learnt)
 		for _, u := range urls {
-			r.Add(Page{URL: u, FinalURL: u})
+			r.Add(&crawler.Page{URL: urlnorm.MustParse(u), FinalURL: urlnorm.MustParse(u)})
 		}
 		r.Finish()
 		return r

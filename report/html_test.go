@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -30,7 +31,7 @@ func fakeReport(crawl, strategy string, step int) *Report {
 	}
 	r := New(crawl, strategy, []string{"course", "faculty"}, labels, 10)
 	for i := 0; i < 50; i++ {
-		r.Add(Page{URL: fmt.Sprintf("http://a.test/%d", i), FinalURL: fmt.Sprintf("http://a.test/%d", i), Stack: "course"})
+		r.Add(&crawler.Page{URL: urlnorm.MustParse(fmt.Sprintf("http://a.test/%d", i)), FinalURL: urlnorm.MustParse(fmt.Sprintf("http://a.test/%d", i)), Topic: "course"})
 	}
 	r.AddLink(Link{Target: "http://a.test/0", Scores: map[string]float64{"course": 0.9, "faculty": 0.1}})
 	r.AddLink(Link{Target: "http://a.test/1", Scores: map[string]float64{"course": 0.8, "faculty": 0.5}})
@@ -151,8 +152,8 @@ func TestWriteHTML(t *testing.T) {
 
 func TestWriteHTML_unlabelled(t *testing.T) {
 	r := New("u", "page", []string{"course"}, nil, 1)
-	r.Add(Page{URL: "http://a.test/1", Relevant: map[string]bool{"course": true}})
-	r.Add(Page{URL: "http://a.test/2"})
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.test/1"), Relevant: map[string]bool{"course": true}})
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.test/2")})
 	r.Finish()
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, r); err != nil {
@@ -204,7 +205,7 @@ func TestWriteHTML_chromium(t *testing.T) {
 func TestWriteCSV(t *testing.T) {
 	a := fakeReport("a", "link", 2)
 	u := New("u", "page", []string{"course"}, nil, 1)
-	u.Add(Page{URL: "http://a.test/1", Relevant: map[string]bool{"course": true}})
+	u.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.test/1"), Relevant: map[string]bool{"course": true}})
 	u.Finish()
 	var buf bytes.Buffer
 	if err := WriteCSV(&buf, a, u); err != nil {

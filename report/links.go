@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // DefaultThreshold is the link score at or above which a link counts as
@@ -42,7 +44,8 @@ func (r *Report) AddLink(l Link) {
 	if r.labels == nil || len(l.Scores) == 0 {
 		return
 	}
-	_, label, labelled := r.labelOf(l.Target)
+	u, _ := urlnorm.Parse(l.Target) // zero, so unlabelled, when it does not parse
+	_, label, labelled := r.labelOf(u)
 	for _, t := range r.Topics {
 		s, ok := l.Scores[t.Topic]
 		if !ok {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -14,18 +15,6 @@ const (
 	ScopeCrawledHosts = "crawled-hosts"
 	ScopeAllLabels    = "all-labels"
 )
-
-// Page is what a report needs of one fetched page.
-type Page struct {
-	URL      string
-	FinalURL string
-	Stack    string // the stack it was popped from ("" for bfs)
-	Failed   bool
-	// Duplicate is true when the store found the page to be a
-	// near-duplicate of a page stored before it.
-	Duplicate bool
-	Relevant  map[string]bool // the classifier's verdict per topic
-}
 
 // Report is the measure of one crawl.
 type Report struct {
@@ -179,11 +168,10 @@ func indexAliases(labels Labels) map[urlnorm.URL]urlnorm.URL {
 	return m
 }
 
-// labelOf returns the labelled URL raw names, by itself or as an index
+// labelOf returns the labelled URL u names, by itself or as an index
 // alias, and its label.
-func (r *Report) labelOf(raw string) (urlnorm.URL, string, bool) {
-	u, err := urlnorm.Parse(raw)
-	if err != nil {
+func (r *Report) labelOf(u urlnorm.URL) (urlnorm.URL, string, bool) {
+	if u.IsZero() {
 		return u, "", false
 	}
 	return lookup(r.labels, r.byDir, u)
@@ -213,24 +201,25 @@ func mayAlias(u urlnorm.URL) bool {
 	return name == "" || strings.EqualFold(name, "index.html") || strings.EqualFold(name, "index.htm")
 }
 
-// Add counts the next fetch. Failed fetches are counted apart; the
-// harvest curve runs over the pages fetched successfully.
-func (r *Report) Add(p Page) {
-	if p.Failed {
+// Add counts the next fetch of the crawl, as a store reads it: its URLs,
+// Topic, Failure, DuplicateOf and Relevant. Failed fetches are counted
+// apart; the harvest curve runs over the pages fetched successfully.
+func (r *Report) Add(p *crawler.Page) {
+	if p.Failure != "" {
 		r.Failed++
 		r.Fetches = r.Pages + r.Failed
 		return
 	}
 	r.Pages++
 	r.Fetches = r.Pages + r.Failed
-	if p.Duplicate {
+	dup := !p.DuplicateOf.IsZero()
+	if dup {
 		r.Duplicates++
 	}
-	if u, err := urlnorm.Parse(p.URL); err == nil {
-		r.hosts[u.Host()] = true
-	}
-	if u, err := urlnorm.Parse(p.FinalURL); err == nil {
-		r.hosts[u.Host()] = true
+	for _, u := range [...]urlnorm.URL{p.URL, p.FinalURL} {
+		if !u.IsZero() {
+			r.hosts[u.Host()] = true
+		}
 	}
 	// A labelled page reached under several URLs (redirects, index
 	// aliases) counts once.
@@ -246,9 +235,9 @@ func (r *Report) Add(p Page) {
 		}
 	}
 	for _, t := range r.Topics {
-		if p.Stack == t.Topic || p.Stack == "" {
+		if p.Topic == t.Topic || p.Topic == "" {
 			t.FromStack++
-			if p.Duplicate {
+			if dup {
 				t.Duplicates++
 			} else {
 				t.Unique++

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -32,11 +33,11 @@ func TestReport_Add(t *testing.T) {
 		urlnorm.MustParse("http://b.com/c9"): "course", // host never crawled
 	}
 	r := New("x", "link", []string{"course"}, labels, 2)
-	r.Add(Page{URL: "http://a.com/c1", FinalURL: "http://a.com/c1", Stack: "course", Relevant: map[string]bool{"course": true}})
-	r.Add(Page{URL: "http://a.com/o1", FinalURL: "http://a.com/o1", Stack: "course"})
-	r.Add(Page{URL: "http://a.com/c2x", FinalURL: "http://a.com/c2", Stack: "course"}) // redirect to a labelled page
-	r.Add(Page{URL: "http://a.com/c1/", FinalURL: "http://a.com/c1", Stack: "course"}) // the same page again
-	r.Add(Page{URL: "http://a.com/dead", FinalURL: "http://a.com/dead", Stack: "course", Failed: true})
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.com/c1"), FinalURL: urlnorm.MustParse("http://a.com/c1"), Topic: "course", Relevant: map[string]bool{"course": true}})
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.com/o1"), FinalURL: urlnorm.MustParse("http://a.com/o1"), Topic: "course"})
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.com/c2x"), FinalURL: urlnorm.MustParse("http://a.com/c2"), Topic: "course"}) // redirect to a labelled page
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.com/c1/"), FinalURL: urlnorm.MustParse("http://a.com/c1"), Topic: "course"}) // the same page again
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.com/dead"), FinalURL: urlnorm.MustParse("http://a.com/dead"), Topic: "course", Failure: "status: HTTP 404"})
 	r.Finish()
 	c := r.Topic("course")
 	if r.Pages != 4 || r.Failed != 1 {
@@ -59,7 +60,7 @@ func TestReport_Add(t *testing.T) {
 	}
 	r2 := New("x", "link", []string{"course"}, labels, 2)
 	r2.TargetScope = ScopeAllLabels
-	r2.Add(Page{URL: "http://a.com/c1", FinalURL: "http://a.com/c1"})
+	r2.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.com/c1"), FinalURL: urlnorm.MustParse("http://a.com/c1")})
 	r2.Finish()
 	if got := r2.Topic("course").Targets; got != 4 {
 		t.Errorf("all-labels targets = %d, want 4", got)
@@ -68,8 +69,8 @@ func TestReport_Add(t *testing.T) {
 
 func TestReport_withoutLabelsIsEstimated(t *testing.T) {
 	r := New("x", "link", []string{"course"}, nil, 2)
-	r.Add(Page{URL: "http://a.com/1", Relevant: map[string]bool{"course": true}})
-	r.Add(Page{URL: "http://a.com/2", Relevant: map[string]bool{"course": false}})
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.com/1"), Relevant: map[string]bool{"course": true}})
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.com/2"), Relevant: map[string]bool{"course": false}})
 	r.Finish()
 	c := r.Topic("course")
 	if !c.Estimated || c.Relevant != 1 || c.Harvest != 0.5 {
@@ -112,7 +113,7 @@ func TestReport_Add_indexAliases(t *testing.T) {
 		"http://a.com/both/index.htm", // ambiguous: neither
 		"http://a.com/both/index.html",
 	} {
-		r.Add(Page{URL: u, FinalURL: u, Stack: "course"})
+		r.Add(&crawler.Page{URL: urlnorm.MustParse(u), FinalURL: urlnorm.MustParse(u), Topic: "course"})
 	}
 	r.Finish()
 	if c := r.Topic("course"); c.Relevant != 3 || c.Targets != 4 {
@@ -122,10 +123,10 @@ func TestReport_Add_indexAliases(t *testing.T) {
 
 func TestReport_Add_duplicates(t *testing.T) {
 	r := New("x", "link", []string{"course", "faculty"}, nil, 100)
-	r.Add(Page{URL: "http://a.com/1", Stack: "course"})
-	r.Add(Page{URL: "http://a.com/2", Stack: "course", Duplicate: true})
-	r.Add(Page{URL: "http://a.com/3", Stack: "faculty", Duplicate: true})
-	r.Add(Page{URL: "http://a.com/4", Stack: "faculty", Failed: true})
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.com/1"), Topic: "course"})
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.com/2"), Topic: "course", DuplicateOf: urlnorm.MustParse("http://a.com/1")})
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.com/3"), Topic: "faculty", DuplicateOf: urlnorm.MustParse("http://a.com/1")})
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.com/4"), Topic: "faculty", Failure: "status: HTTP 404"})
 	r.Finish()
 	tests := []struct {
 		topic             string
@@ -154,7 +155,7 @@ func TestReport_Add_duplicates(t *testing.T) {
 func TestReport_Finish_twiceKeepsTheNumbers(t *testing.T) {
 	labels := Labels{urlnorm.MustParse("http://a.com/c1"): "course", urlnorm.MustParse("http://a.com/c2"): "course"}
 	r := New("x", "link", []string{"course"}, labels, 100)
-	r.Add(Page{URL: "http://a.com/c1", FinalURL: "http://a.com/c1"})
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.com/c1"), FinalURL: urlnorm.MustParse("http://a.com/c1")})
 	r.Finish()
 	r.Finish()
 	if c := r.Topic("course"); c.Targets != 2 || c.Recall != 0.5 {

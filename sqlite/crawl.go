@@ -667,21 +667,32 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		if err := d.add(ctx, pageID, p, sig); err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}
-		if len(p.Scores) > 0 && len(p.Scores) != len(topics) {
-			return fmt.Errorf("store page %s: %d scores for %d topics", p.URL, len(p.Scores), len(topics))
+		if err := insertScores(ctx, insScore, pageID, p, topics); err != nil {
+			return err
 		}
-		for i, sc := range p.Scores {
-			rel := 0
-			if i < len(p.Relevant) && p.Relevant[i] {
-				rel = 1
-			}
-			if _, err := insScore.ExecContext(ctx, pageID, topics[i], sc, rel); err != nil {
-				return fmt.Errorf("store page %s: %w", p.URL, err)
-			}
-		}
-
 	}
 	return w.save(ctx)
+}
+
+// insertScores stores the scores and verdicts of p (checked against
+// topics), if it has any, one row a topic.
+func insertScores(ctx context.Context, ins *sql.Stmt, pageID int64, p *crawler.Page, topics []string) error {
+	if err := p.CheckScores(topics); err != nil {
+		return fmt.Errorf("store %w", err)
+	}
+	if len(p.Scores) == 0 {
+		return nil
+	}
+	for _, t := range topics {
+		rel := 0
+		if p.Relevant[t] {
+			rel = 1
+		}
+		if _, err := ins.ExecContext(ctx, pageID, t, p.Scores[t], rel); err != nil {
+			return fmt.Errorf("store page %s: %w", p.URL, err)
+		}
+	}
+	return nil
 }
 
 // aliasIfStored turns successful page p, whose final URL is final, into

@@ -159,7 +159,7 @@ func TestStore_Commit_visitedOncePerCrawl(t *testing.T) {
 		t.Fatalf("pop b gave the leased seed again: %v", es2)
 	}
 	page := &crawler.Page{URL: u("/"), FinalURL: u("/home"), Topic: "a", Status: 200, FetchedAt: time.Now(),
-		Scores: []float64{0.9, 0.2}, Relevant: []bool{true, false},
+		Scores: map[string]float64{"a": 0.9, "b": 0.2}, Relevant: map[string]bool{"a": true, "b": false},
 		Links: []crawler.Link{{Target: u("/x"), Anchor: "x", Context: "a x b", Scores: []float64{0.8, 0.1}}}}
 	push := []crawler.Entry{{Topic: "a", URL: u("/x")}, {Topic: "b", URL: u("/x")}, {Topic: "a", URL: u("/")}, {Topic: "b", URL: u("/home")}}
 	if err := s.Commit(ctx, st.ID, []*crawler.Page{page}, push); err != nil {
@@ -176,8 +176,8 @@ func TestStore_Commit_visitedOncePerCrawl(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d links stored, want 1", n)
 	}
-	var rows []*PageRow
-	if err := s.EachPage(ctx, st.ID, func(p *PageRow) error { rows = append(rows, p); return nil }); err != nil {
+	var rows []*crawler.Page
+	if err := s.EachPage(ctx, st.ID, func(p *crawler.Page) error { rows = append(rows, p); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 1 || rows[0].Order != 1 || rows[0].Scores["a"] != 0.9 || !rows[0].Relevant["a"] || rows[0].Relevant["b"] {

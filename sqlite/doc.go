@@ -16,7 +16,9 @@
 //
 // Store implements crawler.Store. All writes of one crawl come from its
 // scheduler goroutine and are batched into transactions by the crawler;
-// readers (export, report) may run at the same time thanks to WAL. Pop
+// readers (export, report) may run at the same time thanks to WAL; they
+// read a crawl's pages back as crawler.Page records (EachPage, streamed;
+// EachFetch adds links and raw exchanges). Pop
 // only reads: the frontier rows it takes and the URLs it leases are
 // written by the crawl's next write transaction (see pops.go), so a
 // killed process serves them again on resume, as it does any URL leased

@@ -18,7 +18,7 @@ func TestStore_EachLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	pages := []*crawler.Page{
-		{URL: u("/seed"), Topic: "course", Status: 200, Scores: []float64{0.1, 0.2}, Relevant: []bool{false, false},
+		{URL: u("/seed"), Topic: "course", Status: 200, Scores: map[string]float64{"course": 0.1, "faculty": 0.2}, Relevant: map[string]bool{"course": false, "faculty": false},
 			Links: []crawler.Link{
 				{Target: u("/c1"), Anchor: "CS 101", Context: "see CS 101 now", Scores: []float64{0.9, 0.125}},
 				{Target: u("/f1"), Anchor: "Prof", Context: "Prof", Scores: []float64{0.25, 0.8}},

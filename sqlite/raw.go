@@ -87,18 +87,12 @@ func (s *Store) RawStats(ctx context.Context, crawl int64) (RawStats, error) {
 	return st, nil
 }
 
-// EachFetch calls fn for every page of the crawl in fetch order, as a
-// crawler.Page with what an archive of the crawl needs: URLs, stack,
-// depth, status, fetch time, content hash, failure, page scores, links
-// with their scores and the raw exchanges (decompressed). Text,
-// signature and title are left out. Pages are streamed one at a time.
+// EachFetch calls fn for every page of the crawl in fetch order, as
+// EachPage reads it (text and signature left out) completed with what
+// an archive of the crawl needs besides: its links with their scores and
+// its raw exchanges (decompressed). Pages are passed one at a time.
 func (s *Store) EachFetch(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error {
-	c, err := s.crawlByID(ctx, crawl)
-	if err != nil {
-		return err
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, url, final_url, topic, depth, status, fetched_at, duration_ms,
-		size, content_type, content_hash, failure FROM pages WHERE crawl_id = ? ORDER BY ord`, crawl)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+pageColumns+` FROM pages p WHERE p.crawl_id = ? ORDER BY p.ord`, crawl)
 	if err != nil {
 		return fmt.Errorf("read pages: %w", err)
 	}
@@ -112,18 +106,10 @@ func (s *Store) EachFetch(ctx context.Context, crawl int64, fn func(*crawler.Pag
 	// page query holds.
 	var pending []row
 	for rows.Next() {
-		var id int64
-		var u, final, fetched string
-		var durMS float64
-		p := &crawler.Page{}
-		if err := rows.Scan(&id, &u, &final, &p.Topic, &p.Depth, &p.Status, &fetched, &durMS, &p.Size,
-			&p.ContentType, &p.ContentHash, &p.Failure); err != nil {
-			return fmt.Errorf("read pages: %w", err)
+		id, p, err := scanPage(rows)
+		if err != nil {
+			return err
 		}
-		p.URL, _ = urlnorm.Parse(u)
-		p.FinalURL, _ = urlnorm.Parse(final)
-		p.FetchedAt, _ = time.Parse(timeFormat, fetched)
-		p.Duration = time.Duration(durMS * float64(time.Millisecond))
 		pending = append(pending, row{id, p})
 	}
 	if err := rows.Err(); err != nil {
@@ -131,7 +117,7 @@ func (s *Store) EachFetch(ctx context.Context, crawl int64, fn func(*crawler.Pag
 	}
 	rows.Close()
 	for _, r := range pending {
-		if err := s.completeFetch(ctx, r.id, r.p, c.Topics); err != nil {
+		if err := s.completeFetch(ctx, r.id, r.p); err != nil {
 			return err
 		}
 		if err := fn(r.p); err != nil {
@@ -141,43 +127,8 @@ func (s *Store) EachFetch(ctx context.Context, crawl int64, fn func(*crawler.Pag
 	return nil
 }
 
-func (s *Store) crawlByID(ctx context.Context, id int64) (CrawlInfo, error) {
-	var name string
-	if err := s.db.QueryRowContext(ctx, `SELECT name FROM crawls WHERE id = ?`, id).Scan(&name); err != nil {
-		return CrawlInfo{}, fmt.Errorf("crawl %d: %w", id, err)
-	}
-	return s.Crawl(ctx, name)
-}
-
-// completeFetch reads a page's scores, links and raw exchanges.
-func (s *Store) completeFetch(ctx context.Context, id int64, p *crawler.Page, topics []string) error {
-	idx := make(map[string]int, len(topics))
-	for i, t := range topics {
-		idx[t] = i
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT topic, score, relevant FROM page_scores WHERE page_id = ?`, id)
-	if err != nil {
-		return fmt.Errorf("read page scores: %w", err)
-	}
-	for rows.Next() {
-		var t string
-		var sc float64
-		var rel bool
-		if err := rows.Scan(&t, &sc, &rel); err != nil {
-			rows.Close()
-			return fmt.Errorf("read page scores: %w", err)
-		}
-		i, ok := idx[t]
-		if !ok {
-			continue
-		}
-		if p.Scores == nil {
-			p.Scores = make([]float64, len(topics))
-			p.Relevant = make([]bool, len(topics))
-		}
-		p.Scores[i], p.Relevant[i] = sc, rel
-	}
-	rows.Close()
+// completeFetch reads a page's links and raw exchanges.
+func (s *Store) completeFetch(ctx context.Context, id int64, p *crawler.Page) error {
 	links, err := s.pageLinks(ctx, id)
 	if err != nil {
 		return fmt.Errorf("read links: %w", err)
@@ -187,7 +138,7 @@ func (s *Store) completeFetch(ctx context.Context, id int64, p *crawler.Page, to
 		l.Target, _ = urlnorm.Parse(sl.Target)
 		p.Links = append(p.Links, l)
 	}
-	rows, err = s.db.QueryContext(ctx, `SELECT url, sent_at, truncated, request, response FROM raw_exchanges
+	rows, err := s.db.QueryContext(ctx, `SELECT url, sent_at, truncated, request, response FROM raw_exchanges
 		WHERE page_id = ? ORDER BY hop`, id)
 	if err != nil {
 		return fmt.Errorf("read raw exchanges: %w", err)

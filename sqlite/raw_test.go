@@ -33,7 +33,7 @@ func TestStore_EachFetch_rawExchanges(t *testing.T) {
 			Response: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + body), Truncated: true},
 	}
 	p := &crawler.Page{URL: u("/a"), FinalURL: u("/b"), Topic: "t", Status: 200, FetchedAt: sent, Size: len(body),
-		ContentHash: "ab", Scores: []float64{0.8}, Relevant: []bool{true}, Exchanges: exs,
+		ContentHash: "ab", Scores: map[string]float64{"t": 0.8}, Relevant: map[string]bool{"t": true}, Exchanges: exs,
 		Links: []crawler.Link{{Target: u("/c"), Anchor: "c", Scores: []float64{0.25}}}}
 	if err := s.Commit(ctx, st.ID, []*crawler.Page{p}, nil); err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestStore_EachFetch_rawExchanges(t *testing.T) {
 		t.Fatalf("%d pages", len(got))
 	}
 	g := got[0]
-	if g.URL != p.URL || g.FinalURL != p.FinalURL || g.Scores[0] != 0.8 || !g.Relevant[0] || len(g.Links) != 1 || g.Links[0].Scores[0] != 0.25 {
+	if g.URL != p.URL || g.FinalURL != p.FinalURL || g.Scores["t"] != 0.8 || !g.Relevant["t"] || len(g.Links) != 1 || g.Links[0].Scores[0] != 0.25 {
 		t.Errorf("page %+v", g)
 	}
 	if len(g.Exchanges) != 2 {

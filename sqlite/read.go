@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/scent-crawler/scent/crawler"
 )
 
 // CrawlInfo describes a stored crawl.
@@ -62,66 +64,69 @@ func (s *Store) Crawl(ctx context.Context, name string) (CrawlInfo, error) {
 	return c, nil
 }
 
-// PageRow is a stored page as export and report read it.
-type PageRow struct {
-	Order       int
-	URL         string
-	FinalURL    string
-	Topic       string // stack it was popped from
-	Depth       int
-	Status      int
-	FetchedAt   time.Time
-	DurationMS  float64
-	Size        int
-	ContentType string
-	Title       string
-	Failure     string
-	// DuplicateOf is the URL of the page this one is a near-duplicate of
-	// (the earliest stored page of its group, maybe of another crawl), or
-	// empty when it is not a duplicate.
-	DuplicateOf string
-	Scores      map[string]float64
-	Relevant    map[string]bool
-}
+// pageColumns are the columns scanPage reads, from pages p: the record
+// without its text, links and raw exchanges, its page scores joined into
+// one string and the URL of the page it is a near-duplicate of.
+const pageColumns = `p.id, p.ord, p.url, p.final_url, p.topic, p.depth, p.status, p.fetched_at,
+	p.duration_ms, p.size, p.content_type, p.etag, p.modified, p.content_hash, p.title, p.failure,
+	COALESCE((SELECT group_concat(topic || ' ' || score || ' ' || relevant, '|') FROM page_scores WHERE page_id = p.id), ''),
+	COALESCE((SELECT o.url FROM pages o WHERE o.id = p.duplicate_of), '')`
 
-// EachPage calls fn for every page of the crawl in fetch order. The rows
-// are streamed, so memory does not grow with the crawl.
-func (s *Store) EachPage(ctx context.Context, crawl int64, fn func(*PageRow) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT p.ord, p.url, p.final_url, p.topic, p.depth, p.status, p.fetched_at,
-		p.duration_ms, p.size, p.content_type, p.title, p.failure,
-		COALESCE((SELECT group_concat(topic || ' ' || score || ' ' || relevant, '|') FROM page_scores WHERE page_id = p.id), ''),
-		COALESCE((SELECT o.url FROM pages o WHERE o.id = p.duplicate_of), '')
-		FROM pages p WHERE p.crawl_id = ? ORDER BY p.ord`, crawl)
+// EachPage calls fn for every page of the crawl in fetch order, failed
+// fetches included, as the crawler committed it, with its order and the
+// page it is a near-duplicate of; text, signature, links, raw exchanges
+// and sitemaps are left out (EachFetch reads links and raw exchanges).
+// The rows are streamed, so memory does not grow with the crawl.
+func (s *Store) EachPage(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+pageColumns+` FROM pages p WHERE p.crawl_id = ? ORDER BY p.ord`, crawl)
 	if err != nil {
 		return fmt.Errorf("read pages: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var r PageRow
-		var fetched, scores string
-		if err := rows.Scan(&r.Order, &r.URL, &r.FinalURL, &r.Topic, &r.Depth, &r.Status, &fetched, &r.DurationMS,
-			&r.Size, &r.ContentType, &r.Title, &r.Failure, &scores, &r.DuplicateOf); err != nil {
-			return fmt.Errorf("read pages: %w", err)
+		_, p, err := scanPage(rows)
+		if err != nil {
+			return err
 		}
-		r.FetchedAt, _ = time.Parse(timeFormat, fetched)
-		if scores != "" {
-			r.Scores = make(map[string]float64)
-			r.Relevant = make(map[string]bool)
-			for _, part := range strings.Split(scores, "|") {
-				f := strings.Fields(part)
-				if len(f) != 3 {
-					continue
-				}
-				v, _ := strconv.ParseFloat(f[1], 64)
-				r.Scores[f[0]] = v
-				r.Relevant[f[0]] = f[2] == "1"
-			}
-		}
-		if err := fn(&r); err != nil {
+		if err := fn(p); err != nil {
 			return err
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read pages: %w", err)
+	}
+	return nil
+}
+
+// scanPage reads one row of pageColumns: the page's id and its record.
+func scanPage(rows *sql.Rows) (int64, *crawler.Page, error) {
+	var id int64
+	var u, final, fetched, scores, dupOf string
+	var durMS float64
+	p := &crawler.Page{}
+	if err := rows.Scan(&id, &p.Order, &u, &final, &p.Topic, &p.Depth, &p.Status, &fetched, &durMS, &p.Size,
+		&p.ContentType, &p.ETag, &p.Modified, &p.ContentHash, &p.Title, &p.Failure, &scores, &dupOf); err != nil {
+		return 0, nil, fmt.Errorf("read pages: %w", err)
+	}
+	if err := p.ParseURLs(u, final, dupOf); err != nil {
+		return 0, nil, err
+	}
+	p.FetchedAt, _ = time.Parse(timeFormat, fetched)
+	p.Duration = time.Duration(durMS * float64(time.Millisecond))
+	if scores != "" {
+		p.Scores = make(map[string]float64)
+		p.Relevant = make(map[string]bool)
+		for _, part := range strings.Split(scores, "|") {
+			f := strings.Fields(part)
+			if len(f) != 3 {
+				continue
+			}
+			v, _ := strconv.ParseFloat(f[1], 64)
+			p.Scores[f[0]] = v
+			p.Relevant[f[0]] = f[2] == "1"
+		}
+	}
+	return id, p, nil
 }
 
 // Elapsed returns the time between the first and last fetch of a crawl.

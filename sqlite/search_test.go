@@ -125,8 +125,8 @@ func TestStore_Commit_duplicates(t *testing.T) {
 	}
 	// Export and report read the original's URL.
 	got := map[string]string{}
-	if err := s.EachPage(ctx, st.ID, func(r *PageRow) error {
-		got[strings.TrimPrefix(r.URL, "http://a.test")] = strings.TrimPrefix(r.DuplicateOf, "http://a.test")
+	if err := s.EachPage(ctx, st.ID, func(p *crawler.Page) error {
+		got[strings.TrimPrefix(p.URL.String(), "http://a.test")] = strings.TrimPrefix(p.DuplicateOf.String(), "http://a.test")
 		return nil
 	}); err != nil {
 		t.Fatal(err)

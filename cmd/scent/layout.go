@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/replay"
-	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -103,15 +103,10 @@ func fetchedURLs(ctx context.Context, db, name string) ([]urlnorm.URL, error) {
 	}
 	defer store.Close()
 	var out []urlnorm.URL
-	err = store.EachPage(ctx, c.ID, func(p *sqlite.PageRow) error {
-		if p.Status != 200 || p.Failure != "" {
-			return nil
+	err = store.EachPage(ctx, c.ID, func(p *crawler.Page) error {
+		if p.Status == 200 && p.Failure == "" {
+			out = append(out, p.FinalURL)
 		}
-		u, err := urlnorm.Parse(p.FinalURL)
-		if err != nil {
-			return fmt.Errorf("crawl %s: page %d: %w", c.Name, p.Order, err)
-		}
-		out = append(out, u)
 		return nil
 	})
 	return out, err

@@ -254,8 +254,8 @@ func (s *MemStore) Commit(_ context.Context, crawl int64, pages []*crawler.Page,
 		return err
 	}
 	for _, p := range pages {
-		if len(p.Scores) > 0 && len(p.Scores) != len(c.spec.Topics) {
-			return fmt.Errorf("store page %s: %d scores for %d topics", p.URL, len(p.Scores), len(c.spec.Topics))
+		if err := p.CheckScores(c.spec.Topics); err != nil {
+			return fmt.Errorf("store %w", err)
 		}
 	}
 	for _, p := range pages {
@@ -363,9 +363,9 @@ func (s *MemStore) KnownURL(_ context.Context, crawl int64, u urlnorm.URL) (know
 	return true, mu.state != waiting, nil
 }
 
-// EachFetch calls fn with every fetch committed to the crawl, in commit
-// order (without text, links, raw exchanges or sitemaps).
-func (s *MemStore) EachFetch(_ context.Context, crawl int64, fn func(*crawler.Page) error) error {
+// EachPage calls fn with every fetch committed to the crawl, in commit
+// order, with its Order (without text, links, raw exchanges or sitemaps).
+func (s *MemStore) EachPage(_ context.Context, crawl int64, fn func(*crawler.Page) error) error {
 	s.mu.Lock()
 	c, err := s.crawl(crawl)
 	var ps []*crawler.Page
@@ -376,8 +376,9 @@ func (s *MemStore) EachFetch(_ context.Context, crawl int64, fn func(*crawler.Pa
 	if err != nil {
 		return err
 	}
-	for _, p := range ps {
+	for i, p := range ps {
 		cp := *p
+		cp.Order = i + 1
 		cp.Text, cp.Links = "", nil
 		if err := fn(&cp); err != nil {
 			return err

@@ -18,9 +18,9 @@ import (
 // to read back the fetches a crawl committed.
 type Store interface {
 	crawler.Store
-	// EachFetch calls fn with every fetch committed to crawl, in commit
+	// EachPage calls fn with every fetch committed to crawl, in commit
 	// order; URL, Topic, Status and Failure must be set.
-	EachFetch(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error
+	EachPage(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error
 }
 
 // Run runs the behaviour suite of the crawler against the stores that
@@ -61,7 +61,7 @@ type pageRow struct {
 func (su *suite) pages(t *testing.T, st Store) []pageRow {
 	t.Helper()
 	var out []pageRow
-	err := st.EachFetch(context.Background(), 1, func(p *crawler.Page) error {
+	err := st.EachPage(context.Background(), 1, func(p *crawler.Page) error {
 		out = append(out, pageRow{url: p.URL.String(), stack: p.Topic, fail: p.Failure, status: p.Status})
 		return nil
 	})
@@ -637,7 +637,7 @@ func (su *suite) redirectsEndAtOnePage(t *testing.T) {
 			t.Fatal(err)
 		}
 		var pagesOfC []string
-		err = st.EachFetch(context.Background(), 1, func(p *crawler.Page) error {
+		err = st.EachPage(context.Background(), 1, func(p *crawler.Page) error {
 			if p.Failure == "" && (p.FinalURL == s.URL("/c") || p.URL == s.URL("/c")) {
 				pagesOfC = append(pagesOfC, p.URL.String())
 			}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -11,10 +12,14 @@ import (
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
-// Store is a crawler.Store that can be closed.
+// Store is a crawler.Store that can be closed and read back.
 type Store interface {
 	crawler.Store
 	Close() error
+	// EachPage calls fn with every page of crawl in fetch order, as
+	// committed (without text, signature, links, raw exchanges and
+	// sitemaps), with its Order and DuplicateOf.
+	EachPage(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error
 }
 
 // Open opens a store on a new, empty database and returns it with a
@@ -31,6 +36,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("ResumeRequeuesLeases", func(t *testing.T) { resume(t, open) })
 	t.Run("MaxPerHost", func(t *testing.T) { maxPerHost(t, open) })
 	t.Run("OnePagePerFinalURL", func(t *testing.T) { onePagePerFinal(t, open) })
+	t.Run("PageRecordReadBack", func(t *testing.T) { pageRecord(t, open) })
 	t.Run("Rescore", func(t *testing.T) { rescore(t, open) })
 	t.Run("Learner", func(t *testing.T) { learner(t, open) })
 	t.Run("FrontierSizes", func(t *testing.T) { frontierSizes(t, open) })
@@ -184,7 +190,7 @@ func visitedOnce(t *testing.T, open Open) {
 	}
 	page := &crawler.Page{URL: u("/"), FinalURL: u("/home"), Topic: "a", Status: 200, FetchedAt: time.Now(),
 		Title: "Home", Text: "the home page of a test site with a few words on it",
-		Scores: []float64{0.9, 0.2}, Relevant: []bool{true, false},
+		Scores: map[string]float64{"a": 0.9, "b": 0.2}, Relevant: map[string]bool{"a": true, "b": false},
 		Links: []crawler.Link{{Target: u("/x"), Anchor: "x", Context: "a x b", Scores: []float64{0.8, 0.1}}}}
 	push := []crawler.Entry{{Topic: "a", URL: u("/x")}, {Topic: "b", URL: u("/x")}, {Topic: "a", URL: u("/")}, {Topic: "b", URL: u("/home")}}
 	if err := s.Commit(ctx, st.ID, []*crawler.Page{page}, push); err != nil {
@@ -273,6 +279,53 @@ func onePagePerFinal(t *testing.T, open Open) {
 	}
 	if pages[0].Failure != "" || pages[1].Failure == "" || pages[1].RedirectTo != u("/c") {
 		t.Errorf("two pages with one final URL: failures %q, %q; redirect to %v", pages[0].Failure, pages[1].Failure, pages[1].RedirectTo)
+	}
+}
+
+// pageRecord commits two pages, the second a copy of the first, and
+// reads them back: the record as committed, in order, the copy naming
+// its original.
+func pageRecord(t *testing.T, open Open) {
+	ctx := context.Background()
+	s, _ := open(t)
+	defer s.Close()
+	spec := crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"a", "b"}, Topics: []string{"a", "b"},
+		Seeds: []urlnorm.URL{u("/1"), u("/2")}}
+	st := mustOpen(t, s, spec)
+	if es, _ := s.Pop(ctx, st.ID, "a", crawler.LIFO, 5, 0); len(es) != 2 {
+		t.Fatalf("pop: %v", es)
+	}
+	at := time.Date(2026, 11, 23, 10, 0, 0, 500_000_000, time.UTC)
+	page := func(path string, depth int) *crawler.Page {
+		return &crawler.Page{URL: u(path), FinalURL: u(path + "/"), Topic: "a", Depth: depth, Status: 200, FetchedAt: at,
+			Duration: 1500 * time.Millisecond, Size: 4, ContentType: "text/html", ETag: `"e"`, Modified: "Mon, 23 Nov 2026 09:00:00 GMT",
+			ContentHash: "ab12", Title: "Same", Text: "same",
+			Scores: map[string]float64{"a": 0.75, "b": 0.25}, Relevant: map[string]bool{"a": true, "b": false}}
+	}
+	committed := []*crawler.Page{page("/1", 0), page("/2", 1)}
+	if err := s.Commit(ctx, st.ID, committed, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got []*crawler.Page
+	if err := s.EachPage(ctx, st.ID, func(p *crawler.Page) error { got = append(got, p); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d pages read back, want 2", len(got))
+	}
+	for i, p := range got {
+		want := *page([]string{"/1", "/2"}[i], i)
+		want.Order, want.Text = i+1, ""
+		if i == 1 {
+			want.DuplicateOf = u("/1")
+		}
+		if !p.FetchedAt.Equal(want.FetchedAt) {
+			t.Errorf("page %d fetched at %v, want %v", i+1, p.FetchedAt, want.FetchedAt)
+		}
+		p.FetchedAt = want.FetchedAt
+		if !reflect.DeepEqual(*p, want) {
+			t.Errorf("page %d read back as\n%+v\nwant\n%+v", i+1, *p, want)
+		}
 	}
 }
 
