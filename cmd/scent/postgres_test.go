@@ -20,6 +20,7 @@ import (
 	"github.com/scent-crawler/scent/internal/pgtest"
 	"github.com/scent-crawler/scent/internal/sharedtest"
 	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/webkb"
 )
 
 // loggedSite serves n pages, page i linking to i+1, 2i+1 and 7i mod n
@@ -183,7 +184,7 @@ func TestCrawl_postgresReplay(t *testing.T) {
 		t.Skip("corpus test skipped in -short mode")
 	}
 	db := pgtest.URL(t)
-	a, err := replay.Open(archive)
+	a, err := webkb.Open(archive)
 	if err != nil {
 		t.Fatal(err)
 	}
