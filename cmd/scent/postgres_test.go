@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -201,7 +202,7 @@ func TestCrawl_postgresReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"crawl", "--seeds", seeds, "--db", db, "--crawl", "course", "--proxy", "http://" + srv.Addr(),
-		"--delay", "0", "--host-parallelism", "0", "--max-pages", "150", "--folds", "0", "--quiet"}
+		"--delay", "0", "--host-parallelism", "0", "--max-pages", "150", "--quiet"}
 	out, err := runScent(t, args...)
 	if err != nil {
 		t.Fatalf("crawl: %v\n%s", err, out)
@@ -254,7 +255,7 @@ func TestCrawl_postgresReplay(t *testing.T) {
 		}
 	}
 	// A second process of the same crawl uses the stored model.
-	args[len(args)-4] = "200"
+	args[slices.Index(args, "--max-pages")+1] = "200"
 	out, err = runScent(t, args...)
 	if err != nil || !strings.Contains(out, "using the model of crawl \"course\" stored in the database") {
 		t.Errorf("second process: %v\n%s", err, out)
