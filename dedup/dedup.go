@@ -169,7 +169,7 @@ func Archive(ctx context.Context, path string) (*Report, error) {
 // ClusterArchive returns the clusterer after checking every file of the
 // collection at path, and the texts' pages by id.
 func ClusterArchive(ctx context.Context, path string) (*Clusterer, []*replay.Page, error) {
-	a, err := replay.Open(path)
+	a, err := replay.Open(path, replay.Options{}) // every file is read; which one a URL keeps does not matter
 	if err != nil {
 		return nil, nil, err
 	}

@@ -16,8 +16,9 @@
 // model per topic set, K and window, fetching each example once (a
 // caching fetcher), runs the cells in order and writes the combined
 // report. A finished cell is kept in the grid's folder with the settings
-// it ran with; a rerun with the same settings runs only the cells still
-// missing.
+// it ran with (the Spec serialised as JSON, the archive's size and time
+// and the scoring, under one key); a rerun with the same key runs only
+// the cells still missing.
 //
 // The package also reads stored crawls for the commands around it:
 // Measure (a crawl's report against labels), ExportJSONL and NormEval.

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,83 +13,54 @@ import (
 	"github.com/scent-crawler/scent/report"
 )
 
-// gridSettings are the settings a grid's cells depend on besides their
-// own parameters. A grid rerun into the same folder with the same settings
-// keeps the cells an earlier run finished; with other settings it starts
-// over.
+// gridSettings is what a grid's cells depend on besides their own
+// parameters, written to DIR/cells/settings.json. A grid rerun into the
+// same folder whose settings have the same Key keeps the cells an earlier
+// run finished; with another Key it starts over.
 type gridSettings struct {
-	Archive     string  `json:"archive"` // as given; with its size and time
-	ArchiveSize int64   `json:"archive_size"`
-	ArchiveTime string  `json:"archive_mtime"`
-	Group       string  `json:"group"`
-	Budget      int     `json:"budget"`
-	Workers     int     `json:"workers"`
-	Tunnel      bool    `json:"tunnel"`
-	Promote     bool    `json:"promote"`
-	Sections    bool    `json:"sections"`
-	Lockstep    bool    `json:"lockstep"`
-	Oracle      bool    `json:"oracle"`
-	HubOracle   bool    `json:"hub_oracle,omitempty"`
-	Learn       bool    `json:"learn,omitempty"`
-	LearnReward float64 `json:"learn_reward,omitempty"`
-	LearnGamma  float64 `json:"learn_gamma,omitempty"`
-	SkipEx      bool    `json:"skip_examples,omitempty"`
-	Negatives   string  `json:"negatives,omitempty"`
-	PageNeg     string  `json:"page_negatives,omitempty"`
-	Discovery   int     `json:"discovery"`
-	M           float64 `json:"m"`
-	Event       string  `json:"event"`
-	URLTokens   bool    `json:"url_tokens"`
-	Folds       int     `json:"folds"`
-	Documents   string  `json:"documents"`
-	Backlinks   string  `json:"backlinks,omitempty"`
-	BacklinkDB  string  `json:"backlinks_db,omitempty"`
-	// Scoring names how cells are measured: cells measured otherwise
-	// are run again.
-	Scoring  string `json:"scoring"`
-	Baseline bool   `json:"baseline"`
+	// Key is the SHA-256 digest, in hex, of the other fields as compact
+	// JSON.
+	Key string `json:"key"`
+	// Spec is the grid's experiment serialised as JSON (fields tagged
+	// json:"-" left out by encoding/json), without what does not change
+	// a cell's result (the output folder and the command line) and
+	// without the grid's own parameters, which name the cells.
+	Spec json.RawMessage `json:"spec"`
+	// ArchiveSize and ArchiveTime identify the collection's contents
+	// (Spec holds its path as given).
+	ArchiveSize int64  `json:"archive_size"`
+	ArchiveTime string `json:"archive_mtime"`
+	// Scoring names how cells are measured: cells measured otherwise are
+	// run again.
+	Scoring string `json:"scoring"`
 }
 
 // scoring is the Scoring of this version's cells: recall over held-out
 // targets.
 const scoring = "held-out"
 
+// settings returns the grid's settings. Every field of Spec counts unless
+// it is tagged json:"-", so a new field needs no change here.
 func (o Grid) settings() (gridSettings, error) {
 	fi, err := os.Stat(o.Archive)
 	if err != nil {
 		return gridSettings{}, err
 	}
-	return gridSettings{Archive: filepath.Clean(o.Archive), ArchiveSize: fi.Size(), ArchiveTime: fi.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z"),
-		Group: o.Group, Budget: o.Budget, Workers: o.Workers, Tunnel: o.Tunnel, Promote: o.Promote, Sections: o.Sections, Lockstep: o.Lockstep, Oracle: o.Oracle, HubOracle: o.HubOracle,
-		Learn: o.Learn, LearnReward: learnKey(o.Learn, o.LearnOptions.RewardAt), LearnGamma: learnKey(o.Learn, o.LearnOptions.Gamma), SkipEx: o.SkipExamples, Negatives: negativesKey(o.Negatives), PageNeg: pageNegativesKey(o.Negatives, o.PageNegatives),
-		Discovery: o.Discovery, M: o.Model.M, Event: o.Model.Event, URLTokens: o.Model.URLTokens, Folds: o.Model.Folds,
-		Documents: o.Model.Documents, Backlinks: o.Model.Backlinks, BacklinkDB: o.Model.BacklinkDB, Scoring: scoring, Baseline: o.Baseline}, nil
-}
-
-// pageNegativesKey is the page model's negatives for the settings: ""
-// when links and pages share one model.
-func pageNegativesKey(negatives, page string) string {
-	if page == negatives || page == "" || page == "other" && negatives == "" {
-		return ""
+	spec := o.single(gridCell{}) // the cells' own parameters cleared
+	spec.Archive = filepath.Clean(spec.Archive)
+	spec.Out, spec.Command = "", ""
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return gridSettings{}, fmt.Errorf("settings: %w", err)
 	}
-	return page
-}
-
-// learnKey is a learner setting for the settings: 0 without a learner.
-func learnKey(learn bool, v float64) float64 {
-	if !learn {
-		return 0
+	s := gridSettings{Spec: data, ArchiveSize: fi.Size(), ArchiveTime: fi.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z"), Scoring: scoring}
+	keyed, err := json.Marshal(s) // Key is still ""
+	if err != nil {
+		return gridSettings{}, fmt.Errorf("settings: %w", err)
 	}
-	return v
-}
-
-// negativesKey leaves the default negatives out of the settings, so that
-// grids run before the choice existed resume.
-func negativesKey(n string) string {
-	if n == "other" {
-		return ""
-	}
-	return n
+	sum := sha256.Sum256(keyed)
+	s.Key = hex.EncodeToString(sum[:])
+	return s, nil
 }
 
 const (
@@ -96,16 +69,16 @@ const (
 )
 
 // prepareCells readies DIR/cells for a grid with settings s and returns
-// the cells an earlier run with the same settings finished, by name.
-// Cells of a run with other settings (or of unknown settings) are removed;
-// notice is told why.
+// the cells an earlier run with the same settings (the same Key) finished,
+// by name. Cells of a run with other settings (or of unknown settings) are
+// removed; notice is told why.
 func prepareCells(dir string, s gridSettings, notice func(string)) (map[string]*report.GridCell, error) {
 	cellsDir := filepath.Join(dir, "cells")
 	done := make(map[string]*report.GridCell)
 	data, err := os.ReadFile(filepath.Join(cellsDir, settingsFile))
 	var old gridSettings
 	switch {
-	case err == nil && json.Unmarshal(data, &old) == nil && old == s:
+	case err == nil && json.Unmarshal(data, &old) == nil && old.Key != "" && old.Key == s.Key:
 		entries, err := os.ReadDir(cellsDir)
 		if err != nil {
 			return nil, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/linkgraph"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/segment"
@@ -165,7 +166,7 @@ func (b *baselines) apply(rep *report.Report, learnt []urlnorm.URL) {
 					targets = append(targets, u)
 				}
 			}
-			for _, p := range b.collection.TargetPlan(b.seeds, targets, report.Shares) {
+			for _, p := range linkgraph.TargetPlan(b.collection, b.seeds, targets, report.Shares) {
 				m := report.ShareMark{Share: p.Share}
 				if p.Fetches > 0 {
 					m.Pages = &p.Fetches

@@ -8,13 +8,14 @@ import (
 
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/webkb"
 )
 
 // replayOnLoopback serves the collection at path on a free loopback port
 // until stop is called, and returns the fetch settings of an experiment
 // through it: the replay as proxy, politeness off.
 func replayOnLoopback(ctx context.Context, path string) (a *replay.Archive, fc fetch.Config, stop func(), err error) {
-	a, err = replay.Open(path)
+	a, err = webkb.Open(path)
 	if err != nil {
 		return nil, fc, nil, err
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/urlnorm"
+	"github.com/scent-crawler/scent/webkb"
 )
 
 // constScorer scores every link and page v for its one topic.
@@ -47,7 +47,7 @@ func TestOracleScorer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a, err := replay.Open(dir)
+	a, err := webkb.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,11 +22,10 @@ import (
 type Page struct {
 	// URL is the normalized URL the page was fetched from.
 	URL urlnorm.URL
-	// Label is the class folder: course, faculty, student, project,
-	// department, staff or other.
+	// Label is the class folder, such as "course" or Other.
 	Label string
-	// Group is the university folder: cornell, texas, washington,
-	// wisconsin or misc.
+	// Group is the group folder, such as the site or university the page
+	// was gathered from.
 	Group string
 	// Header holds the stored response headers (Content-Type,
 	// Last-Modified, …) as ParseStored returns them; nil for bare bodies.
@@ -78,21 +77,28 @@ const (
 	// "other" wins over "other".
 	RuleNonOther = "non-other"
 	// RulePrecedence: the files carry several labels besides "other"; the
-	// first of them in LabelPrecedence wins.
+	// first of them in Options.LabelPrecedence wins.
 	RulePrecedence = "precedence"
 )
 
-// LabelPrecedence orders the labels for RulePrecedence. A page about one
-// thing beats a page about a group: course first, then the classes of
-// people from the most to the least specific role (faculty, student, then
-// staff, the class of people who are neither), then project and
-// department, and "other" last.
-var LabelPrecedence = []string{"course", "faculty", "student", "staff", "project", "department", "other"}
+// Other is the label of the pages that are about none of the collection's
+// topics. It loses to any other label when the files of one URL disagree
+// (RuleNonOther), wherever Options.LabelPrecedence places it.
+const Other = "other"
 
-// GroupPrecedence orders the groups when the files of one URL with the
-// chosen label lie in several groups: the four whole department sites
-// before misc.
-var GroupPrecedence = []string{"cornell", "texas", "washington", "wisconsin", "misc"}
+// Options are the collection-level choices Open needs besides the files:
+// how to settle a URL stored under several labels or groups. The zero
+// value orders labels and groups by name, with Other last.
+type Options struct {
+	// LabelPrecedence orders the labels for RulePrecedence: the first
+	// listed wins. Labels not listed come after those listed, by name;
+	// Other comes last in any case.
+	LabelPrecedence []string
+	// GroupPrecedence orders the groups when the files of one URL with
+	// the chosen label lie in several groups: the first listed wins;
+	// groups not listed come after, by name.
+	GroupPrecedence []string
+}
 
 // Stats counts what Open found.
 type Stats struct {
@@ -171,8 +177,8 @@ type rawFile struct {
 
 // Open loads a collection laid out as class/group/<URL with '/' written as
 // '^'>, either from a .tgz/.tar.gz/.tar file read directly or from an
-// unpacked folder.
-func Open(path string) (*Archive, error) {
+// unpacked folder; o settles the URLs stored more than once.
+func Open(path string, o Options) (*Archive, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("open archive: %w", err)
@@ -186,7 +192,7 @@ func Open(path string) (*Archive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open archive %s: %w", path, err)
 	}
-	a, err := build(files)
+	a, err := build(files, o)
 	if err != nil {
 		return nil, fmt.Errorf("open archive %s: %w", path, err)
 	}
@@ -279,7 +285,7 @@ func fileURL(file string) (urlnorm.URL, error) {
 	return urlnorm.Parse(strings.ReplaceAll(strings.TrimSpace(file), "^", "/"))
 }
 
-func build(raw []rawFile) (*Archive, error) {
+func build(raw []rawFile, o Options) (*Archive, error) {
 	slices.SortFunc(raw, func(x, y rawFile) int { return strings.Compare(x.name, y.name) })
 	a := &Archive{byURL: make(map[urlnorm.URL]*Page, len(raw))}
 	a.stats.Files = len(raw)
@@ -317,7 +323,7 @@ func build(raw []rawFile) (*Archive, error) {
 		return nil, errors.New("no http pages found")
 	}
 	for u, ps := range byURL {
-		chosen, l := choose(ps)
+		chosen, l := choose(ps, o)
 		l.URL = u
 		a.byURL[u] = chosen
 		a.pages = append(a.pages, chosen)
@@ -344,9 +350,17 @@ func rank(order []string, s string) int {
 	return len(order)
 }
 
+// labelRank is rank for labels, with Other after every other label.
+func labelRank(order []string, label string) int {
+	if label == Other {
+		return len(order) + 1
+	}
+	return rank(order, label)
+}
+
 // choose picks the page and label for the files ps of one URL, given in
 // name order.
-func choose(ps []*Page) (*Page, Label) {
+func choose(ps []*Page, o Options) (*Page, Label) {
 	if len(ps) == 1 {
 		return ps[0], Label{Label: ps[0].Label, Group: ps[0].Group, Rule: RuleUnique}
 	}
@@ -355,13 +369,13 @@ func choose(ps []*Page) (*Page, Label) {
 		distinct[p.Label] = true
 	}
 	best := slices.MinFunc(ps, func(x, y *Page) int {
-		if c := rank(LabelPrecedence, x.Label) - rank(LabelPrecedence, y.Label); c != 0 {
+		if c := labelRank(o.LabelPrecedence, x.Label) - labelRank(o.LabelPrecedence, y.Label); c != 0 {
 			return c
 		}
-		if c := strings.Compare(x.Label, y.Label); c != 0 { // labels outside LabelPrecedence
+		if c := strings.Compare(x.Label, y.Label); c != 0 { // labels not listed
 			return c
 		}
-		if c := rank(GroupPrecedence, x.Group) - rank(GroupPrecedence, y.Group); c != 0 {
+		if c := rank(o.GroupPrecedence, x.Group) - rank(o.GroupPrecedence, y.Group); c != 0 {
 			return c
 		}
 		if c := strings.Compare(x.Group, y.Group); c != 0 {
@@ -372,7 +386,7 @@ func choose(ps []*Page) (*Page, Label) {
 	rule := RuleAgree
 	switch {
 	case len(distinct) == 1:
-	case len(distinct) == 2 && distinct["other"]:
+	case len(distinct) == 2 && distinct[Other]:
 		rule = RuleNonOther
 	default:
 		rule = RulePrecedence

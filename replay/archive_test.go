@@ -9,25 +9,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scent-crawler/scent/internal/collectiontest"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
 func TestOpen(t *testing.T) {
 	sources := map[string]string{
-		"folder": writeSiteDir(t),
-		"tgz":    writeSiteTar(t, true),
-		"tar":    writeSiteTar(t, false),
+		"folder": collectiontest.WriteSiteDir(t),
+		"tgz":    collectiontest.WriteSiteTar(t, true),
+		"tar":    collectiontest.WriteSiteTar(t, false),
 	}
 	var first []string
 	for kind, path := range sources {
 		t.Run(kind, func(t *testing.T) {
-			a, err := Open(path)
+			a, err := Open(path, testOptions)
 			if err != nil {
 				t.Fatal(err)
 			}
 			st := a.Stats()
-			if st.Files != len(site)+1 {
-				t.Errorf("Files = %d, want %d", st.Files, len(site)+1)
+			if st.Files != len(collectiontest.Site)+1 {
+				t.Errorf("Files = %d, want %d", st.Files, len(collectiontest.Site)+1)
 			}
 			if st.Skipped != 2 || len(a.Skipped()) != 2 {
 				t.Errorf("Skipped = %d %v, want the ftp: and file: files", st.Skipped, a.Skipped())
@@ -90,7 +91,7 @@ func TestOpen_errors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := Open(tt.path)
+			a, err := Open(tt.path, testOptions)
 			if err == nil || a != nil {
 				t.Fatalf("Open(%s) = %v, %v; want an error", tt.path, a, err)
 			}
@@ -134,6 +135,49 @@ func TestArchive_Labels(t *testing.T) {
 			}
 			if p.Label != tt.label || p.Group != tt.group || !strings.Contains(string(p.Body), tt.body) {
 				t.Errorf("page = %s/%s %q, want %s/%s containing %q", p.Label, p.Group, p.Body, tt.label, tt.group, tt.body)
+			}
+		})
+	}
+}
+
+// TestOpen_options checks that the precedence of labels and groups is the
+// caller's: by name when none is given, else as listed, and Other last in
+// any case.
+func TestOpen_options(t *testing.T) {
+	dir := collectiontest.WriteSiteDir(t)
+	tests := []struct {
+		name string
+		o    Options
+		want map[string]string // URL → label/group kept
+	}{
+		{"zero", Options{}, map[string]string{
+			"http://m.test/~x/":  "faculty/misc",
+			"http://m.test/~y/":  "student/misc",
+			"http://m.test/lab/": "project/misc",
+		}},
+		{"listed", Options{LabelPrecedence: []string{"staff", Other}, GroupPrecedence: []string{"texas"}}, map[string]string{
+			"http://m.test/~x/":  "staff/misc",
+			"http://m.test/~y/":  "student/texas",
+			"http://m.test/lab/": "project/misc",
+		}},
+		{"other listed first", Options{LabelPrecedence: []string{Other, "project"}}, map[string]string{
+			"http://m.test/lab/": "project/misc",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := Open(dir, tt.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for raw, want := range tt.want {
+				p, ok := a.Lookup(urlnorm.MustParse(raw))
+				if !ok {
+					t.Fatalf("Lookup(%s) failed", raw)
+				}
+				if got := p.Label + "/" + p.Group; got != want {
+					t.Errorf("%s kept %s, want %s", raw, got, want)
+				}
 			}
 		})
 	}
@@ -201,6 +245,33 @@ func TestArchive_Follow(t *testing.T) {
 		}
 		if _, ok := a.Resolve(urlnorm.MustParse(tt.url)); ok && tt.url == "http://a.test/courses/cs1" {
 			t.Errorf("Resolve(%s) followed the redirect", tt.url)
+		}
+	}
+}
+
+func TestArchive_Answer(t *testing.T) {
+	a := openSite(t)
+	tests := []struct {
+		url      string
+		name     string // of the page answered; "" for none
+		status   int
+		redirect string
+		ok       bool
+	}{
+		{"http://a.test/", "department/cornell/http:^^a.test^", 200, "", true},
+		{"http://a.test/people/", "faculty/cornell/http:^^a.test^people^index.html", 200, "", true}, // a directory alias
+		{"http://a.test/moved", "other/cornell/http:^^a.test^moved", 301, "", true},                 // a stored redirect
+		{"http://a.test/courses/cs1", "", 0, "http://a.test/courses/cs1/", true},                    // the handler's own redirect
+		{"http://a.test/nothing", "", 0, "", false},
+	}
+	for _, tt := range tests {
+		p, redirect, ok := a.Answer(urlnorm.MustParse(tt.url))
+		name, status := "", 0
+		if p != nil {
+			name, status = p.Name, p.Status
+		}
+		if ok != tt.ok || name != tt.name || status != tt.status || redirect.String() != tt.redirect {
+			t.Errorf("Answer(%s) = %q %d, %q, %v; want %q %d, %q, %v", tt.url, name, status, redirect, ok, tt.name, tt.status, tt.redirect, tt.ok)
 		}
 	}
 }

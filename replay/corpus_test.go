@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // The counts below were measured on ../shared/corpus/webkb.tgz.
@@ -75,7 +73,7 @@ func TestCorpus_Stats(t *testing.T) {
 	rules := map[string]int{}
 	for _, l := range a.Labels() {
 		rules[l.Rule]++
-		if !slices.Contains(LabelPrecedence, l.Label) || !slices.Contains(GroupPrecedence, l.Group) {
+		if !slices.Contains(testOptions.LabelPrecedence, l.Label) || !slices.Contains(testOptions.GroupPrecedence, l.Group) {
 			t.Errorf("%s: unexpected label %s/%s", l.URL, l.Label, l.Group)
 		}
 		if l.Rule != RuleUnique {
@@ -85,59 +83,6 @@ func TestCorpus_Stats(t *testing.T) {
 	wantRules := map[string]int{RuleUnique: 8214 - 16, RuleAgree: 5, RuleNonOther: 5, RulePrecedence: 6}
 	if !maps.Equal(rules, wantRules) {
 		t.Errorf("labels per rule = %v, want %v", rules, wantRules)
-	}
-}
-
-func TestCorpus_Reachable(t *testing.T) {
-	a := openCorpus(t)
-	seeds, err := DepartmentSeeds(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"www.cs.cornell.edu", "www.cs.utexas.edu", "www.cs.washington.edu", "www.cs.wisc.edu"}
-	for i, s := range seeds {
-		if s.Host() != want[i] || s.Path() != "/" {
-			t.Errorf("seed %d = %s, want the home page of %s", i, s, want[i])
-		}
-	}
-
-	total := map[string]int{}
-	for _, l := range a.Labels() {
-		total[l.Label]++
-	}
-	for _, ex := range []struct {
-		name  string
-		links func(*Page) []urlnorm.URL
-	}{{"parser links", nil}, {"raw links", (*Page).RawLinks}} {
-		order := a.BFS(seeds, ex.links)
-		per := map[string]int{}
-		first := map[string]int{}
-		for i, p := range order {
-			per[p.Label]++
-			if i < 1000 {
-				first[p.Label]++
-			}
-		}
-		t.Logf("%s: %d pages reachable from the department pages", ex.name, len(order))
-		for _, l := range LabelPrecedence {
-			t.Logf("%s: %-10s reachable %4d of %4d; in the first 1000 BFS fetches %4d (%.0f%% of reachable)",
-				ex.name, l, per[l], total[l], first[l], 100*float64(first[l])/float64(max(per[l], 1)))
-		}
-		// README: within its first 1,000 fetches a BFS reaches about half
-		// of the reachable course pages and a fifth of the faculty pages.
-		if f := float64(first["course"]) / float64(per["course"]); f < 0.4 || f > 0.6 {
-			t.Errorf("%s: %.2f of the reachable course pages in the first 1000, want about half", ex.name, f)
-		}
-		if f := float64(first["faculty"]) / float64(per["faculty"]); f < 0.15 || f > 0.25 {
-			t.Errorf("%s: %.2f of the reachable faculty pages in the first 1000, want about a fifth", ex.name, f)
-		}
-		if len(order) < 4300 || len(order) > 4900 {
-			t.Errorf("%s: %d pages reachable, want about 4,500–4,700", ex.name, len(order))
-		}
-	}
-	reach := a.Reachable(seeds)
-	if n := len(a.BFS(seeds, nil)); len(reach) != n {
-		t.Errorf("Reachable has %d URLs, BFS %d pages", len(reach), n)
 	}
 }
 
@@ -167,7 +112,7 @@ func BenchmarkOpen(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Open(p); err != nil {
+		if _, err := Open(p, testOptions); err != nil {
 			b.Fatal(err)
 		}
 	}

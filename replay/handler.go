@@ -129,6 +129,23 @@ func (a *Archive) Resolve(u urlnorm.URL) (*Page, bool) {
 	return rt.page, true
 }
 
+// Answer tells how the handler answers u, following no redirect: with a
+// stored page p (whose Status is 200, or 301 or 302 for a stored
+// redirect), or, for a directory named without its final slash, with a
+// redirect of its own to redirect (p nil). ok is false when u is answered
+// 404.
+func (a *Archive) Answer(u urlnorm.URL) (p *Page, redirect urlnorm.URL, ok bool) {
+	rt, ok := a.routes[u.String()]
+	if !ok {
+		return nil, urlnorm.URL{}, false
+	}
+	if rt.page != nil {
+		return rt.page, urlnorm.URL{}, true
+	}
+	redirect, _ = urlnorm.Parse(rt.header.Get("Location"))
+	return nil, redirect, true
+}
+
 // Follow is Resolve after the redirects the handler makes itself (a
 // directory named without its final slash): the stored page a client that
 // follows redirects ends at.

@@ -41,7 +41,7 @@ func openCorpus(t testing.TB) *Archive {
 	if testing.Short() {
 		t.Skip("corpus test skipped in -short mode")
 	}
-	corpus.once.Do(func() { corpus.a, corpus.err = Open(p) })
+	corpus.once.Do(func() { corpus.a, corpus.err = Open(p, testOptions) })
 	if corpus.err != nil {
 		t.Fatal(corpus.err)
 	}

@@ -1,10 +1,7 @@
 package replay
 
 import (
-	"errors"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -74,82 +71,11 @@ func TestPage_Links(t *testing.T) {
 	}
 }
 
-func TestArchive_BFS(t *testing.T) {
-	a := openSite(t)
-	seeds, err := DepartmentSeeds(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pageURLs := func(ps []*Page) []string {
-		var out []string
-		for _, p := range ps {
-			out = append(out, p.URL.String())
-		}
-		return out
-	}
-	parsed := []string{
-		"http://a.test/", "http://b.test/", "http://c.test/", "http://d.test/",
-		"http://a.test/people/index.html", "http://a.test/notes.txt", "http://a.test/people/bob.html",
-		"http://a.test/courses/", "http://a.test/courses/cs1/",
-	}
-	if got := pageURLs(a.BFS(seeds, nil)); !slices.Equal(got, parsed) {
-		t.Errorf("BFS(Links) = %q\nwant %q", got, parsed)
-	}
-	raw := slices.Insert(slices.Clone(parsed), 5, "http://a.test/hidden.html")
-	if got := pageURLs(a.BFS(seeds, (*Page).RawLinks)); !slices.Equal(got, raw) {
-		t.Errorf("BFS(RawLinks) = %q\nwant %q", got, raw)
-	}
-	reach := a.Reachable(seeds)
-	if len(reach) != len(parsed) {
-		t.Errorf("Reachable has %d URLs, want %d", len(reach), len(parsed))
-	}
-	for _, u := range parsed {
-		if !reach[urlnorm.MustParse(u)] {
-			t.Errorf("Reachable lacks %s", u)
-		}
-	}
-	if reach[urlnorm.MustParse("http://a.test/moved")] {
-		t.Error("Reachable counts a stored redirect")
-	}
-	if got := a.BFS(nil, nil); len(got) != 0 {
-		t.Errorf("BFS(nil) = %d pages", len(got))
-	}
-}
-
-func TestDepartmentSeeds(t *testing.T) {
-	got, err := DepartmentSeeds(openSite(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"http://a.test/", "http://b.test/", "http://c.test/", "http://d.test/"}
-	if !slices.Equal(urlStrings(got), want) {
-		t.Errorf("DepartmentSeeds = %q, want %q", urlStrings(got), want)
-	}
-
-	dir := t.TempDir()
-	for _, name := range []string{"department/cornell/http:^^a.test^", "department/misc/http:^^w.test^"} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("<html></html>"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if seeds, err := DepartmentSeeds(a); !errors.Is(err, ErrNoSeed) || seeds != nil {
-		t.Errorf("DepartmentSeeds without texas = %v, %v; want ErrNoSeed", seeds, err)
-	}
-}
-
 func BenchmarkPage_Links(b *testing.B) {
 	a := openCorpus(b)
-	seeds, err := DepartmentSeeds(a)
-	if err != nil {
-		b.Fatal(err)
+	var seeds []urlnorm.URL // the department home pages
+	for _, s := range []string{"http://www.cs.cornell.edu/", "http://www.cs.utexas.edu/", "http://www.cs.washington.edu/", "http://www.cs.wisc.edu/"} {
+		seeds = append(seeds, mustParse(b, s))
 	}
 	var size int64
 	for _, s := range seeds {

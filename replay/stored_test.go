@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/scent-crawler/scent/internal/collectiontest"
 )
 
 func TestParseStored(t *testing.T) {
@@ -185,7 +187,7 @@ func FuzzParseStored(f *testing.F) {
 }
 
 func BenchmarkParseStored(b *testing.B) {
-	data := []byte(site["department/cornell/http:^^a.test^"])
+	data := []byte(collectiontest.Site["department/cornell/http:^^a.test^"])
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -100,8 +100,9 @@ func (d Documents) withLinks() bool { return d == DocLinks || d == DocWindowsLin
 
 // Keys of what Build records in the model (classify.Model.Meta).
 const (
-	MetaDocuments = "documents" // how training documents were made
-	MetaWindow    = "window"    // the link-context window n
+	MetaDocuments = "documents"  // how training documents were made
+	MetaWindow    = "window"     // the link-context window n
+	MetaURLTokens = "url_tokens" // "true" when link features include URL path words
 )
 
 // trainWithMeta trains a model on examples and records how its documents were
@@ -113,6 +114,9 @@ func trainWithMeta(examples []classify.Example, opts Options) (*classify.Model, 
 	}
 	m.SetMeta(MetaDocuments, string(opts.Documents))
 	m.SetMeta(MetaWindow, strconv.Itoa(windowOf(opts)))
+	if opts.Segment.URLTokens {
+		m.SetMeta(MetaURLTokens, "true")
+	}
 	return m, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/segment"
 )
 
 // Scorer presents a model's topic posteriors to the crawler: Score gives
@@ -17,11 +18,12 @@ type Scorer struct {
 	idx    []int
 	pool   sync.Pool
 	window int // > 0: the model learnt from windows of this many tokens
+	seg    segment.Options
 }
 
 // NewScorer wraps m.
 func NewScorer(m *classify.Model) *Scorer {
-	s := &Scorer{m: m, topics: m.Topics()}
+	s := &Scorer{m: m, topics: m.Topics(), seg: SegmentOf(m)}
 	if strings.Contains(m.Meta(MetaDocuments), string(DocWindows)) {
 		if n, err := strconv.Atoi(m.Meta(MetaWindow)); err == nil && n > 0 {
 			s.window = windowSize(n)
@@ -34,6 +36,21 @@ func NewScorer(m *classify.Model) *Scorer {
 	s.pool.New = func() any { b := make([]float64, n); return &b }
 	return s
 }
+
+// SegmentOf returns the segmentation m learnt from, which a crawl scoring
+// links with m cuts their contexts by: the window Build recorded (the
+// default for a model without one) and whether link features include
+// URL path words.
+func SegmentOf(m *classify.Model) segment.Options {
+	o := segment.Options{Window: segment.DefaultWindow, URLTokens: m.Meta(MetaURLTokens) == "true"}
+	if n, err := strconv.Atoi(m.Meta(MetaWindow)); err == nil && n > 0 {
+		o.Window = n
+	}
+	return o
+}
+
+// Segment returns the segmentation of the scorer's model (SegmentOf).
+func (s *Scorer) Segment() segment.Options { return s.seg }
 
 // Topics lists the model's topics.
 func (s *Scorer) Topics() []string { return s.topics }

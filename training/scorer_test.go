@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/segment"
 )
 
 // trainModel trains a model of two topics, named out of sorted order, and
@@ -187,5 +188,27 @@ func TestScorer_ScorePage(t *testing.T) {
 	short := page(4)
 	if got, want := s.ScorePage(short, nil), s.Score(short, nil); !slices.Equal(got, want) {
 		t.Errorf("short page: %v, want %v", got, want)
+	}
+}
+
+// TestSegmentOf reads back the segmentation Build records: the default
+// for a model without one, else its window and URL words.
+func TestSegmentOf(t *testing.T) {
+	m := trainModel(t)
+	if got := NewScorer(m).Segment(); got != (segment.Options{Window: segment.DefaultWindow}) {
+		t.Errorf("model without a record: %+v, want the default window", got)
+	}
+	m.SetMeta(MetaWindow, "20")
+	m.SetMeta(MetaURLTokens, "true")
+	if got, want := SegmentOf(m), (segment.Options{Window: 20, URLTokens: true}); got != want || NewScorer(m).Segment() != want {
+		t.Errorf("SegmentOf = %+v, want %+v", got, want)
+	}
+	built, err := trainWithMeta([]classify.Example{{Class: "course", Tokens: []string{"a"}}, {Class: classify.Other, Tokens: []string{"b"}}},
+		Options{Segment: segment.Options{Window: 5, URLTokens: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := SegmentOf(built), (segment.Options{Window: 5, URLTokens: true}); got != want {
+		t.Errorf("SegmentOf a built model = %+v, want %+v", got, want)
 	}
 }

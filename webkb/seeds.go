@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/scent-crawler/scent/linkgraph"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -33,7 +34,7 @@ func WriteSeeds(w io.Writer, a *replay.Archive, topics []string, group, negative
 		}
 		want[t] = true
 	}
-	seeds, err := replay.DepartmentSeeds(a)
+	seeds, err := DepartmentSeeds(a)
 	if err != nil {
 		return err
 	}
@@ -78,11 +79,11 @@ func isHTMLPage(a *replay.Archive, u urlnorm.URL) bool {
 // reachable from the department seeds (the targets of a crawl from them)
 // to w.
 func WriteReachableLabels(w io.Writer, a *replay.Archive) error {
-	deps, err := replay.DepartmentSeeds(a)
+	deps, err := DepartmentSeeds(a)
 	if err != nil {
 		return err
 	}
-	reach := a.Reachable(deps)
+	reach := linkgraph.Reachable(a, deps)
 	bw := bufio.NewWriter(w)
 	for _, l := range a.Labels() {
 		if reach[l.URL] {

@@ -5,11 +5,10 @@ import (
 	"testing"
 
 	"github.com/scent-crawler/scent/internal/collectiontest"
-	"github.com/scent-crawler/scent/replay"
 )
 
 func TestWriteSeeds(t *testing.T) {
-	a, err := replay.Open(collectiontest.Write(t))
+	a, err := Open(collectiontest.Write(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +38,7 @@ func TestWriteSeeds(t *testing.T) {
 }
 
 func TestWriteReachableLabels(t *testing.T) {
-	a, err := replay.Open(collectiontest.Write(t))
+	a, err := Open(collectiontest.Write(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,13 @@ runs again. With --db postgres://USER@HOST:PORT/DB the crawl is kept on a
 PostgreSQL server instead, where any number of crawl processes with the same
 --crawl name share it: each URL is fetched once, --max-pages holds for all,
 the model is trained once and kept in the database, and the URLs of a
-process killed with -9 go to the others after --lease-expiry.`,
+process killed with -9 go to the others after --lease-expiry.
+
+crawl trains with the default model settings. To tune them (--k, --window,
+--documents, --backlinks, …) train first, then crawl with the model, whose
+link-context window the crawl takes; --threshold replaces any model's:
+  scent train --seeds FILE --model model.json --k 3000 --window 20
+  scent crawl --seeds FILE --model model.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cf.pf.apply(cmd.Flags()); err != nil {
@@ -102,9 +108,9 @@ process killed with -9 go to the others after --lease-expiry.`,
 	fs.BoolVar(&cf.sitemaps, "sitemaps", true, "read each site's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) at its first fetch and push the URLs they list, scored by their URL's words")
 	cf.pf.register(fs)
 	cf.ff.register(fs)
-	cf.mf.register(fs)
+	cf.mf.registerCrawl(fs)
 	cf.af.register(fs)
-	setFlagGroup(fs, "input", "seeds", "model", "db", "crawl", "lease-expiry")
+	setFlagGroup(fs, "input", "seeds", "model", "threshold", "db", "crawl", "lease-expiry")
 	setFlagGroup(fs, "budget", "max-pages", "max-fetches", "max-pages-per-topic", "max-depth", "max-per-host",
 		"max-frontier-per-host", "max-frontier", "max-url-length")
 	setFlagGroup(fs, "politeness", "retry-later", "max-outage", "sitemaps")
@@ -156,6 +162,9 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	modelPath, scorer, trep, err := crawlScorer(cmd, cf, pg, seeds, strategy)
 	if err != nil {
 		return nil, err
+	}
+	if ts, ok := scorer.(*training.Scorer); ok {
+		cfg.Segment = ts.Segment() // link contexts as the model learnt them
 	}
 
 	var (

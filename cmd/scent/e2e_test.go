@@ -261,7 +261,7 @@ func TestCommands_trainCrawlExportReport(t *testing.T) {
 	// The default crawler learns, follows every link (off-topic ones
 	// last) and never fetches the examples it learnt from.
 	learnt := filepath.Join(dir, "learnt.db")
-	run("crawl", "--seeds", seedFile, "--db", learnt, "--max-pages", "100", "--folds", "2")
+	run("crawl", "--seeds", seedFile, "--db", learnt, "--max-pages", "100")
 	var fetched []string
 	for _, l := range strings.Split(strings.TrimSpace(run("export", "--db", learnt, "--format", "jsonl")), "\n") {
 		var p struct {
@@ -279,7 +279,7 @@ func TestCommands_trainCrawlExportReport(t *testing.T) {
 		}
 	}
 	// The paper's crawler follows on-topic links only.
-	out := run("crawl", "--seeds", seedFile, "--db", db, "--max-pages", "100", "--folds", "2", "--preset", "paper")
+	out := run("crawl", "--seeds", seedFile, "--db", db, "--max-pages", "100", "--preset", "paper")
 	if !strings.Contains(out, "frontier empty") {
 		t.Errorf("crawl output: %s", out)
 	}

@@ -53,8 +53,9 @@ report.csv and report.html with harvest curves and recall and classifier
 quality against K and the window; the crawls' databases go to a temporary
 folder, removed at the end unless --keep. A finished cell is kept in
 cells/<cell>/cell.json: rerunning an interrupted grid into the same DIR with
-the same settings (archive, budget, workers, model and crawl options) runs
-only the cells still missing; with other settings it starts over.`,
+the same settings (every option but --out and the grid's lists, and the
+same archive file) runs only the cells still missing; with other settings
+it starts over.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := pf.apply(cmd.Flags()); err != nil {

@@ -69,12 +69,23 @@ type modelFlags struct {
 	training.Settings
 }
 
+// register registers every model flag, for scent train, in the "model"
+// group.
 func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.K, "k", classify.DefaultK, "number of features kept by χ²")
-	fs.Float64Var(&f.Threshold, "threshold", classify.DefaultThreshold, "on-topic threshold of P(topic|link), in (0, 1]; given to crawl with an existing model, it replaces the model's")
+	fs.Float64Var(&f.Threshold, "threshold", classify.DefaultThreshold, "on-topic threshold of P(topic|link), in (0, 1]")
 	fs.IntVar(&f.Window, "window", 10, "tokens of context on each side of a link")
 	f.registerFixed(fs)
 	setFlagGroup(fs, "model", "k", "threshold", "window")
+}
+
+// registerCrawl sets the defaults of every model setting and registers
+// --threshold alone, the one model setting crawl takes: a crawl trains
+// with the defaults, and a tuned model comes from scent train.
+func (f *modelFlags) registerCrawl(fs *pflag.FlagSet) {
+	f.Settings = training.DefaultSettings()
+	fs.Float64Var(&f.Threshold, "threshold", classify.DefaultThreshold,
+		"on-topic threshold of P(topic|link), in (0, 1], of the model trained here; given, it replaces the thresholds of a model read (--model or DB.model.json)")
 }
 
 // registerFixed registers the model flags other than --k, --threshold and

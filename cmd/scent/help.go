@@ -27,7 +27,7 @@ var flagGroups = []struct{ id, title string }{
 	{"budget", "Budget and scope"},
 	{"politeness", "Politeness and fetching"},
 	{"output", "Output"},
-	{"model", "Model tuning (crawl uses it when it trains the model)"},
+	{"model", "Model tuning"},
 	{"grid", "Grid (comma-separated lists run each value)"},
 	{"research", "Research switches"},
 }

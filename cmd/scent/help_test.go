@@ -28,24 +28,42 @@ func TestHelp_tiers(t *testing.T) {
 
 // TestHelp_flagGroups lists crawl's flags by purpose, every flag in a
 // group, and experiment shares crawl's switches with the same defaults.
+// Model tuning is train's: crawl keeps --threshold alone and says how to
+// tune.
 func TestHelp_flagGroups(t *testing.T) {
 	out, err := runScent(t, "crawl", "--help")
 	if err != nil {
 		t.Fatal(err)
 	}
 	at := 0
-	for _, w := range []string{"Input:", "--seeds", "Budget and scope:", "--max-pages", "Politeness and fetching:", "--delay",
-		"Output:", "--warc", "Model tuning", "--window", "Research switches:", "--tunnel"} {
+	for _, w := range []string{"scent train --seeds FILE --model model.json", "scent crawl --seeds FILE --model model.json",
+		"Input:", "--seeds", "--threshold", "Budget and scope:", "--max-pages", "Politeness and fetching:", "--delay",
+		"Output:", "--warc", "Research switches:", "--tunnel"} {
 		i := strings.Index(out[at:], w)
 		if i < 0 {
 			t.Fatalf("crawl --help lacks %q after offset %d:\n%s", w, at, out)
 		}
 		at += i + len(w)
 	}
+	if strings.Contains(out, "Model tuning") {
+		t.Errorf("crawl --help has a model tuning group:\n%s", out)
+	}
 	root := newRootCmd()
 	crawl, _, err := root.Find([]string{"crawl"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	train, _, err := root.Find([]string{"train"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"backlinks", "backlinks-db", "documents", "event", "folds", "k", "m", "url-tokens", "window"} {
+		if crawl.Flags().Lookup(name) != nil {
+			t.Errorf("crawl has the model tuning flag --%s", name)
+		}
+		if f := train.Flags().Lookup(name); f == nil || len(f.Annotations[flagGroupKey]) == 0 || f.Annotations[flagGroupKey][0] != "model" {
+			t.Errorf("train lacks --%s under model tuning", name)
+		}
 	}
 	exp, _, err := root.Find([]string{"experiment"})
 	if err != nil {
@@ -56,7 +74,7 @@ func TestHelp_flagGroups(t *testing.T) {
 			t.Errorf("crawl --%s is in no group", f.Name)
 		}
 		if e := exp.Flags().Lookup(f.Name); e != nil && e.DefValue != f.DefValue && f.Name != "strategy" && f.Name != "frontier" &&
-			f.Name != "k" && f.Name != "window" && f.Name != "threshold" {
+			f.Name != "threshold" {
 			t.Errorf("--%s: default %q in crawl, %q in experiment", f.Name, f.DefValue, e.DefValue)
 		}
 	})

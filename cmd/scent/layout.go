@@ -12,8 +12,10 @@ import (
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/experiment"
+	"github.com/scent-crawler/scent/linkgraph"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/urlnorm"
+	"github.com/scent-crawler/scent/webkb"
 )
 
 func newLayoutCmd() *cobra.Command {
@@ -41,7 +43,7 @@ it did not fetch that link to the most of them.`,
 			if strings.TrimSpace(topic) == "" {
 				return fmt.Errorf("--topic is required")
 			}
-			a, err := replay.Open(args[0])
+			a, err := webkb.Open(args[0])
 			if err != nil {
 				return err
 			}
@@ -57,23 +59,23 @@ it did not fetch that link to the most of them.`,
 				seeds = append(seeds, u)
 			}
 			if len(seeds) == 0 {
-				if seeds, err = replay.DepartmentSeeds(a); err != nil {
+				if seeds, err = webkb.DepartmentSeeds(a); err != nil {
 					return err
 				}
 			}
-			l := a.TopicLayout(seeds, topic)
-			var m *replay.Missed
+			l := linkgraph.TopicLayout(a, seeds, topic)
+			var m *linkgraph.Missed
 			if db != "" {
 				fetched, err := fetchedURLs(cmd.Context(), db, crawl)
 				if err != nil {
 					return err
 				}
-				m = a.MissedBy(seeds, topic, fetched)
+				m = linkgraph.MissedBy(a, seeds, topic, fetched)
 			}
 			if asJSON {
 				return jsonIndent(cmd.OutOrStdout()).Encode(struct {
-					*replay.Layout
-					Missed *replay.Missed `json:"missed,omitempty"`
+					*linkgraph.Layout
+					Missed *linkgraph.Missed `json:"missed,omitempty"`
 				}{l, m})
 			}
 			if err := writeLayout(cmd.OutOrStdout(), l, len(seeds)); err != nil {
@@ -112,7 +114,7 @@ func fetchedURLs(ctx context.Context, db, name string) ([]urlnorm.URL, error) {
 	return out, err
 }
 
-func writeMissed(w io.Writer, m *replay.Missed) error {
+func writeMissed(w io.Writer, m *linkgraph.Missed) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "\nthe crawl fetched %d distinct pages of these, %d of the %d %s pages; it missed %d\n",
 		m.Fetched, m.Found, m.Found+m.Missed, m.Topic, m.Missed)
@@ -162,7 +164,7 @@ func checkLabel(a *replay.Archive, topic string) error {
 }
 
 // writeLayout writes a layout as text.
-func writeLayout(w io.Writer, l *replay.Layout, seeds int) error {
+func writeLayout(w io.Writer, l *linkgraph.Layout, seeds int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%d pages reachable from %d seeds, %d labelled %s\n", l.Pages, seeds, l.TopicPages, l.Topic)
 	if l.TopicPages == 0 {

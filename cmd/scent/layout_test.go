@@ -10,7 +10,7 @@ import (
 
 	"github.com/scent-crawler/scent/internal/collectiontest"
 	"github.com/scent-crawler/scent/internal/sharedtest"
-	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/linkgraph"
 	"github.com/scent-crawler/scent/report"
 )
 
@@ -43,7 +43,7 @@ func TestLayoutCmd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var l replay.Layout
+	var l linkgraph.Layout
 	if err := json.Unmarshal([]byte(js), &l); err != nil {
 		t.Fatalf("--json: %v\n%s", err, js)
 	}
@@ -87,8 +87,8 @@ func TestLayoutCmd_missed(t *testing.T) {
 		t.Fatal(err)
 	}
 	var l struct {
-		replay.Layout
-		Missed *replay.Missed `json:"missed"`
+		linkgraph.Layout
+		Missed *linkgraph.Missed `json:"missed"`
 	}
 	if err := json.Unmarshal([]byte(js), &l); err != nil {
 		t.Fatalf("--json: %v\n%s", err, js)
@@ -132,7 +132,7 @@ func TestLayoutCmd_missed_webkb(t *testing.T) {
 		t.Fatal(err)
 	}
 	var l struct {
-		Missed *replay.Missed `json:"missed"`
+		Missed *linkgraph.Missed `json:"missed"`
 	}
 	if err := json.Unmarshal([]byte(js), &l); err != nil || l.Missed == nil {
 		t.Fatalf("--json: %v\n%s", err, js)

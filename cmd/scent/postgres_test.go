@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 	"github.com/scent-crawler/scent/internal/pgtest"
 	"github.com/scent-crawler/scent/internal/sharedtest"
 	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/webkb"
 )
 
 // loggedSite serves n pages, page i linking to i+1, 2i+1 and 7i mod n
@@ -183,7 +185,7 @@ func TestCrawl_postgresReplay(t *testing.T) {
 		t.Skip("corpus test skipped in -short mode")
 	}
 	db := pgtest.URL(t)
-	a, err := replay.Open(archive)
+	a, err := webkb.Open(archive)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +202,7 @@ func TestCrawl_postgresReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"crawl", "--seeds", seeds, "--db", db, "--crawl", "course", "--proxy", "http://" + srv.Addr(),
-		"--delay", "0", "--host-parallelism", "0", "--max-pages", "150", "--folds", "0", "--quiet"}
+		"--delay", "0", "--host-parallelism", "0", "--max-pages", "150", "--quiet"}
 	out, err := runScent(t, args...)
 	if err != nil {
 		t.Fatalf("crawl: %v\n%s", err, out)
@@ -253,7 +255,7 @@ func TestCrawl_postgresReplay(t *testing.T) {
 		}
 	}
 	// A second process of the same crawl uses the stored model.
-	args[len(args)-4] = "200"
+	args[slices.Index(args, "--max-pages")+1] = "200"
 	out, err = runScent(t, args...)
 	if err != nil || !strings.Contains(out, "using the model of crawl \"course\" stored in the database") {
 		t.Errorf("second process: %v\n%s", err, out)

@@ -27,7 +27,7 @@ id, so that a replay started in the background, even through "go run", can
 be stopped with kill $(cat FILE).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := replay.Open(args[0])
+			a, err := webkb.Open(args[0])
 			if err != nil {
 				return err
 			}
@@ -77,7 +77,7 @@ course, faculty, student, staff, project, department wins; --rule adds the
 rule that picked each label as a third column.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := replay.Open(args[0])
+			a, err := webkb.Open(args[0])
 			if err != nil {
 				return err
 			}
@@ -109,7 +109,7 @@ a topic), and whose crawl seeds are the department home pages of cornell,
 texas, washington and wisconsin.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := replay.Open(args[0])
+			a, err := webkb.Open(args[0])
 			if err != nil {
 				return err
 			}

@@ -30,7 +30,9 @@ func newTrainCmd() *cobra.Command {
 fetcher as a crawl, so --proxy and robots.txt apply), selects features by χ²,
 trains the Naive Bayes model and prints, per topic, the documents, the top 30
 features and the cross-validated precision and recall of page and segment
-classification.`,
+classification. Model tuning lives here: a crawl trains its own model with
+the default settings, so a tuned model is trained here and given to
+scent crawl with --model.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if seeds == "" || model == "" {

@@ -63,7 +63,7 @@ func TestCrawl_noZeroSummaryBeforeError(t *testing.T) {
 	if out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--max-pages", "3", "--delay", "0", "--quiet"); err != nil {
 		t.Fatalf("bfs crawl: %v\n%s", err, out)
 	}
-	out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, "--strategy", "link", "--folds", "0", "--delay", "0", "--quiet")
+	out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, "--strategy", "link", "--delay", "0", "--quiet")
 	if err == nil || !strings.Contains(err.Error(), "exists with strategy bfs") {
 		t.Fatalf("crawl of an existing name with another strategy: error %v", err)
 	}

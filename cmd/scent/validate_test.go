@@ -29,7 +29,7 @@ func TestValidate_beforeWork(t *testing.T) {
 	os.WriteFile(file, []byte("x"), 0o644)
 	archive := collectiontest.Write(t)
 	db := filepath.Join(dir, "ok.db")
-	crawl := []string{"crawl", "--seeds", seeds, "--delay", "0", "--folds", "0"}
+	crawl := []string{"crawl", "--seeds", seeds, "--delay", "0"}
 	for _, tc := range []struct {
 		args []string
 		want string

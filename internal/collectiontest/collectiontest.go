@@ -1,4 +1,4 @@
-// Package collectiontest writes a small labelled collection for tests of
+// Package collectiontest writes small labelled collections for tests of
 // the replay and of experiments over it.
 package collectiontest
 

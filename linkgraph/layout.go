@@ -1,9 +1,10 @@
-package replay
+package linkgraph
 
 import (
 	"slices"
 	"strings"
 
+	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -81,14 +82,14 @@ const unlabelled = "(unlabelled)"
 
 // TopicLayout computes the Layout of topic from seeds, over the pages BFS
 // reaches (see reach).
-func (a *Archive) TopicLayout(seeds []urlnorm.URL, topic string) *Layout {
-	g := a.reach(seeds)
+func TopicLayout(a *replay.Archive, seeds []urlnorm.URL, topic string) *Layout {
+	g := reach(a, seeds)
 	order, out, depth, labelOf := g.order, g.out, g.depth, g.label
 
 	l := &Layout{Topic: topic, Pages: len(order)}
 	byLabel := make(map[string]*LabelLayout)
-	linkedBy := make(map[*Page]map[string]bool) // topic page → labels of pages linking to it
-	var hubs [][]*Page                          // topic pages linked, per hub
+	linkedBy := make(map[*replay.Page]map[string]bool) // topic page → labels of pages linking to it
+	var hubs [][]*replay.Page                          // topic pages linked, per hub
 	for _, p := range order {
 		pl := labelOf(p)
 		ll := byLabel[pl]
@@ -105,7 +106,7 @@ func (a *Archive) TopicLayout(seeds []urlnorm.URL, topic string) *Layout {
 			}
 			l.Depth[d]++
 		}
-		var linked []*Page
+		var linked []*replay.Page
 		for _, q := range out[p] {
 			if q == p || q.Status != 200 || labelOf(q) != topic {
 				continue
@@ -144,16 +145,16 @@ func (a *Archive) TopicLayout(seeds []urlnorm.URL, topic string) *Layout {
 		}
 		return 1
 	})
-	slices.SortStableFunc(hubs, func(x, y []*Page) int { return len(y) - len(x) })
+	slices.SortStableFunc(hubs, func(x, y []*replay.Page) int { return len(y) - len(x) })
 	l.Cover = greedyCover(hubs, l.TopicPages)
-	var start []*Page
+	var start []*replay.Page
 	for _, s := range seeds {
 		if p, ok := a.Follow(s); ok && p.Status == 200 && !slices.Contains(start, p) {
 			start = append(start, p)
 		}
 	}
-	l.Plan = greedyPlan(start, out, func(p *Page) bool { return labelOf(p) == topic }, l.TopicPages, coverShares)
-	union := make(map[*Page]bool)
+	l.Plan = greedyPlan(start, out, func(p *replay.Page) bool { return labelOf(p) == topic }, l.TopicPages, coverShares)
+	union := make(map[*replay.Page]bool)
 	for _, h := range hubs[:min(10, len(hubs))] {
 		for _, q := range h {
 			union[q] = true
@@ -166,12 +167,12 @@ func (a *Archive) TopicLayout(seeds []urlnorm.URL, topic string) *Layout {
 // greedyCover returns, for each of coverShares, how many of hubs (each
 // the topic pages it links to) greedy set cover takes to link that share
 // of total topic pages.
-func greedyCover(hubs [][]*Page, total int) []CoverPoint {
+func greedyCover(hubs [][]*replay.Page, total int) []CoverPoint {
 	out := make([]CoverPoint, len(coverShares))
 	for i, s := range coverShares {
 		out[i].Share = s
 	}
-	covered := make(map[*Page]bool)
+	covered := make(map[*replay.Page]bool)
 	used := make([]bool, len(hubs))
 	next := 0 // first share not reached yet
 	for n := 1; next < len(out) && total > 0; n++ {
@@ -213,8 +214,8 @@ func greedyCover(hubs [][]*Page, total int) []CoverPoint {
 // on the way (they cost fetches) but never count. The shares are of all
 // the distinct targets given, stored or not, reachable or not: a share
 // that cannot be reached has Fetches 0.
-func (a *Archive) TargetPlan(seeds, targets []urlnorm.URL, shares []float64) []PlanPoint {
-	want := make(map[*Page]bool)
+func TargetPlan(a *replay.Archive, seeds, targets []urlnorm.URL, shares []float64) []PlanPoint {
+	want := make(map[*replay.Page]bool)
 	total := 0
 	seen := make(map[urlnorm.URL]bool)
 	for _, u := range targets {
@@ -227,28 +228,28 @@ func (a *Archive) TargetPlan(seeds, targets []urlnorm.URL, shares []float64) []P
 			want[p] = true
 		}
 	}
-	g := a.reach(seeds)
-	var start []*Page
+	g := reach(a, seeds)
+	var start []*replay.Page
 	for _, s := range seeds {
 		if p, ok := a.Follow(s); ok && p.Status == 200 && !slices.Contains(start, p) {
 			start = append(start, p)
 		}
 	}
-	return greedyPlan(start, g.out, func(p *Page) bool { return want[p] }, total, shares)
+	return greedyPlan(start, g.out, func(p *replay.Page) bool { return want[p] }, total, shares)
 }
 
 // greedyPlan returns, for each of shares, the fetches a crawler that
 // knows every page needs to reach that share of total topic pages from
 // seeds over the links out (see Layout.Plan). Only pages answering 200
 // are fetched and followed.
-func greedyPlan(seeds []*Page, out map[*Page][]*Page, isTopic func(*Page) bool, total int, shares []float64) []PlanPoint {
+func greedyPlan(seeds []*replay.Page, out map[*replay.Page][]*replay.Page, isTopic func(*replay.Page) bool, total int, shares []float64) []PlanPoint {
 	plan := make([]PlanPoint, len(shares))
 	for i, s := range shares {
 		plan[i].Share = s
 	}
-	fetched := make(map[*Page]bool)
+	fetched := make(map[*replay.Page]bool)
 	got, next := 0, 0
-	fetch := func(p *Page) {
+	fetch := func(p *replay.Page) {
 		if fetched[p] {
 			return
 		}
@@ -266,8 +267,8 @@ func greedyPlan(seeds []*Page, out map[*Page][]*Page, isTopic func(*Page) bool, 
 	}
 	for next < len(plan) {
 		// Breadth-first from the fetched pages through pages not fetched.
-		steps := make(map[*Page]planStep)
-		var queue []*Page
+		steps := make(map[*replay.Page]planStep)
+		var queue []*replay.Page
 		for p := range fetched {
 			for _, q := range out[p] {
 				if _, ok := steps[q]; !ok && !fetched[q] && q.Status == 200 {
@@ -277,7 +278,7 @@ func greedyPlan(seeds []*Page, out map[*Page][]*Page, isTopic func(*Page) bool, 
 			}
 		}
 		// Map iteration order must not decide between equal paths.
-		slices.SortFunc(queue, func(x, y *Page) int { return strings.Compare(x.URL.String(), y.URL.String()) })
+		slices.SortFunc(queue, func(x, y *replay.Page) int { return strings.Compare(x.URL.String(), y.URL.String()) })
 		for i := 0; i < len(queue); i++ {
 			p := queue[i]
 			for _, q := range out[p] {
@@ -288,7 +289,7 @@ func greedyPlan(seeds []*Page, out map[*Page][]*Page, isTopic func(*Page) bool, 
 			}
 		}
 		// The page whose path and topic links give the most per fetch.
-		var best *Page
+		var best *replay.Page
 		var bestGain, bestCost int
 		for _, p := range queue {
 			st := steps[p]
@@ -306,7 +307,7 @@ func greedyPlan(seeds []*Page, out map[*Page][]*Page, isTopic func(*Page) bool, 
 		if best == nil {
 			break
 		}
-		var path []*Page
+		var path []*replay.Page
 		for q := best; q != nil; q = steps[q].parent {
 			path = append(path, q)
 		}
@@ -324,13 +325,13 @@ func greedyPlan(seeds []*Page, out map[*Page][]*Page, isTopic func(*Page) bool, 
 
 // planStep is how greedyPlan reaches a page not fetched yet.
 type planStep struct {
-	parent *Page // nil: linked from a fetched page
-	cost   int   // pages on the path, the page included
-	topic  int   // topic pages among them
+	parent *replay.Page // nil: linked from a fetched page
+	cost   int          // pages on the path, the page included
+	topic  int          // topic pages among them
 }
 
 // onPathTo reports whether q is on the path greedyPlan takes to p.
-func onPathTo(q, p *Page, steps map[*Page]planStep) bool {
+func onPathTo(q, p *replay.Page, steps map[*replay.Page]planStep) bool {
 	for ; p != nil; p = steps[p].parent {
 		if p == q {
 			return true
@@ -344,71 +345,4 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// graph is the part of a collection reachable from some seeds.
-type graph struct {
-	order []*Page           // the pages reached with status 200, as BFS orders them
-	out   map[*Page][]*Page // each reached page's distinct link targets
-	depth map[*Page]int     // links from the nearest seed
-	label func(*Page) string
-	group func(*Page) string // "" for a page without a label
-}
-
-// reach returns the graph of the pages BFS reaches from seeds; a page's
-// links are resolved as the handler answers them (its own redirects
-// included, as Follow does), and a page without a label is unlabelled.
-func (a *Archive) reach(seeds []urlnorm.URL) *graph {
-	label := make(map[*Page]string, len(a.labels))
-	group := make(map[*Page]string, len(a.labels))
-	for _, l := range a.labels {
-		if p, ok := a.Lookup(l.URL); ok {
-			label[p] = l.Label
-			group[p] = l.Group
-		}
-	}
-	g := &graph{
-		group: func(p *Page) string { return group[p] },
-		out:   make(map[*Page][]*Page),
-		depth: make(map[*Page]int),
-		label: func(p *Page) string {
-			if l, ok := label[p]; ok {
-				return l
-			}
-			return unlabelled
-		},
-	}
-	a.walk(seeds, nil, func(p *Page, status int, links []urlnorm.URL) {
-		if status == 200 {
-			g.order = append(g.order, p)
-		}
-		seen := make(map[*Page]bool)
-		for _, u := range links {
-			if q, ok := a.Follow(u); ok && !seen[q] {
-				seen[q] = true
-				g.out[p] = append(g.out[p], q)
-			}
-		}
-	})
-	// Depth: breadth-first over out.
-	var queue []*Page
-	for _, s := range seeds {
-		if p, ok := a.Follow(s); ok {
-			if _, seen := g.depth[p]; !seen {
-				g.depth[p] = 0
-				queue = append(queue, p)
-			}
-		}
-	}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, q := range g.out[p] {
-			if _, seen := g.depth[q]; !seen {
-				g.depth[q] = g.depth[p] + 1
-				queue = append(queue, q)
-			}
-		}
-	}
-	return g
 }

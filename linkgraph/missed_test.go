@@ -1,10 +1,12 @@
-package replay
+package linkgraph_test
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/scent-crawler/scent/linkgraph"
 	"github.com/scent-crawler/scent/urlnorm"
+	"github.com/scent-crawler/scent/webkb"
 )
 
 func mustURLs(t *testing.T, raw ...string) []urlnorm.URL {
@@ -20,9 +22,9 @@ func mustURLs(t *testing.T, raw ...string) []urlnorm.URL {
 	return out
 }
 
-func TestArchive_MissedBy(t *testing.T) {
+func TestMissedBy(t *testing.T) {
 	a := openSite(t)
-	seeds, err := DepartmentSeeds(a)
+	seeds, err := webkb.DepartmentSeeds(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,17 +33,17 @@ func TestArchive_MissedBy(t *testing.T) {
 	// neither fetched. The page outside the seeds' reach and the URL
 	// outside the collection do not count.
 	fetched := append(slices.Clone(seeds), mustURLs(t, "http://m.test/~y", "http://nowhere.test/")...)
-	m := a.MissedBy(seeds, "course", fetched)
+	m := linkgraph.MissedBy(a, seeds, "course", fetched)
 	if m.Fetched != 4 || m.Found != 0 || m.Missed != 2 || m.Linked != 1 {
 		t.Fatalf("seeds only: fetched %d, found %d, missed %d, linked %d; want 4, 0, 2, 1", m.Fetched, m.Found, m.Missed, m.Linked)
 	}
 	if !slices.Equal(m.Depth, []int{0, 1, 1}) {
 		t.Errorf("depth of the missed = %v, want [0 1 1]", m.Depth)
 	}
-	if want := []GroupFound{{Group: "cornell", Pages: 2}}; !slices.Equal(m.Groups, want) {
+	if want := []linkgraph.GroupFound{{Group: "cornell", Pages: 2}}; !slices.Equal(m.Groups, want) {
 		t.Errorf("groups = %+v, want %+v", m.Groups, want)
 	}
-	want := []Behind{
+	want := []linkgraph.Behind{
 		{Label: "course", Depth: 1, Parents: 1, Hidden: 1},
 		{Label: "student", Depth: 2, Parents: 0, Hidden: 1},
 	}
@@ -50,33 +52,33 @@ func TestArchive_MissedBy(t *testing.T) {
 	}
 
 	// With /courses/: cs1 is missed but linked.
-	m = a.MissedBy(seeds, "course", append(slices.Clone(seeds), mustURLs(t, "http://a.test/courses/")...))
-	if m.Found != 1 || m.Missed != 1 || m.Linked != 1 || len(m.Behind) != 0 || !slices.Equal(m.Groups, []GroupFound{{"cornell", 2, 1}}) {
+	m = linkgraph.MissedBy(a, seeds, "course", append(slices.Clone(seeds), mustURLs(t, "http://a.test/courses/")...))
+	if m.Found != 1 || m.Missed != 1 || m.Linked != 1 || len(m.Behind) != 0 || !slices.Equal(m.Groups, []linkgraph.GroupFound{{"cornell", 2, 1}}) {
 		t.Errorf("with /courses/: %+v; want 1 found, 1 missed and linked, nothing behind", m)
 	}
 
 	// Everything BFS fetches, by the URLs it was asked for (cs1 as
 	// /courses/cs1/index.html, an alias).
 	all := slices.Clone(seeds)
-	for _, p := range a.BFS(seeds, nil) {
+	for _, p := range linkgraph.BFS(a, seeds, nil) {
 		all = append(all, p.URL)
 	}
 	all = append(all, mustURLs(t, "http://a.test/courses/cs1/index.html")...)
-	m = a.MissedBy(seeds, "course", all)
+	m = linkgraph.MissedBy(a, seeds, "course", all)
 	if m.Found != 2 || m.Missed != 0 || m.Fetched != 9 {
 		t.Errorf("all reached: %+v; want 9 fetched, 2 found, none missed", m)
 	}
 }
 
-// TestArchive_MissedBy_corpus checks the misses of the first 1,000 pages
+// TestMissedBy_corpus checks the misses of the first 1,000 pages
 // of a breadth-first crawl of the real collection against the layout.
-func TestArchive_MissedBy_corpus(t *testing.T) {
+func TestMissedBy_corpus(t *testing.T) {
 	a := openCorpus(t)
-	seeds, err := DepartmentSeeds(a)
+	seeds, err := webkb.DepartmentSeeds(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	order := a.BFS(seeds, nil)
+	order := linkgraph.BFS(a, seeds, nil)
 	var fetched []urlnorm.URL
 	found := 0
 	label := make(map[urlnorm.URL]string)
@@ -89,8 +91,8 @@ func TestArchive_MissedBy_corpus(t *testing.T) {
 			found++
 		}
 	}
-	m := a.MissedBy(seeds, "course", fetched)
-	l := a.TopicLayout(seeds, "course")
+	m := linkgraph.MissedBy(a, seeds, "course", fetched)
+	l := linkgraph.TopicLayout(a, seeds, "course")
 	sum := 0
 	for _, d := range m.Depth {
 		sum += d

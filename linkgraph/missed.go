@@ -1,9 +1,10 @@
-package replay
+package linkgraph
 
 import (
 	"slices"
 	"strings"
 
+	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -60,27 +61,27 @@ type Behind struct {
 }
 
 // MissedBy computes what a crawl from seeds that fetched the pages at
-// fetched (final URLs, resolved as Follow does; URLs outside the
+// fetched (final URLs, resolved as a.Follow does; URLs outside the
 // collection or out of reach of the seeds are ignored) missed of topic.
-func (a *Archive) MissedBy(seeds []urlnorm.URL, topic string, fetched []urlnorm.URL) *Missed {
-	g := a.reach(seeds)
-	reached := make(map[*Page]bool, len(g.order))
+func MissedBy(a *replay.Archive, seeds []urlnorm.URL, topic string, fetched []urlnorm.URL) *Missed {
+	g := reach(a, seeds)
+	reached := make(map[*replay.Page]bool, len(g.order))
 	for _, p := range g.order {
 		reached[p] = true
 	}
-	got := make(map[*Page]bool)
+	got := make(map[*replay.Page]bool)
 	for _, u := range fetched {
 		if p, ok := a.Follow(u); ok && reached[p] {
 			got[p] = true
 		}
 	}
 	m := &Missed{Topic: topic, Fetched: len(got)}
-	isTopic := func(p *Page) bool { return g.label(p) == topic }
+	isTopic := func(p *replay.Page) bool { return g.label(p) == topic }
 	// The fetched pages' links, and the unfetched pages' links to topic
 	// pages, by target.
-	seen := make(map[*Page]bool)
-	parents := make(map[*Page]int)  // unfetched page → fetched pages linking to it
-	into := make(map[*Page][]*Page) // topic page → unfetched pages linking to it
+	seen := make(map[*replay.Page]bool)
+	parents := make(map[*replay.Page]int)         // unfetched page → fetched pages linking to it
+	into := make(map[*replay.Page][]*replay.Page) // topic page → unfetched pages linking to it
 	for _, p := range g.order {
 		for _, q := range g.out[p] {
 			switch {
@@ -93,7 +94,7 @@ func (a *Archive) MissedBy(seeds []urlnorm.URL, topic string, fetched []urlnorm.
 			}
 		}
 	}
-	behind := make(map[*Page]int)
+	behind := make(map[*replay.Page]int)
 	groups := make(map[string]*GroupFound)
 	for _, p := range g.order {
 		if !isTopic(p) {
@@ -128,16 +129,16 @@ func (a *Archive) MissedBy(seeds []urlnorm.URL, topic string, fetched []urlnorm.
 		m.Groups = append(m.Groups, *gf)
 	}
 	slices.SortFunc(m.Groups, func(x, y GroupFound) int { return strings.Compare(x.Group, y.Group) })
-	hubs := make([]*Page, 0, len(behind))
+	hubs := make([]*replay.Page, 0, len(behind))
 	for h := range behind {
 		hubs = append(hubs, h)
 	}
 	// Most hidden pages first; then nearest the seeds, then BFS order.
-	rank := make(map[*Page]int, len(g.order))
+	rank := make(map[*replay.Page]int, len(g.order))
 	for i, p := range g.order {
 		rank[p] = i
 	}
-	slices.SortFunc(hubs, func(x, y *Page) int {
+	slices.SortFunc(hubs, func(x, y *replay.Page) int {
 		if behind[x] != behind[y] {
 			return behind[y] - behind[x]
 		}
@@ -146,7 +147,7 @@ func (a *Archive) MissedBy(seeds []urlnorm.URL, topic string, fetched []urlnorm.
 		}
 		return rank[x] - rank[y]
 	})
-	union := make(map[*Page]bool)
+	union := make(map[*replay.Page]bool)
 	for _, h := range hubs[:min(10, len(hubs))] {
 		m.Behind = append(m.Behind, Behind{Label: g.label(h), Depth: g.depth[h], Parents: parents[h], Hidden: behind[h]})
 		for _, q := range g.out[h] {

@@ -1,19 +1,21 @@
-package replay
+package linkgraph_test
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/scent-crawler/scent/linkgraph"
 	"github.com/scent-crawler/scent/urlnorm"
+	"github.com/scent-crawler/scent/webkb"
 )
 
-func TestArchive_TopicLayout(t *testing.T) {
+func TestTopicLayout(t *testing.T) {
 	a := openSite(t)
-	seeds, err := DepartmentSeeds(a)
+	seeds, err := webkb.DepartmentSeeds(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := a.TopicLayout(seeds, "course")
+	l := linkgraph.TopicLayout(a, seeds, "course")
 	// The nine pages BFS reaches; /courses/ is linked from the department
 	// page, /courses/cs1/ from /courses/ and from Bob's student page.
 	if l.Topic != "course" || l.Pages != 9 || l.TopicPages != 2 {
@@ -26,14 +28,14 @@ func TestArchive_TopicLayout(t *testing.T) {
 		t.Errorf("hubs %d, top %v; want 2, [1 2]", l.Hubs, l.HubsTop)
 	}
 	// One hub links half the course pages, both link all.
-	if want := []CoverPoint{{0.5, 1}, {0.75, 2}, {0.9, 2}}; !slices.Equal(l.Cover, want) {
+	if want := []linkgraph.CoverPoint{{0.5, 1}, {0.75, 2}, {0.9, 2}}; !slices.Equal(l.Cover, want) {
 		t.Errorf("cover = %v, want %v", l.Cover, want)
 	}
 	// Knowing everything: the seeds, then /courses/ (half) and cs1.
-	if want := []PlanPoint{{0.5, 5}, {0.75, 6}, {0.9, 6}}; !slices.Equal(l.Plan, want) {
+	if want := []linkgraph.PlanPoint{{0.5, 5}, {0.75, 6}, {0.9, 6}}; !slices.Equal(l.Plan, want) {
 		t.Errorf("plan = %v, want %v", l.Plan, want)
 	}
-	want := []LabelLayout{
+	want := []linkgraph.LabelLayout{
 		{Label: "department", Pages: 4, Hubs: 1, TopicLinked: 1, Only: 1},
 		{Label: "course", Pages: 2, Hubs: 1, TopicLinked: 1},
 		{Label: "faculty", Pages: 1},
@@ -43,21 +45,21 @@ func TestArchive_TopicLayout(t *testing.T) {
 	if !slices.Equal(l.Labels, want) {
 		t.Errorf("labels:\n got %+v\nwant %+v", l.Labels, want)
 	}
-	if e := a.TopicLayout(seeds, "nothing"); e.Pages != 9 || e.TopicPages != 0 || e.Hubs != 0 || len(e.Depth) != 0 {
+	if e := linkgraph.TopicLayout(a, seeds, "nothing"); e.Pages != 9 || e.TopicPages != 0 || e.Hubs != 0 || len(e.Depth) != 0 {
 		t.Errorf("layout of an absent topic: %+v", e)
 	}
 }
 
-// TestArchive_TopicLayout_corpus checks the layout of course pages on the
+// TestTopicLayout_corpus checks the layout of course pages on the
 // real collection against BFS and the labels.
-func TestArchive_TopicLayout_corpus(t *testing.T) {
+func TestTopicLayout_corpus(t *testing.T) {
 	a := openCorpus(t)
-	seeds, err := DepartmentSeeds(a)
+	seeds, err := webkb.DepartmentSeeds(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := a.TopicLayout(seeds, "course")
-	if n := len(a.BFS(seeds, nil)); l.Pages != n {
+	l := linkgraph.TopicLayout(a, seeds, "course")
+	if n := len(linkgraph.BFS(a, seeds, nil)); l.Pages != n {
 		t.Errorf("layout counts %d reachable pages, BFS %d", l.Pages, n)
 	}
 	sum, pages, linked := 0, 0, 0
@@ -95,13 +97,13 @@ func TestArchive_TopicLayout_corpus(t *testing.T) {
 	}
 }
 
-// TestArchive_TargetPlan plans for a set of pages instead of a label: the
+// TestTargetPlan plans for a set of pages instead of a label: the
 // same plan as the label's when given its pages, a later one when the
 // nearer course page is not a target, and no share of targets that are
 // not stored.
-func TestArchive_TargetPlan(t *testing.T) {
+func TestTargetPlan(t *testing.T) {
 	a := openSite(t)
-	seeds, err := DepartmentSeeds(a)
+	seeds, err := webkb.DepartmentSeeds(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,16 +117,16 @@ func TestArchive_TargetPlan(t *testing.T) {
 		t.Fatalf("%d course pages, want 2", len(course))
 	}
 	shares := []float64{0.5, 0.75, 0.9}
-	if got, want := a.TargetPlan(seeds, course, shares), a.TopicLayout(seeds, "course").Plan; !slices.Equal(got, want) {
+	if got, want := linkgraph.TargetPlan(a, seeds, course, shares), linkgraph.TopicLayout(a, seeds, "course").Plan; !slices.Equal(got, want) {
 		t.Errorf("plan of the course pages = %v, the label's %v", got, want)
 	}
 	for _, u := range course {
-		got := a.TargetPlan(seeds, []urlnorm.URL{u}, []float64{0.5})
+		got := linkgraph.TargetPlan(a, seeds, []urlnorm.URL{u}, []float64{0.5})
 		if got[0].Fetches < len(seeds)+1 {
 			t.Errorf("plan of %s = %v: fewer fetches than the seeds and the page", u, got)
 		}
 	}
-	half := a.TargetPlan(seeds, []urlnorm.URL{course[0], urlnorm.MustParse("http://nowhere.test/")}, []float64{0.5, 1})
+	half := linkgraph.TargetPlan(a, seeds, []urlnorm.URL{course[0], urlnorm.MustParse("http://nowhere.test/")}, []float64{0.5, 1})
 	if half[0].Fetches == 0 || half[1].Fetches != 0 {
 		t.Errorf("plan with a target not stored = %v, want half reached and all not", half)
 	}
