@@ -224,9 +224,11 @@ type Redirect struct {
 // PostgreSQL stores) gives it back inside a PageLink, and reports take
 // that. Unlike Page.Scores, Scores is a slice in the crawl's topic order
 // (CrawlSpec.Topics), not a map: a crawl keeps tens of links a page, and
-// a slice costs a link one small allocation where a map costs several
-// hundred bytes. A reader looks a score up by topic through
-// PageLink.Score, which knows that order.
+// two topics' scores cost a link 16 bytes in one allocation as a slice,
+// 256 bytes in two as a map. A reader looks a score up by topic through
+// PageLink.Score, which knows that order. A stored target parses again
+// (urlnorm's Parse of a URL's String is that URL), so a store's read
+// gives back the Link committed (ParseTarget).
 type Link struct {
 	Target  urlnorm.URL
 	Anchor  string
