@@ -27,6 +27,12 @@
 // draws. Package crawlertest holds the behaviour suite every Store must
 // pass and an in-memory Store.
 //
+// Page and Link (store.go) are scent's one record of a fetch and of a
+// hyperlink: the crawl commits them, the stores read them back (a page
+// as a Page, a link as a PageLink, which adds its page's final URL and
+// the crawl's topics, the order of a link's scores), and reports,
+// exports and experiments take them as they are.
+//
 // Each worker also signs the page's extracted text with min-hash
 // (minhash.DefaultParams, recorded in CrawlSpec.MinHash) so that the store
 // can decide at commit time whether the page is a near-duplicate of a page

@@ -125,8 +125,8 @@ func TestCrawler_Run_siteNormAdoptsLowerCaseOnACaseInsensitiveServer(t *testing.
 		t.Errorf("the page linked twice was requested %d times", n)
 	}
 	var n int
-	err := st.EachLink(context.Background(), 1, func(l *sqlite.LinkRow) error {
-		if l.Target == s.url("/Projects/X.html").String() {
+	err := st.EachLink(context.Background(), 1, func(l *crawler.PageLink) error {
+		if l.Target == s.url("/Projects/X.html") {
 			n++
 		}
 		return nil

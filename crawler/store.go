@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/scent-crawler/scent/fetch"
@@ -171,6 +172,11 @@ type Page struct {
 // each of topics (the crawl's CrawlSpec.Topics) and no other: what a
 // Store checks before it keeps them.
 func (p *Page) CheckScores(topics []string) error {
+	for _, l := range p.Links {
+		if len(l.Scores) != 0 && len(l.Scores) != len(topics) {
+			return fmt.Errorf("page %s: link to %s: %d scores for %d topics", p.URL, l.Target, len(l.Scores), len(topics))
+		}
+	}
 	if len(p.Scores) == 0 {
 		return nil
 	}
@@ -212,12 +218,63 @@ type Redirect struct {
 	Status      int
 }
 
-// Link is one hyperlink of a fetched page with its context and scores.
+// Link is one hyperlink of a fetched page with its context and scores:
+// scent's one link record. The crawler fills it in Page.Links and commits
+// it; a store's read of a crawl's links (EachLink of the SQLite and
+// PostgreSQL stores) gives it back inside a PageLink, and reports take
+// that. Unlike Page.Scores, Scores is a slice in the crawl's topic order
+// (CrawlSpec.Topics), not a map: a crawl keeps tens of links a page, and
+// two topics' scores cost a link 16 bytes in one allocation as a slice,
+// 256 bytes in two as a map. A reader looks a score up by topic through
+// PageLink.Score, which knows that order. A stored target parses again
+// (urlnorm's Parse of a URL's String is that URL), so a store's read
+// gives back the Link committed (ParseTarget).
 type Link struct {
 	Target  urlnorm.URL
 	Anchor  string
 	Context string    // before + anchor + after tokens, space separated
 	Scores  []float64 // per topic (CrawlSpec.Topics order); nil when not scored
+}
+
+// ParseTarget sets Target from the text a store keeps it as and checks
+// the Scores the store kept against the crawl's number of topics: the
+// one read of a stored link, for a store's read. The store wrote a
+// normalized target and one score per topic or none (Page.CheckScores),
+// so a target that does not parse or another count is an error of the
+// store.
+func (l *Link) ParseTarget(target string, topics int) error {
+	var err error
+	if l.Target, err = urlnorm.Parse(target); err != nil {
+		return fmt.Errorf("read link: %w", err)
+	}
+	if len(l.Scores) != 0 && len(l.Scores) != topics {
+		return fmt.Errorf("read link to %s: %d scores for %d topics", l.Target, len(l.Scores), topics)
+	}
+	return nil
+}
+
+// PageLink is a stored link as a store's read of a crawl's links gives it
+// back: the Link as committed, the page it was found on and the crawl's
+// topics, which say what its Scores are scores of.
+type PageLink struct {
+	Link
+	// Parent is the final URL of the page the link was found on, as in
+	// Entry.Parent.
+	Parent urlnorm.URL
+	// Topics are the crawl's topics (CrawlSpec.Topics), in the order of
+	// Link.Scores; a read shares one slice between all its links.
+	Topics []string
+}
+
+// Score returns the link's score for topic; false when the link was not
+// scored or topic is not one of the crawl's topics. It is the one place
+// that turns a link's scores, kept in topic order, into scores by topic.
+func (l *PageLink) Score(topic string) (float64, bool) {
+	i := slices.Index(l.Topics, topic)
+	if i < 0 || i >= len(l.Scores) {
+		return 0, false
+	}
+	return l.Scores[i], true
 }
 
 // URLLookup is an optional interface of a Store that tells whether a URL

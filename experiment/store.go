@@ -140,8 +140,8 @@ func Measure(ctx context.Context, db, name, labelsPath string, every int, topics
 		return nil, err
 	}
 	if labels != nil {
-		err = store.EachLink(ctx, c.ID, func(l *sqlite.LinkRow) error {
-			rep.AddLink(report.Link{Target: l.Target, Scores: l.Scores})
+		err = store.EachLink(ctx, c.ID, func(l *crawler.PageLink) error {
+			rep.AddLink(l)
 			return nil
 		})
 		if err != nil {

@@ -303,12 +303,21 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 	return out, nil
 }
 
-// storedLink is a link as kept in pages.links.
+// storedLink is a link as kept in pages.links, one JSON object a link,
+// its target as text; a read turns it into a crawler.Link (link).
 type storedLink struct {
 	Target  string    `json:"t"`
 	Anchor  string    `json:"a,omitempty"`
 	Context string    `json:"c,omitempty"`
 	Scores  []float64 `json:"s,omitempty"`
+}
+
+// link turns a stored link back into the link the crawler committed, for
+// a crawl of n topics (crawler.Link.ParseTarget).
+func (sl storedLink) link(n int) (crawler.Link, error) {
+	l := crawler.Link{Anchor: sl.Anchor, Context: sl.Context, Scores: sl.Scores}
+	err := l.ParseTarget(sl.Target, n)
+	return l, err
 }
 
 // Commit stores pages with their links and pushes entries in one

@@ -12,7 +12,8 @@
 //
 // Store implements crawler.Store, crawler.URLLookup and
 // crawler.SharedFrontier; EachPage reads a crawl's pages back as
-// crawler.Page records, as the SQLite store's EachPage does. Many
+// crawler.Page records and EachLink their links as crawler.PageLink
+// records, as the SQLite store's EachPage and EachLink do. Many
 // processes, one crawl:
 //
 //   - Leases. Every process that opens a crawl is a holder (table

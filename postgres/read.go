@@ -2,10 +2,12 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // EachPage calls fn for every fetch committed to the crawl, in fetch
@@ -54,6 +56,54 @@ func (s *Store) EachPage(ctx context.Context, crawl int64, fn func(*crawler.Page
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read pages: %w", err)
+	}
+	return nil
+}
+
+// EachLink calls fn for every stored link of the crawl, in the fetch
+// order of the pages they were found on, as the crawler committed it,
+// with the final URL of its page and the crawl's topics (the order of its
+// scores), as the SQLite store's EachLink does. The pages are streamed; fn
+// must not keep the *crawler.PageLink, which the next call reuses.
+func (s *Store) EachLink(ctx context.Context, crawl int64, fn func(*crawler.PageLink) error) error {
+	var topicsJSON string
+	if err := s.pool.QueryRow(ctx, `SELECT topics FROM crawls WHERE id = $1`, crawl).Scan(&topicsJSON); err != nil {
+		return fmt.Errorf("read links of crawl %d: topics: %w", crawl, err)
+	}
+	var topics []string
+	if err := json.Unmarshal([]byte(topicsJSON), &topics); err != nil {
+		return fmt.Errorf("read links of crawl %d: topics: %w", crawl, err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT final_url, links FROM pages WHERE crawl_id = $1 AND links IS NOT NULL ORDER BY ord`, crawl)
+	if err != nil {
+		return fmt.Errorf("read links: %w", err)
+	}
+	defer rows.Close()
+	l := crawler.PageLink{Topics: topics}
+	for rows.Next() {
+		var parent string
+		var raw []byte
+		if err := rows.Scan(&parent, &raw); err != nil {
+			return fmt.Errorf("read links: %w", err)
+		}
+		if l.Parent, err = urlnorm.Parse(parent); err != nil {
+			return fmt.Errorf("read links: page: %w", err)
+		}
+		var links []storedLink
+		if err := json.Unmarshal(raw, &links); err != nil {
+			return fmt.Errorf("read links of %s: %w", parent, err)
+		}
+		for _, sl := range links {
+			if l.Link, err = sl.link(len(topics)); err != nil {
+				return fmt.Errorf("read links of %s: %w", parent, err)
+			}
+			if err := fn(&l); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read links: %w", err)
 	}
 	return nil
 }

@@ -26,7 +26,8 @@
 // secondary measures.
 //
 // A report is built from a stream of pages in fetch order (Add), then of
-// links (AddLink), and closed by Finish. It keeps counters and curve
+// links as a store reads them back (AddLink, crawler.PageLink), and closed
+// by Finish. It keeps counters and curve
 // points only, so its memory does not grow with the crawl beyond the
 // labels themselves. One report is written as JSON or Markdown; one or
 // several, side by side, as a self-contained HTML page with harvest and

@@ -33,8 +33,8 @@ func fakeReport(crawl, strategy string, step int) *Report {
 	for i := 0; i < 50; i++ {
 		r.Add(&crawler.Page{URL: urlnorm.MustParse(fmt.Sprintf("http://a.test/%d", i)), FinalURL: urlnorm.MustParse(fmt.Sprintf("http://a.test/%d", i)), Topic: "course"})
 	}
-	r.AddLink(Link{Target: "http://a.test/0", Scores: map[string]float64{"course": 0.9, "faculty": 0.1}})
-	r.AddLink(Link{Target: "http://a.test/1", Scores: map[string]float64{"course": 0.8, "faculty": 0.5}})
+	r.AddLink(pageLink("http://a.test/0", 0.9, 0.1))
+	r.AddLink(pageLink("http://a.test/1", 0.8, 0.5))
 	r.Finish()
 	return r
 }
@@ -242,13 +242,13 @@ func TestReport_AddLink(t *testing.T) {
 	}
 	r := New("x", "link", []string{"course", "faculty"}, labels, 10)
 	r.Topic("faculty").Threshold = 0.5
-	for _, l := range []Link{
-		{Target: "http://a.test/c1", Scores: map[string]float64{"course": 0.9, "faculty": 0.2}},  // course TP
-		{Target: "http://a.test/c2", Scores: map[string]float64{"course": 0.5, "faculty": 0.6}},  // course FN, faculty FP
-		{Target: "http://a.test/f1", Scores: map[string]float64{"course": 0.76, "faculty": 0.5}}, // course FP (at threshold), faculty TP
-		{Target: "http://a.test/o1", Scores: map[string]float64{"course": 0.1, "faculty": 0.1}},  // TN, TN
-		{Target: "http://a.test/unlabelled", Scores: map[string]float64{"course": 0.99, "faculty": 0.99}},
-		{Target: "http://a.test/c1"}, // not scored
+	for _, l := range []*crawler.PageLink{
+		pageLink("http://a.test/c1", 0.9, 0.2),  // course TP
+		pageLink("http://a.test/c2", 0.5, 0.6),  // course FN, faculty FP
+		pageLink("http://a.test/f1", 0.76, 0.5), // course FP (at threshold), faculty TP
+		pageLink("http://a.test/o1", 0.1, 0.1),  // TN, TN
+		pageLink("http://a.test/unlabelled", 0.99, 0.99),
+		pageLink("http://a.test/c1"), // not scored
 	} {
 		r.AddLink(l)
 	}
@@ -277,7 +277,7 @@ func TestReport_AddLink(t *testing.T) {
 		t.Errorf("json lacks the link classifier: %v\n%s", err, js.String())
 	}
 	u := New("x", "link", []string{"course"}, nil, 10)
-	u.AddLink(Link{Target: "http://a.test/c1", Scores: map[string]float64{"course": 0.9}})
+	u.AddLink(pageLink("http://a.test/c1", 0.9, 0.1))
 	u.Finish()
 	if u.Topic("course").Links != nil {
 		t.Error("a report without labels evaluated the link classifier")
@@ -294,4 +294,10 @@ func BenchmarkWriteHTML(b *testing.B) {
 		}
 	}
 	b.SetBytes(int64(buf.Len()))
+}
+
+// pageLink is a stored link to target of a crawl of the topics course and
+// faculty, with scores in that order (none: not scored).
+func pageLink(target string, scores ...float64) *crawler.PageLink {
+	return &crawler.PageLink{Link: crawler.Link{Target: urlnorm.MustParse(target), Scores: scores}, Topics: []string{"course", "faculty"}}
 }

@@ -4,19 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/scent-crawler/scent/urlnorm"
+	"github.com/scent-crawler/scent/crawler"
 )
 
 // DefaultThreshold is the link score at or above which a link counts as
 // predicted relevant when a topic's Threshold is not set.
 const DefaultThreshold = 0.76
-
-// Link is what a report needs of one stored hyperlink: its target and the
-// link classifier's score per topic (nil when the link was not scored).
-type Link struct {
-	Target string
-	Scores map[string]float64
-}
 
 // LinkStats is the link classifier's confusion on the labelled links of a
 // crawl for one topic. A link is relevant when its target's label is the
@@ -36,18 +29,18 @@ type LinkStats struct {
 	F1        float64 `json:"f1"`
 }
 
-// AddLink counts a link for the link-classifier evaluation. It needs
-// labels: without them, or for a link without scores, it does nothing.
-// Each topic's threshold is TopicStats.Threshold (DefaultThreshold when
-// zero), read at the first link counted.
-func (r *Report) AddLink(l Link) {
+// AddLink counts a stored link, as a store's read of the crawl's links
+// gives it, for the link-classifier evaluation. It needs labels: without
+// them, or for a link without scores, it does nothing. Each topic's
+// threshold is TopicStats.Threshold (DefaultThreshold when zero), read at
+// the first link counted.
+func (r *Report) AddLink(l *crawler.PageLink) {
 	if r.labels == nil || len(l.Scores) == 0 {
 		return
 	}
-	u, _ := urlnorm.Parse(l.Target) // zero, so unlabelled, when it does not parse
-	_, label, labelled := r.labelOf(u)
+	_, label, labelled := r.labelOf(l.Target)
 	for _, t := range r.Topics {
-		s, ok := l.Scores[t.Topic]
+		s, ok := l.Score(t.Topic)
 		if !ok {
 			continue
 		}

@@ -15,7 +15,10 @@ var _ training.BacklinkSource = (*Store)(nil)
 // point to one of targets, with their context tokens, at most limit of
 // them (0: no limit), in the order of targets. It is the store's answer to
 // "which pages link to this training page?". Links are stored a page at a
-// time, so this reads every stored page's links once.
+// time, so this reads every stored page's links once; targets are matched
+// as the text they are stored as (the targets' String), and only the
+// pages of the links found are parsed. A stored page URL that does not
+// parse is an error, as in EachLink.
 func (s *Store) Backlinks(ctx context.Context, targets []urlnorm.URL, limit int) ([]training.Backlink, error) {
 	want := make(map[string]int, len(targets))
 	for i, t := range targets {
@@ -50,7 +53,7 @@ func (s *Store) Backlinks(ctx context.Context, targets []urlnorm.URL, limit int)
 			}
 			if pu.IsZero() {
 				if pu, err = urlnorm.Parse(parent); err != nil {
-					break
+					return nil, fmt.Errorf("backlinks: page: %w", err)
 				}
 			}
 			found[i] = append(found[i], training.Backlink{Parent: pu, Target: targets[i], Context: strings.Fields(l.Context)})

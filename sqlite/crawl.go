@@ -537,9 +537,13 @@ func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, 
 	return nil
 }
 
-func crawlTopics(ctx context.Context, tx *sql.Tx, crawl int64) ([]string, error) {
+// crawlTopics returns the crawl's topics (CrawlSpec.Topics), the order of
+// its links' scores, read in a transaction or from the database.
+func crawlTopics(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, crawl int64) ([]string, error) {
 	var raw string
-	if err := tx.QueryRowContext(ctx, `SELECT topics FROM crawls WHERE id = ?`, crawl).Scan(&raw); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT topics FROM crawls WHERE id = ?`, crawl).Scan(&raw); err != nil {
 		return nil, fmt.Errorf("crawl %d: %w", crawl, err)
 	}
 	var topics []string

@@ -172,7 +172,7 @@ func TestStore_Commit_visitedOncePerCrawl(t *testing.T) {
 		t.Errorf("after commit: a=%v b=%v, want a=[/x] b=[]", a, b)
 	}
 	var n int
-	s.EachLink(ctx, st.ID, func(*LinkRow) error { n++; return nil })
+	s.EachLink(ctx, st.ID, func(*crawler.PageLink) error { n++; return nil })
 	if n != 1 {
 		t.Errorf("%d links stored, want 1", n)
 	}

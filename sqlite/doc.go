@@ -18,7 +18,8 @@
 // scheduler goroutine and are batched into transactions by the crawler;
 // readers (export, report) may run at the same time thanks to WAL; they
 // read a crawl's pages back as crawler.Page records (EachPage, streamed;
-// EachFetch adds links and raw exchanges). Pop
+// EachFetch adds links and raw exchanges) and its links as
+// crawler.PageLink records (EachLink, streamed). Pop
 // only reads: the frontier rows it takes and the URLs it leases are
 // written by the crawl's next write transaction (see pops.go), so a
 // killed process serves them again on resume, as it does any URL leased

@@ -3,7 +3,10 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/urlnorm"
@@ -12,13 +15,14 @@ import (
 func TestStore_EachLink(t *testing.T) {
 	ctx := context.Background()
 	s, _ := open(t)
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"course", "faculty"},
-		Topics: []string{"course", "faculty"}, Seeds: []urlnorm.URL{u("/seed")}})
+	topics := []string{"course", "faculty"}
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: topics,
+		Topics: topics, Seeds: []urlnorm.URL{u("/seed")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pages := []*crawler.Page{
-		{URL: u("/seed"), Topic: "course", Status: 200, Scores: map[string]float64{"course": 0.1, "faculty": 0.2}, Relevant: map[string]bool{"course": false, "faculty": false},
+		{URL: u("/seed"), FinalURL: u("/seed/"), Topic: "course", Status: 200, Scores: map[string]float64{"course": 0.1, "faculty": 0.2}, Relevant: map[string]bool{"course": false, "faculty": false},
 			Links: []crawler.Link{
 				{Target: u("/c1"), Anchor: "CS 101", Context: "see CS 101 now", Scores: []float64{0.9, 0.125}},
 				{Target: u("/f1"), Anchor: "Prof", Context: "Prof", Scores: []float64{0.25, 0.8}},
@@ -28,36 +32,94 @@ func TestStore_EachLink(t *testing.T) {
 	if err := s.Commit(ctx, st.ID, pages, nil); err != nil {
 		t.Fatal(err)
 	}
-	var got []LinkRow
-	if err := s.EachLink(ctx, st.ID, func(r *LinkRow) error { got = append(got, *r); return nil }); err != nil {
+	var got []crawler.PageLink
+	if err := s.EachLink(ctx, st.ID, func(l *crawler.PageLink) error { got = append(got, *l); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	want := []LinkRow{
-		{Page: u("/seed").String(), Target: u("/c1").String(), Anchor: "CS 101", Context: "see CS 101 now", Scores: map[string]float64{"course": 0.9, "faculty": 0.125}},
-		{Page: u("/seed").String(), Target: u("/f1").String(), Anchor: "Prof", Context: "Prof", Scores: map[string]float64{"course": 0.25, "faculty": 0.8}},
-		{Page: u("/c1").String(), Target: u("/x").String(), Anchor: "x"},
+	want := []crawler.PageLink{
+		{Parent: u("/seed/"), Link: pages[0].Links[0], Topics: topics},
+		{Parent: u("/seed/"), Link: pages[0].Links[1], Topics: topics},
+		{Parent: u("/c1"), Link: pages[1].Links[0], Topics: topics},
 	}
-	if len(got) != len(want) {
-		t.Fatalf("got %d links, want %d: %+v", len(got), len(want), got)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("links read back as\n%+v\nwant\n%+v", got, want)
 	}
-	for i := range want {
-		g, w := got[i], want[i]
-		if g.Page != w.Page || g.Target != w.Target || g.Anchor != w.Anchor || g.Context != w.Context || len(g.Scores) != len(w.Scores) {
-			t.Errorf("link %d = %+v, want %+v", i, g, w)
-			continue
-		}
-		for k, v := range w.Scores {
-			if g.Scores[k] != v {
-				t.Errorf("link %d score %s = %v, want %v", i, k, g.Scores[k], v)
-			}
-		}
+	if v, ok := got[1].Score("faculty"); !ok || v != 0.8 {
+		t.Errorf("Score(faculty) of the second link = %v, %v; want 0.8, true", v, ok)
 	}
 	stop := errors.New("stop")
 	n := 0
-	if err := s.EachLink(ctx, st.ID, func(*LinkRow) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+	if err := s.EachLink(ctx, st.ID, func(*crawler.PageLink) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
 		t.Errorf("EachLink after a callback error: err %v after %d calls, want stop after 1", err, n)
 	}
-	if err := s.EachLink(ctx, 999, func(*LinkRow) error { return nil }); err == nil {
+	if err := s.EachLink(ctx, 999, func(*crawler.PageLink) error { return nil }); err == nil {
 		t.Error("EachLink of an unknown crawl gave no error")
 	}
+}
+
+// TestStore_EachLink_damaged: a stored target that does not parse is an
+// error of the read, not a zero URL.
+func TestStore_EachLink_damaged(t *testing.T) {
+	ctx := context.Background()
+	s, _ := open(t)
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyBFS, Stacks: []string{""}, Seeds: []urlnorm.URL{u("/")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &crawler.Page{URL: u("/"), Status: 200, Links: []crawler.Link{{Target: u("/x"), Anchor: "x"}}}
+	if err := s.Commit(ctx, st.ID, []*crawler.Page{p}, nil); err != nil {
+		t.Fatal(err)
+	}
+	blob := encodeLinks([]storedLink{{Target: "not a URL", Anchor: "x"}})
+	if _, err := s.db.ExecContext(ctx, `UPDATE pages SET links = ?`, blob); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EachLink(ctx, st.ID, func(*crawler.PageLink) error { return nil }); err == nil {
+		t.Error("EachLink of a target that does not parse gave no error")
+	}
+	if err := s.EachFetch(ctx, st.ID, func(*crawler.Page) error { return nil }); err == nil {
+		t.Error("EachFetch of a target that does not parse gave no error")
+	}
+}
+
+// BenchmarkStore_EachLink is the read of a crawl's links for a report: a
+// crawl of 200 pages of 50 links each, scored for two topics, read back
+// with each link's score looked up by topic. It reports the time a link.
+func BenchmarkStore_EachLink(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, b.TempDir()+"/b.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	topics := []string{"course", "faculty"}
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "b", Strategy: crawler.StrategyLink, Stacks: topics, Topics: topics, Seeds: []urlnorm.URL{u("/")}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const pages, links = 200, 50
+	var batch []*crawler.Page
+	for i := range pages {
+		p := &crawler.Page{URL: u(fmt.Sprintf("/p%d", i)), Topic: "course", Status: 200, FetchedAt: time.Now()}
+		for k := range links {
+			p.Links = append(p.Links, crawler.Link{Target: u(fmt.Sprintf("/p%d/l%d", i, k)), Anchor: "a link",
+				Context: "some words before a link and some after it", Scores: []float64{float64(k) / links, 0.5}})
+		}
+		batch = append(batch, p)
+	}
+	if err := s.Commit(ctx, st.ID, batch, nil); err != nil {
+		b.Fatal(err)
+	}
+	var sum float64
+	for b.Loop() {
+		err := s.EachLink(ctx, st.ID, func(l *crawler.PageLink) error {
+			v, _ := l.Score("faculty")
+			sum += v
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*pages*links), "ns/link")
 }

@@ -65,11 +65,19 @@ func encodeLinks(links []storedLink) []byte {
 // what remains is mostly the targets' own bytes.
 var linkDeflater = newDeflater(3)
 
-// storedLink is a link as stored: its target as text, since a stored
-// target need not parse under today's rules.
+// storedLink is a link as the encoding of a page's links keeps it, its
+// target as text; a read turns it into a crawler.Link (link).
 type storedLink struct {
 	Target, Anchor, Context string
 	Scores                  []float64
+}
+
+// link turns a stored link back into the link the crawler committed, for
+// a crawl of n topics (crawler.Link.ParseTarget).
+func (sl storedLink) link(n int) (crawler.Link, error) {
+	l := crawler.Link{Anchor: sl.Anchor, Context: sl.Context, Scores: sl.Scores}
+	err := l.ParseTarget(sl.Target, n)
+	return l, err
 }
 
 // storedLinks converts a fetched page's links for encodeLinks.

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/scent-crawler/scent/crawler"
 )
 
 func TestEncodeLinks_roundTrip(t *testing.T) {
@@ -142,12 +144,13 @@ func TestMigrate_linksToPageLinks(t *testing.T) {
 	if n != 0 {
 		t.Error("table links still there")
 	}
-	var got []LinkRow
-	if err := s.EachLink(ctx, 1, func(r *LinkRow) error { got = append(got, *r); return nil }); err != nil {
+	var got []crawler.PageLink
+	if err := s.EachLink(ctx, 1, func(l *crawler.PageLink) error { got = append(got, *l); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Target != "http://a/w" || got[0].Context != "x w y" || got[0].Scores["t"] != 0.75 ||
-		got[1].Target != "http://a/v" || got[1].Scores != nil {
+	score := func(l crawler.PageLink) float64 { v, _ := l.Score("t"); return v }
+	if len(got) != 2 || got[0].Target.String() != "http://a/w" || got[0].Context != "x w y" || score(got[0]) != 0.75 ||
+		got[1].Target.String() != "http://a/v" || got[1].Scores != nil {
 		t.Errorf("links after migration: %+v", got)
 	}
 	var snippet string

@@ -11,7 +11,6 @@ import (
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
-	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // deflater compresses at one DEFLATE level with pooled writers.
@@ -89,9 +88,14 @@ func (s *Store) RawStats(ctx context.Context, crawl int64) (RawStats, error) {
 
 // EachFetch calls fn for every page of the crawl in fetch order, as
 // EachPage reads it (text and signature left out) completed with what
-// an archive of the crawl needs besides: its links with their scores and
-// its raw exchanges (decompressed). Pages are passed one at a time.
+// an archive of the crawl needs besides: its links as committed (scores
+// in the crawl's topic order, CrawlSpec.Topics) and its raw exchanges
+// (decompressed). Pages are passed one at a time.
 func (s *Store) EachFetch(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error {
+	topics, err := crawlTopics(ctx, s.db, crawl)
+	if err != nil {
+		return fmt.Errorf("read pages: %w", err)
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+pageColumns+` FROM pages p WHERE p.crawl_id = ? ORDER BY p.ord`, crawl)
 	if err != nil {
 		return fmt.Errorf("read pages: %w", err)
@@ -117,7 +121,7 @@ func (s *Store) EachFetch(ctx context.Context, crawl int64, fn func(*crawler.Pag
 	}
 	rows.Close()
 	for _, r := range pending {
-		if err := s.completeFetch(ctx, r.id, r.p); err != nil {
+		if err := s.completeFetch(ctx, r.id, r.p, topics); err != nil {
 			return err
 		}
 		if err := fn(r.p); err != nil {
@@ -127,15 +131,18 @@ func (s *Store) EachFetch(ctx context.Context, crawl int64, fn func(*crawler.Pag
 	return nil
 }
 
-// completeFetch reads a page's links and raw exchanges.
-func (s *Store) completeFetch(ctx context.Context, id int64, p *crawler.Page) error {
+// completeFetch reads a page's links, whose scores are in the order of
+// topics, and its raw exchanges.
+func (s *Store) completeFetch(ctx context.Context, id int64, p *crawler.Page, topics []string) error {
 	links, err := s.pageLinks(ctx, id)
 	if err != nil {
-		return fmt.Errorf("read links: %w", err)
+		return fmt.Errorf("read links of %s: %w", p.FinalURL, err)
 	}
 	for _, sl := range links {
-		l := crawler.Link{Anchor: sl.Anchor, Scores: sl.Scores}
-		l.Target, _ = urlnorm.Parse(sl.Target)
+		l, err := sl.link(len(topics))
+		if err != nil {
+			return fmt.Errorf("read links of %s: %w", p.FinalURL, err)
+		}
 		p.Links = append(p.Links, l)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT url, sent_at, truncated, request, response FROM raw_exchanges

@@ -387,6 +387,35 @@ func (s *MemStore) EachPage(_ context.Context, crawl int64, fn func(*crawler.Pag
 	return nil
 }
 
+// EachLink calls fn with every link of the crawl's fetches, in commit
+// order, as committed, with its page's final URL and the crawl's topics,
+// as the SQLite and PostgreSQL stores' EachLink do.
+func (s *MemStore) EachLink(_ context.Context, crawl int64, fn func(*crawler.PageLink) error) error {
+	s.mu.Lock()
+	c, err := s.crawl(crawl)
+	var ps []*crawler.Page
+	var topics []string
+	if err == nil {
+		ps, topics = slices.Clone(c.fetches), c.spec.Topics
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		parent := p.FinalURL
+		if parent.IsZero() {
+			parent = p.URL
+		}
+		for _, l := range p.Links {
+			if err := fn(&crawler.PageLink{Link: l, Parent: parent, Topics: topics}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Finish returns how the crawl named name last ended ("" while running
 // or unknown).
 func (s *MemStore) Finish(name string) string {

@@ -20,6 +20,10 @@ type Store interface {
 	// committed (without text, signature, links, raw exchanges and
 	// sitemaps), with its Order and DuplicateOf.
 	EachPage(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error
+	// EachLink calls fn with every link of crawl, in the fetch order of
+	// their pages, as committed, with its page's final URL and the
+	// crawl's topics.
+	EachLink(ctx context.Context, crawl int64, fn func(*crawler.PageLink) error) error
 }
 
 // Open opens a store on a new, empty database and returns it with a
@@ -37,6 +41,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("MaxPerHost", func(t *testing.T) { maxPerHost(t, open) })
 	t.Run("OnePagePerFinalURL", func(t *testing.T) { onePagePerFinal(t, open) })
 	t.Run("PageRecordReadBack", func(t *testing.T) { pageRecord(t, open) })
+	t.Run("LinkRecordReadBack", func(t *testing.T) { linkRecord(t, open) })
 	t.Run("Rescore", func(t *testing.T) { rescore(t, open) })
 	t.Run("Learner", func(t *testing.T) { learner(t, open) })
 	t.Run("FrontierSizes", func(t *testing.T) { frontierSizes(t, open) })
@@ -326,6 +331,52 @@ func pageRecord(t *testing.T, open Open) {
 		if !reflect.DeepEqual(*p, want) {
 			t.Errorf("page %d read back as\n%+v\nwant\n%+v", i+1, *p, want)
 		}
+	}
+}
+
+// linkRecord commits two pages with links, scored and not, and a failed
+// fetch, and reads the links back: each as committed, in fetch order,
+// with its page's final URL and the crawl's topics.
+func linkRecord(t *testing.T, open Open) {
+	ctx := context.Background()
+	s, _ := open(t)
+	defer s.Close()
+	topics := []string{"a", "b"}
+	spec := crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: topics, Topics: topics,
+		Seeds: []urlnorm.URL{u("/1"), u("/2"), u("/3")}}
+	st := mustOpen(t, s, spec)
+	if es, _ := s.Pop(ctx, st.ID, "a", crawler.LIFO, 5, 0); len(es) != 3 {
+		t.Fatalf("pop: %v", es)
+	}
+	committed := []*crawler.Page{
+		{URL: u("/1"), FinalURL: u("/1/"), Topic: "a", Status: 200, FetchedAt: time.Now(), Text: "one",
+			Links: []crawler.Link{
+				{Target: u("/x?q=1"), Anchor: "x", Context: "see x here", Scores: []float64{0.75, 0.125}},
+				{Target: u("/y"), Anchor: "", Context: "", Scores: []float64{0, 1}},
+			}},
+		{URL: u("/2"), FinalURL: u("/2"), Topic: "a", Status: 404, FetchedAt: time.Now(), Failure: "status: HTTP 404"},
+		{URL: u("/3"), FinalURL: u("/3"), Topic: "a", Status: 200, FetchedAt: time.Now(), Text: "three",
+			Links: []crawler.Link{{Target: u("/z"), Anchor: "z", Context: "z"}}},
+	}
+	if err := s.Commit(ctx, st.ID, committed, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got []crawler.PageLink
+	if err := s.EachLink(ctx, st.ID, func(l *crawler.PageLink) error { got = append(got, *l); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want := []crawler.PageLink{
+		{Link: committed[0].Links[0], Parent: u("/1/"), Topics: topics},
+		{Link: committed[0].Links[1], Parent: u("/1/"), Topics: topics},
+		{Link: committed[2].Links[0], Parent: u("/3"), Topics: topics},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("links read back as\n%+v\nwant\n%+v", got, want)
+	}
+	bad := []*crawler.Page{{URL: u("/4"), FinalURL: u("/4"), Topic: "a", Status: 200, FetchedAt: time.Now(),
+		Links: []crawler.Link{{Target: u("/w"), Scores: []float64{0.5}}}}}
+	if err := s.Commit(ctx, st.ID, bad, nil); err == nil {
+		t.Error("a link with one score for two topics was committed")
 	}
 }
 
