@@ -10,8 +10,8 @@
 // once; the version is kept in scent_schema. A database written by a
 // newer scent is refused.
 //
-// Store implements crawler.Store, crawler.URLLookup and
-// crawler.SharedFrontier. Many processes, one crawl:
+// Store implements crawler.Store, crawler.URLLookup,
+// crawler.SharedFrontier and revisit.Store. Many processes, one crawl:
 //
 //   - Leases. Every process that opens a crawl is a holder (table
 //     holders) and renews its expiry every Options.LeaseExpiry/3. Pop
@@ -46,6 +46,11 @@
 //   - Model. SaveModel and Model share the model a crawl was trained
 //     with: the first process to store one under a name wins, and every
 //     process uses that one.
+//
+// Revisits (revisit.go) keep a page's later versions in page_versions,
+// with the crawled page copied there as version 1 before the first, and
+// one change_log row per check, each check in one transaction that locks
+// the page's row, as the SQLite store does (times to the microsecond).
 //
 // Full-text search indexes the title (weight A) and text of originals in
 // pages.search (a tsvector, GIN index); near-duplicates are not indexed.

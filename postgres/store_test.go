@@ -11,6 +11,7 @@ import (
 	"github.com/scent-crawler/scent/internal/storetest"
 	"github.com/scent-crawler/scent/minhash"
 	"github.com/scent-crawler/scent/minhash/minhashtest"
+	"github.com/scent-crawler/scent/revisit/revisittest"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -51,6 +52,14 @@ func TestMinhashIndex_behaviour(t *testing.T) {
 // in-memory and SQLite stores pass too, on PostgreSQL.
 func TestCrawler_behaviour(t *testing.T) {
 	crawlertest.Run(t, func(t *testing.T) crawlertest.Store {
+		return openURL(t, pgtest.URL(t), Options{LeaseExpiry: time.Second})
+	})
+}
+
+// TestStore_revisitBehaviour runs the revisit suite, which the in-memory
+// and SQLite stores pass too, on PostgreSQL.
+func TestStore_revisitBehaviour(t *testing.T) {
+	revisittest.Run(t, func(t *testing.T) revisittest.Store {
 		return openURL(t, pgtest.URL(t), Options{LeaseExpiry: time.Second})
 	})
 }

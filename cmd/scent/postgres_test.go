@@ -262,3 +262,64 @@ func TestCrawl_postgresReplay(t *testing.T) {
 		t.Errorf("after the second process %d successful pages, want the budget of 200", got)
 	}
 }
+
+// TestRevisit_postgres: scent revisit on a crawl kept on PostgreSQL
+// stores the new versions and the change log in that database.
+func TestRevisit_postgres(t *testing.T) {
+	db := pgtest.URL(t)
+	var mu sync.Mutex
+	text := "the course meets on monday"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("ETag", `"root"`)
+			if r.Header.Get("If-None-Match") == `"root"` {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><body>home <a href="/x">x</a></body></html>`)
+		case "/x":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, "<html><body>%s</body></html>", text)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	if err := os.WriteFile(seeds, []byte("seed "+srv.URL+"/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, "--crawl", "site", "--strategy", "bfs", "--delay", "0", "--quiet"); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	mu.Lock()
+	text = "the course meets on tuesday at noon"
+	mu.Unlock()
+	out, err := runScent(t, "revisit", "--db", db, "--delay", "0", "--quiet")
+	if err != nil {
+		t.Fatalf("revisit: %v\n%s", err, out)
+	}
+	if want := `revisit "site": 2 pages checked: 1 changed, 0 unchanged, 1 not modified (304), 0 failed; 0 not due`; !strings.Contains(out, want) {
+		t.Errorf("revisit printed %q, want %q", out, want)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM change_log`); got != 2 {
+		t.Errorf("%d change-log rows, want 2", got)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM page_versions WHERE text LIKE '%tuesday%' AND version = 2`); got != 1 {
+		t.Errorf("%d second versions with the new text, want 1", got)
+	}
+	// Nothing is due an hour later, and the scheduler is refused.
+	if out, err := runScent(t, "revisit", "--db", db, "--crawl", "site", "--delay", "0", "--quiet", "--older-than", "1h"); err != nil || !strings.Contains(out, "0 pages checked") {
+		t.Errorf("revisit --older-than 1h: %v\n%s", err, out)
+	}
+	if out, err := runScent(t, "revisit", "--db", db, "--watch"); err == nil || !strings.Contains(err.Error(), "--watch") {
+		t.Errorf("revisit --watch on PostgreSQL: %v\n%s", err, out)
+	}
+	if _, err := runScent(t, "revisit", "--db", db, "--crawl", "nope", "--quiet"); err == nil || !strings.Contains(err.Error(), `crawl "nope"`) {
+		t.Errorf("revisit of a missing crawl: %v", err)
+	}
+}
