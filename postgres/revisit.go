@@ -15,8 +15,9 @@ import (
 
 var _ revisit.Store = (*Store)(nil)
 
-// ErrNoVersion means the page has no version of that number.
-var ErrNoVersion = errors.New("no such page version")
+// ErrNoVersion means the page has no version of that number; it is
+// revisit.ErrNoVersion.
+var ErrNoVersion = revisit.ErrNoVersion
 
 // ErrNoCrawl means the database has no crawl of that name (or none at
 // all).

@@ -35,9 +35,6 @@ type memPage struct {
 
 var _ Store = (*MemStore)(nil)
 
-// ErrNoVersion means the page has no version of that number.
-var ErrNoVersion = errors.New("no such page version")
-
 // NewMemStore returns an empty store.
 func NewMemStore() *MemStore { return &MemStore{MemStore: crawlertest.NewMemStore()} }
 
@@ -95,7 +92,7 @@ func (s *MemStore) VersionText(_ context.Context, page int64, version int) (stri
 	defer s.mu.Unlock()
 	mp := s.page(page)
 	if mp == nil || version < 1 || version > len(mp.versions) {
-		return "", fmt.Errorf("page %d version %d: %w", page, version, ErrNoVersion)
+		return "", fmt.Errorf("page %d version %d: %w", page, version, revisit.ErrNoVersion)
 	}
 	return mp.versions[version-1].Text, nil
 }
@@ -110,7 +107,7 @@ func (s *MemStore) RecordCheck(_ context.Context, c *revisit.Check) error {
 	defer s.mu.Unlock()
 	mp := s.page(c.PageID)
 	if mp == nil {
-		return fmt.Errorf("record check of page %d: %w", c.PageID, ErrNoVersion)
+		return fmt.Errorf("record check of page %d: %w", c.PageID, revisit.ErrNoVersion)
 	}
 	if c.New != nil {
 		if c.New.Number != len(mp.versions)+1 {
@@ -137,7 +134,7 @@ func (s *MemStore) PageVersions(_ context.Context, page int64) ([]revisit.Versio
 	defer s.mu.Unlock()
 	mp := s.page(page)
 	if mp == nil {
-		return nil, fmt.Errorf("page %d: %w", page, ErrNoVersion)
+		return nil, fmt.Errorf("page %d: %w", page, revisit.ErrNoVersion)
 	}
 	return slices.Clone(mp.versions), nil
 }

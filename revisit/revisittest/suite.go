@@ -500,8 +500,8 @@ func (su *suite) versionsFollowTheLatest(t *testing.T) {
 			t.Errorf("version %d after 2 was stored", number)
 		}
 	}
-	if err := fx.store.RecordCheck(ctx, &revisit.Check{PageID: p.ID + 1000, CheckedAt: t2, Changed: true, Version: 2, New: v2}); err == nil {
-		t.Error("a new version of a missing page was stored")
+	if err := fx.store.RecordCheck(ctx, &revisit.Check{PageID: p.ID + 1000, CheckedAt: t2, Changed: true, Version: 2, New: v2}); !errors.Is(err, revisit.ErrNoVersion) {
+		t.Errorf("a new version of a missing page: %v, want revisit.ErrNoVersion", err)
 	}
 
 	got := pages(t, fx.store, fx.crawl, 10)[1]
@@ -524,8 +524,13 @@ func (su *suite) versionsFollowTheLatest(t *testing.T) {
 	} else if v.FetchedAt = v2.FetchedAt; v != *v2 {
 		t.Errorf("version 2 = %+v, want %+v", v, *v2)
 	}
-	if _, err := fx.store.VersionText(ctx, p.ID, 3); err == nil {
-		t.Error("VersionText(3) of a page with 2 versions gave no error")
+	for _, tc := range []struct {
+		page    int64
+		version int
+	}{{p.ID, 3}, {p.ID, 0}, {p.ID + 1000, 1}} {
+		if _, err := fx.store.VersionText(ctx, tc.page, tc.version); !errors.Is(err, revisit.ErrNoVersion) {
+			t.Errorf("VersionText(page %d, %d) error %v, want revisit.ErrNoVersion", tc.page, tc.version, err)
+		}
 	}
 	if txt, err := fx.store.VersionText(ctx, p.ID, 2); err != nil || txt != "page one text" {
 		t.Errorf("VersionText(2) = %q, %v", txt, err)
