@@ -366,10 +366,12 @@ func TestRevisit_postgres(t *testing.T) {
 // the crawler: the replay's own link extraction ((*replay.Page).Links)
 // and routing (directory redirects keep the depth of their URL), and of
 // the pages reached only those served as HTML, which a crawl accepts.
-// From one seed and with a depth limit of 2 the set does not depend on
-// the order of the fetches: the seed's links are all queued at depth 1
-// before any other page is fetched, and pages at depth 2 are not
-// expanded.
+// From one seed and with a depth limit of 2 the set a crawl stores does
+// not depend on the order of its fetches, however many processes share
+// it: the seed's links are all queued at depth 1 before any other page is
+// fetched, and pages at depth 2 are not expanded. (A redirect among the
+// seed's links would break this: its target keeps depth 1 only when not
+// queued at depth 2 before. The Cornell home page links to none.)
 func reachableWithin(a *replay.Archive, seed urlnorm.URL, depth int) map[*replay.Page]bool {
 	dist := make(map[*replay.Page]int)
 	if p, ok := a.Follow(seed); ok {
