@@ -11,7 +11,7 @@
 // newer scent is refused.
 //
 // Store implements crawler.Store, crawler.URLLookup,
-// crawler.SharedFrontier and revisit.Store. Many processes, one crawl:
+// crawler.SharedFrontier and revisit.WatchStore. Many processes, one crawl:
 //
 //   - Leases. Every process that opens a crawl is a holder (table
 //     holders) and renews its expiry every Options.LeaseExpiry/3. Pop
@@ -50,7 +50,9 @@
 // Revisits (revisit.go) keep a page's later versions in page_versions,
 // with the crawled page copied there as version 1 before the first, and
 // one change_log row per check, each check in one transaction that locks
-// the page's row, as the SQLite store does (times to the microsecond).
+// the page's row, as the SQLite store does (times to the microsecond);
+// the scheduler's next due time of a page (refresh.go, refresh_schedule)
+// is written in the transaction of the check that set it.
 //
 // Full-text search indexes the title (weight A) and text of originals in
 // pages.search (a tsvector, GIN index); near-duplicates are not indexed.

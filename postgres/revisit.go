@@ -132,21 +132,25 @@ func (s *Store) RecordCheck(ctx context.Context, c *revisit.Check) error {
 	if c == nil {
 		return errors.New("record check: nil check")
 	}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if c.New != nil {
-			if err := insertVersion(ctx, tx, c.PageID, c.New); err != nil {
-				return err
-			}
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO change_log(page_id, checked_at, url, status, fetched_size, update_size, changed, version, failure)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-			c.PageID, c.CheckedAt.UTC(), c.URL.String(), c.Status, c.Size, c.UpdateSize, c.Changed, c.Version, c.Failure)
-		return err
-	})
+	err := s.inTx(ctx, func(tx pgx.Tx) error { return recordCheck(ctx, tx, c) })
 	if err != nil {
 		return fmt.Errorf("record check of page %d: %w", c.PageID, err)
 	}
 	return nil
+}
+
+// recordCheck stores c's new version, if any, and appends c to the
+// change log, in tx.
+func recordCheck(ctx context.Context, tx pgx.Tx, c *revisit.Check) error {
+	if c.New != nil {
+		if err := insertVersion(ctx, tx, c.PageID, c.New); err != nil {
+			return err
+		}
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO change_log(page_id, checked_at, url, status, fetched_size, update_size, changed, version, failure)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		c.PageID, c.CheckedAt.UTC(), c.URL.String(), c.Status, c.Size, c.UpdateSize, c.Changed, c.Version, c.Failure)
+	return err
 }
 
 func insertVersion(ctx context.Context, tx pgx.Tx, page int64, v *revisit.Version) error {

@@ -63,3 +63,11 @@ func TestStore_revisitBehaviour(t *testing.T) {
 		return openURL(t, pgtest.URL(t), Options{LeaseExpiry: time.Second})
 	})
 }
+
+// TestStore_watchBehaviour runs the scheduler's suite, which the
+// in-memory and SQLite stores pass too, on PostgreSQL.
+func TestStore_watchBehaviour(t *testing.T) {
+	revisittest.RunWatch(t, func(t *testing.T) revisittest.WatchStore {
+		return openURL(t, pgtest.URL(t), Options{})
+	})
+}

@@ -23,6 +23,15 @@ func TestStore_revisitBehaviour(t *testing.T) {
 	})
 }
 
+// TestStore_watchBehaviour runs the scheduler's suite, which the
+// in-memory and PostgreSQL stores pass too, on SQLite.
+func TestStore_watchBehaviour(t *testing.T) {
+	revisittest.RunWatch(t, func(t *testing.T) revisittest.WatchStore {
+		s, _ := open(t)
+		return s
+	})
+}
+
 // crawledStore holds one crawl of n pages /p0…/p{n-1} fetched at t0, the
 // odd ones with an ETag; /bad failed.
 func crawledStore(t *testing.T, n int, t0 time.Time) (*Store, int64) {

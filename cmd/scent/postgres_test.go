@@ -301,7 +301,8 @@ func TestCrawl_postgresReplay(t *testing.T) {
 }
 
 // TestRevisit_postgres: scent revisit on a crawl kept on PostgreSQL
-// stores the new versions and the change log in that database.
+// stores the new versions, the change log and, with --watch, the
+// schedule in that database.
 func TestRevisit_postgres(t *testing.T) {
 	db := pgtest.URL(t)
 	var mu sync.Mutex
@@ -353,8 +354,20 @@ func TestRevisit_postgres(t *testing.T) {
 	if out, err := runScent(t, "revisit", "--db", db, "--crawl", "site", "--delay", "0", "--quiet", "--older-than", "1h"); err != nil || !strings.Contains(out, "0 pages checked") {
 		t.Errorf("revisit --older-than 1h: %v\n%s", err, out)
 	}
-	if out, err := runScent(t, "revisit", "--db", db, "--watch"); err == nil || !strings.Contains(err.Error(), "--watch") {
-		t.Errorf("revisit --watch on PostgreSQL: %v\n%s", err, out)
+	// The scheduler, a simulated week on a fast clock (about 3 s), keeps
+	// the schedule in the database too.
+	epoch := time.Now().UTC()
+	out, err = runScent(t, "revisit", "--watch", "--db", db, "--delay", "0", "--quiet", "--policy", "groups",
+		"--clock-epoch", epoch.Format(time.RFC3339Nano), "--clock-scale", "200000",
+		"--until", epoch.Add(7*24*time.Hour).Format(time.RFC3339))
+	if err != nil {
+		t.Fatalf("revisit --watch: %v\n%s", err, out)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM refresh_schedule`); got != 2 {
+		t.Errorf("%d pages scheduled, want 2", got)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM change_log`); got < 4 {
+		t.Errorf("%d change-log rows after a week of watching, want the scheduler's checks beside the 2 before", got)
 	}
 	if _, err := runScent(t, "revisit", "--db", db, "--crawl", "nope", "--quiet"); err == nil || !strings.Contains(err.Error(), `crawl "nope"`) {
 		t.Errorf("revisit of a missing crawl: %v", err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -60,8 +59,8 @@ checks a day. Each check is stored with the page's next due time in one
 transaction: after a kill the same command resumes with nothing lost or
 checked twice. A page answering 410 is not checked again.
 
-With --db postgres://USER@HOST:PORT/DB the versions and the change log of a
-crawl kept on PostgreSQL are stored in that database (no --watch there).`,
+With --db postgres://USER@HOST:PORT/DB the versions, the change log and the
+schedule of a crawl kept on PostgreSQL are stored in that database.`,
 		Example: `  scent revisit --db scent.db
   scent revisit --crawl default --older-than 24h --workers 8
   scent revisit --watch --capacity 500 --delay 2s`,
@@ -71,7 +70,7 @@ crawl kept on PostgreSQL are stored in that database (no --watch there).`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&rf.db, "db", "scent.db", "database of the crawl: a SQLite file, or postgres://USER@HOST:PORT/DB (without --watch)")
+	fs.StringVar(&rf.db, "db", "scent.db", "database of the crawl: a SQLite file, or postgres://USER@HOST:PORT/DB")
 	fs.StringVar(&rf.name, "crawl", "", "crawl name (default: the latest crawl)")
 	fs.DurationVar(&rf.olderThan, "older-than", 0, "check only pages whose latest check or fetch is at least this old (0: all)")
 	fs.BoolVar(&rf.sitemapLastMod, "sitemap-lastmod", true, "trust the <lastmod> of the sitemaps read by the crawl: check a page it dates after its latest check, skip one it dates before")
@@ -124,13 +123,9 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 }
 
 // runRevisitShared revisits a crawl kept on PostgreSQL (--db
-// postgres://…), once: the scheduler (--watch) keeps its schedule in
-// SQLite only, and the PostgreSQL store keeps no sitemaps, so
-// --sitemap-lastmod finds no dates there.
+// postgres://…), once or with --watch. The PostgreSQL store keeps no
+// sitemaps, so --sitemap-lastmod finds no dates there.
 func runRevisitShared(cmd *cobra.Command, rf *revisitFlags, f *fetch.Fetcher) error {
-	if rf.watch.on {
-		return errors.New("--watch keeps its schedule in SQLite only; with --db postgres://… run revisit without it")
-	}
 	store, err := postgres.Open(cmd.Context(), rf.db, postgres.Options{})
 	if err != nil {
 		return err
@@ -139,6 +134,9 @@ func runRevisitShared(cmd *cobra.Command, rf *revisitFlags, f *fetch.Fetcher) er
 	id, name, err := store.FindCrawl(cmd.Context(), rf.name)
 	if err != nil {
 		return err
+	}
+	if rf.watch.on {
+		return runWatch(cmd, &rf.watch, rf.quiet, rf.config(cmd, id), name, store, f)
 	}
 	return revisitOnce(cmd, rf.config(cmd, id), name, store, f)
 }

@@ -12,5 +12,11 @@
 // (RevisitPages in pages of any size, versions that must follow the
 // latest, the change log read back in order).
 //
+// RunWatch is the suite of the scheduler (revisit.Watch) on a
+// revisit.WatchStore: simulated weeks against a site whose pages change
+// with the simulated clock, the daily capacity, 410s left, timeouts
+// recorded, pages moving between revisit groups, a resume that checks no
+// page before its stored due time, and the capacity shared by rates.
+//
 // Sitemaps' lastmod is left to the stores that keep sitemaps.
 package revisittest

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/crawler/crawlertest"
@@ -19,9 +20,10 @@ import (
 // zero value is not usable; call NewMemStore.
 type MemStore struct {
 	*crawlertest.MemStore
-	mu     sync.Mutex
-	pages  []*memPage // by ID - 1
-	checks []revisit.Check
+	mu       sync.Mutex
+	pages    []*memPage // by ID - 1
+	checks   []revisit.Check
+	schedule map[int64]revisit.Due // by page ID
 }
 
 // memPage is a page with its crawl and versions (versions[0] is the page
@@ -33,10 +35,15 @@ type memPage struct {
 	checked  bool // a check was recorded
 }
 
-var _ Store = (*MemStore)(nil)
+var (
+	_ Store      = (*MemStore)(nil)
+	_ WatchStore = (*MemStore)(nil)
+)
 
 // NewMemStore returns an empty store.
-func NewMemStore() *MemStore { return &MemStore{MemStore: crawlertest.NewMemStore()} }
+func NewMemStore() *MemStore {
+	return &MemStore{MemStore: crawlertest.NewMemStore(), schedule: make(map[int64]revisit.Due)}
+}
 
 // Commit implements crawler.Store: it commits to the embedded store and
 // keeps the pages that it stored without failure.
@@ -105,6 +112,11 @@ func (s *MemStore) RecordCheck(_ context.Context, c *revisit.Check) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.record(c)
+}
+
+// record is RecordCheck with s.mu held.
+func (s *MemStore) record(c *revisit.Check) error {
 	mp := s.page(c.PageID)
 	if mp == nil {
 		return fmt.Errorf("record check of page %d: %w", c.PageID, revisit.ErrNoVersion)
@@ -156,4 +168,45 @@ func (s *MemStore) EachCheck(_ context.Context, crawl int64, fn func(*revisit.Ch
 		}
 	}
 	return nil
+}
+
+// Schedule implements revisit.WatchStore.
+func (s *MemStore) Schedule(_ context.Context, crawl int64) (map[int64]revisit.Due, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[int64]revisit.Due)
+	for id, d := range s.schedule {
+		if s.page(id).crawl == crawl {
+			out[id] = d
+		}
+	}
+	return out, nil
+}
+
+// RecordScheduledCheck implements revisit.WatchStore: RecordCheck that
+// also keeps the page's next due time, both or neither.
+func (s *MemStore) RecordScheduledCheck(_ context.Context, c *revisit.Check, d revisit.Due) error {
+	if c == nil {
+		return errors.New("record check: nil check")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.record(c); err != nil {
+		return err
+	}
+	s.schedule[c.PageID] = d
+	return nil
+}
+
+// ChecksSince implements revisit.WatchStore.
+func (s *MemStore) ChecksSince(_ context.Context, crawl int64, t time.Time) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.checks {
+		if s.page(c.PageID).crawl == crawl && !c.CheckedAt.Before(t) {
+			n++
+		}
+	}
+	return n, nil
 }
