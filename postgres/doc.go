@@ -10,11 +10,11 @@
 // once; the version is kept in scent_schema. A database written by a
 // newer scent is refused.
 //
-// Store implements crawler.Store, crawler.URLLookup and
-// crawler.SharedFrontier; EachPage reads a crawl's pages back as
-// crawler.Page records and EachLink their links as crawler.PageLink
-// records, as the SQLite store's EachPage and EachLink do. Many
-// processes, one crawl:
+// Store implements crawler.Store, crawler.URLLookup,
+// crawler.SharedFrontier and revisit.WatchStore; EachPage reads a crawl's
+// pages back as crawler.Page records and EachLink their links as
+// crawler.PageLink records, as the SQLite store's EachPage and EachLink
+// do. Many processes, one crawl:
 //
 //   - Leases. Every process that opens a crawl is a holder (table
 //     holders) and renews its expiry every Options.LeaseExpiry/3. Pop
@@ -49,6 +49,13 @@
 //   - Model. SaveModel and Model share the model a crawl was trained
 //     with: the first process to store one under a name wins, and every
 //     process uses that one.
+//
+// Revisits (revisit.go) keep a page's later versions in page_versions,
+// with the crawled page copied there as version 1 before the first, and
+// one change_log row per check, each check in one transaction that locks
+// the page's row, as the SQLite store does (times to the microsecond);
+// the scheduler's next due time of a page (refresh.go, refresh_schedule)
+// is written in the transaction of the check that set it.
 //
 // Full-text search indexes the title (weight A) and text of originals in
 // pages.search (a tsvector, GIN index); near-duplicates are not indexed.

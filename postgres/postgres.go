@@ -42,8 +42,8 @@ type Options struct {
 }
 
 // Store is a crawl store in a PostgreSQL database, shared by any number of
-// processes. It implements crawler.Store, crawler.URLLookup and
-// crawler.SharedFrontier.
+// processes. It implements crawler.Store, crawler.URLLookup,
+// crawler.SharedFrontier and revisit.WatchStore.
 type Store struct {
 	pool *pgxpool.Pool
 	opts Options

@@ -11,6 +11,7 @@ import (
 	"github.com/scent-crawler/scent/internal/storetest"
 	"github.com/scent-crawler/scent/minhash"
 	"github.com/scent-crawler/scent/minhash/minhashtest"
+	"github.com/scent-crawler/scent/revisit/revisittest"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -52,5 +53,21 @@ func TestMinhashIndex_behaviour(t *testing.T) {
 func TestCrawler_behaviour(t *testing.T) {
 	crawlertest.Run(t, func(t *testing.T) crawlertest.Store {
 		return openURL(t, pgtest.URL(t), Options{LeaseExpiry: time.Second})
+	})
+}
+
+// TestStore_revisitBehaviour runs the revisit suite, which the in-memory
+// and SQLite stores pass too, on PostgreSQL.
+func TestStore_revisitBehaviour(t *testing.T) {
+	revisittest.Run(t, func(t *testing.T) revisittest.Store {
+		return openURL(t, pgtest.URL(t), Options{LeaseExpiry: time.Second})
+	})
+}
+
+// TestStore_watchBehaviour runs the scheduler's suite, which the
+// in-memory and SQLite stores pass too, on PostgreSQL.
+func TestStore_watchBehaviour(t *testing.T) {
+	revisittest.RunWatch(t, func(t *testing.T) revisittest.WatchStore {
+		return openURL(t, pgtest.URL(t), Options{})
 	})
 }

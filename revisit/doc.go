@@ -41,4 +41,8 @@
 //
 // Time comes from Config.Now (and, for Watch, WatchConfig.Sleep), so that
 // tests and simulations control the check times and the age filter.
+//
+// Every Store passes the behaviour suite of package revisit/revisittest,
+// and every WatchStore its scheduler suite (the SQLite and PostgreSQL
+// stores, and its in-memory MemStore).
 package revisit

@@ -81,15 +81,23 @@ type Check struct {
 	New *Version
 }
 
+// ErrNoVersion is what the errors of a Store wrap when it holds no such
+// page, or no version of that number of a page.
+var ErrNoVersion = errors.New("no such page version")
+
 // Store is where the pages to check come from and where checks go.
 type Store interface {
 	// RevisitPages returns up to limit successfully fetched pages of the
 	// crawl whose ID is greater than after, in ID order.
 	RevisitPages(ctx context.Context, crawl, after int64, limit int) ([]Page, error)
-	// VersionText returns the extracted text of a version of a page.
+	// VersionText returns the extracted text of a version of a page; its
+	// error wraps ErrNoVersion when the store has no such version.
 	VersionText(ctx context.Context, page int64, version int) (string, error)
 	// RecordCheck appends c to the change log and, when c.New is set,
 	// stores the new version (keeping the older ones), in one transaction.
+	// A new version whose number does not follow the page's latest is
+	// refused, and nothing of c is recorded; so is a new version of a page
+	// the store does not hold (an error wrapping ErrNoVersion).
 	RecordCheck(ctx context.Context, c *Check) error
 }
 

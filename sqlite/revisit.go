@@ -84,8 +84,9 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 	return out, nil
 }
 
-// ErrNoVersion means the page has no version of that number.
-var ErrNoVersion = errors.New("no such page version")
+// ErrNoVersion means the page has no version of that number; it is
+// revisit.ErrNoVersion.
+var ErrNoVersion = revisit.ErrNoVersion
 
 // VersionText returns the extracted text of a version of a page; version
 // 1 is the page as the crawl stored it.

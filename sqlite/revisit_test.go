@@ -10,8 +10,27 @@ import (
 	"github.com/scent-crawler/scent/change"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/revisit"
+	"github.com/scent-crawler/scent/revisit/revisittest"
 	"github.com/scent-crawler/scent/urlnorm"
 )
+
+// TestStore_revisitBehaviour runs the revisit suite, which the in-memory
+// and PostgreSQL stores pass too, on SQLite.
+func TestStore_revisitBehaviour(t *testing.T) {
+	revisittest.Run(t, func(t *testing.T) revisittest.Store {
+		s, _ := open(t)
+		return s
+	})
+}
+
+// TestStore_watchBehaviour runs the scheduler's suite, which the
+// in-memory and PostgreSQL stores pass too, on SQLite.
+func TestStore_watchBehaviour(t *testing.T) {
+	revisittest.RunWatch(t, func(t *testing.T) revisittest.WatchStore {
+		s, _ := open(t)
+		return s
+	})
+}
 
 // crawledStore holds one crawl of n pages /p0…/p{n-1} fetched at t0, the
 // odd ones with an ETag; /bad failed.

@@ -20,7 +20,9 @@ import (
 
 	"github.com/scent-crawler/scent/internal/pgtest"
 	"github.com/scent-crawler/scent/internal/sharedtest"
+	"github.com/scent-crawler/scent/linkgraph"
 	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/urlnorm"
 	"github.com/scent-crawler/scent/webkb"
 )
 
@@ -77,6 +79,69 @@ func pgCount(t *testing.T, url, query string) int {
 	return n
 }
 
+// sharedRun is crawl processes of one crawl, each a child process, of
+// which the tests kill one with -9.
+type sharedRun struct {
+	cmds  []*exec.Cmd
+	outs  []*bytes.Buffer
+	exits []chan error
+}
+
+// startShared starts procs processes of bin with the arguments args
+// gives each; they are killed if the test ends first.
+func startShared(t *testing.T, bin string, procs int, args func(i int) []string) *sharedRun {
+	t.Helper()
+	r := &sharedRun{cmds: make([]*exec.Cmd, procs), outs: make([]*bytes.Buffer, procs), exits: make([]chan error, procs)}
+	for i := range r.cmds {
+		r.cmds[i] = exec.Command(bin, args(i)...)
+		r.outs[i] = new(bytes.Buffer)
+		r.cmds[i].Stdout, r.cmds[i].Stderr = r.outs[i], r.outs[i]
+		if err := r.cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+		r.exits[i] = make(chan error, 1)
+		go func() { r.exits[i] <- r.cmds[i].Wait() }()
+		t.Cleanup(func() { r.cmds[i].Process.Kill() })
+	}
+	return r
+}
+
+// await polls ready every 10 ms, for up to 60 s, and fails the test if
+// process victim ends before ready holds.
+func (r *sharedRun) await(t *testing.T, victim int, ready func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); !ready() && time.Now().Before(deadline); {
+		select {
+		case err := <-r.exits[victim]:
+			t.Fatalf("process %d ended before the kill: %v\n%s", victim, err, r.outs[victim])
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// kill kills process victim with -9 and waits for it to end.
+func (r *sharedRun) kill(victim int) {
+	r.cmds[victim].Process.Signal(syscall.SIGKILL)
+	<-r.exits[victim]
+}
+
+// waitOthers waits for every process but victim and fails the test if
+// one failed or did not end with an empty frontier.
+func (r *sharedRun) waitOthers(t *testing.T, victim int) {
+	t.Helper()
+	for i := range r.cmds {
+		if i == victim {
+			continue
+		}
+		if err := <-r.exits[i]; err != nil {
+			t.Fatalf("process %d: %v\n%s", i, err, r.outs[i])
+		}
+		if !strings.Contains(r.outs[i].String(), "frontier empty") {
+			t.Errorf("process %d did not end with an empty frontier:\n%s", i, r.outs[i])
+		}
+	}
+}
+
 // TestCrawl_postgresShared: four crawl processes share one crawl on
 // PostgreSQL; one is killed with -9 midway. Every page of the site is
 // stored once, every page was requested, and no page was requested twice
@@ -92,45 +157,18 @@ func TestCrawl_postgresShared(t *testing.T) {
 	dir := t.TempDir()
 	seeds := filepath.Join(dir, "seeds.txt")
 	os.WriteFile(seeds, []byte("seed "+site.srv.URL+"/p0\n"), 0o644)
-	cmds := make([]*exec.Cmd, procs)
-	outs := make([]*bytes.Buffer, procs)
-	exits := make([]chan error, procs)
-	for i := range cmds {
-		cmds[i] = exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--crawl", "shared", "--strategy", "bfs",
+	run := startShared(t, bin, procs, func(i int) []string {
+		return []string{"crawl", "--seeds", seeds, "--db", db, "--crawl", "shared", "--strategy", "bfs",
 			"--max-pages", "0", "--delay", "0", "--host-parallelism", "0", "--workers", fmt.Sprint(workers), "--retries", "0",
-			"--sitemaps=false", "--lease-expiry", "2s", "--user-agent", fmt.Sprintf("scent-test-%d", i), "--quiet")
-		outs[i] = new(bytes.Buffer)
-		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
-		if err := cmds[i].Start(); err != nil {
-			t.Fatal(err)
-		}
-		exits[i] = make(chan error, 1)
-		go func() { exits[i] <- cmds[i].Wait() }()
-	}
-	for deadline := time.Now().Add(60 * time.Second); pgCount(t, db, `SELECT count(*) FROM pages`) < n/4 && time.Now().Before(deadline); {
-		select {
-		case err := <-exits[victim]:
-			t.Fatalf("process %d ended before the kill: %v\n%s", victim, err, outs[victim])
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	cmds[victim].Process.Signal(syscall.SIGKILL)
-	<-exits[victim]
+			"--sitemaps=false", "--lease-expiry", "2s", "--user-agent", fmt.Sprintf("scent-test-%d", i), "--quiet"}
+	})
+	run.await(t, victim, func() bool { return pgCount(t, db, `SELECT count(*) FROM pages`) >= n/4 })
+	run.kill(victim)
 	killedAt := pgCount(t, db, `SELECT count(*) FROM pages`)
 	if killedAt >= n {
 		t.Fatalf("killed after %d pages: the kill did not land mid-crawl", killedAt)
 	}
-	for i := range cmds {
-		if i == victim {
-			continue
-		}
-		if err := <-exits[i]; err != nil {
-			t.Fatalf("process %d: %v\n%s", i, err, outs[i])
-		}
-		if !strings.Contains(outs[i].String(), "frontier empty") {
-			t.Errorf("process %d did not end with an empty frontier:\n%s", i, outs[i])
-		}
-	}
+	run.waitOthers(t, victim)
 	if got := pgCount(t, db, `SELECT count(DISTINCT url) FROM pages WHERE failure = ''`); got != n {
 		t.Errorf("%d distinct pages stored, want %d", got, n)
 	}
@@ -262,5 +300,304 @@ func TestCrawl_postgresReplay(t *testing.T) {
 	}
 	if got := pgCount(t, db, `SELECT count(*) FROM pages WHERE failure = ''`); got != 200 {
 		t.Errorf("after the second process %d successful pages, want the budget of 200", got)
+	}
+}
+
+// TestRevisit_postgres: scent revisit on a crawl kept on PostgreSQL
+// stores the new versions, the change log and, with --watch, the
+// schedule in that database.
+func TestRevisit_postgres(t *testing.T) {
+	db := pgtest.URL(t)
+	var mu sync.Mutex
+	text := "the course meets on monday"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("ETag", `"root"`)
+			if r.Header.Get("If-None-Match") == `"root"` {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><body>home <a href="/x">x</a></body></html>`)
+		case "/x":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, "<html><body>%s</body></html>", text)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	if err := os.WriteFile(seeds, []byte("seed "+srv.URL+"/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, "--crawl", "site", "--strategy", "bfs", "--delay", "0", "--quiet"); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	mu.Lock()
+	text = "the course meets on tuesday at noon"
+	mu.Unlock()
+	out, err := runScent(t, "revisit", "--db", db, "--delay", "0", "--quiet")
+	if err != nil {
+		t.Fatalf("revisit: %v\n%s", err, out)
+	}
+	if want := `revisit "site": 2 pages checked: 1 changed, 0 unchanged, 1 not modified (304), 0 failed; 0 not due`; !strings.Contains(out, want) {
+		t.Errorf("revisit printed %q, want %q", out, want)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM change_log`); got != 2 {
+		t.Errorf("%d change-log rows, want 2", got)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM page_versions WHERE text LIKE '%tuesday%' AND version = 2`); got != 1 {
+		t.Errorf("%d second versions with the new text, want 1", got)
+	}
+	// Nothing is due an hour later, and the scheduler is refused.
+	if out, err := runScent(t, "revisit", "--db", db, "--crawl", "site", "--delay", "0", "--quiet", "--older-than", "1h"); err != nil || !strings.Contains(out, "0 pages checked") {
+		t.Errorf("revisit --older-than 1h: %v\n%s", err, out)
+	}
+	// The scheduler, a simulated week on a fast clock (about 3 s), keeps
+	// the schedule in the database too.
+	epoch := time.Now().UTC()
+	out, err = runScent(t, "revisit", "--watch", "--db", db, "--delay", "0", "--quiet", "--policy", "groups",
+		"--clock-epoch", epoch.Format(time.RFC3339Nano), "--clock-scale", "200000",
+		"--until", epoch.Add(7*24*time.Hour).Format(time.RFC3339))
+	if err != nil {
+		t.Fatalf("revisit --watch: %v\n%s", err, out)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM refresh_schedule`); got != 2 {
+		t.Errorf("%d pages scheduled, want 2", got)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM change_log`); got < 4 {
+		t.Errorf("%d change-log rows after a week of watching, want the scheduler's checks beside the 2 before", got)
+	}
+	if _, err := runScent(t, "revisit", "--db", db, "--crawl", "nope", "--quiet"); err == nil || !strings.Contains(err.Error(), `crawl "nope"`) {
+		t.Errorf("revisit of a missing crawl: %v", err)
+	}
+}
+
+// reachableWithin returns the stored pages of a that a breadth-first
+// crawl from the one seed reaches within depth links, independently of
+// the crawler: the replay's own link extraction ((*replay.Page).Links)
+// and routing (directory redirects keep the depth of their URL), and of
+// the pages reached only those served as HTML, which a crawl accepts.
+// From one seed and with a depth limit of 2 the set a crawl stores does
+// not depend on the order of its fetches, however many processes share
+// it: the seed's links are all queued at depth 1 before any other page is
+// fetched, and pages at depth 2 are not expanded. (A redirect among the
+// seed's links would break this: its target keeps depth 1 only when not
+// queued at depth 2 before. The Cornell home page links to none.)
+func reachableWithin(a *replay.Archive, seed urlnorm.URL, depth int) map[*replay.Page]bool {
+	dist := make(map[*replay.Page]int)
+	if p, ok := a.Follow(seed); ok {
+		dist[p] = 0
+	}
+	out := make(map[*replay.Page]bool)
+	for _, p := range linkgraph.BFS(a, []urlnorm.URL{seed}, func(p *replay.Page) []urlnorm.URL {
+		d := dist[p]
+		if d >= depth {
+			return nil
+		}
+		ls := p.Links()
+		for _, l := range ls {
+			if q, ok := a.Follow(l); ok {
+				if _, seen := dist[q]; !seen {
+					dist[q] = d + 1
+				}
+			}
+		}
+		return ls
+	}) {
+		if p.IsHTML() {
+			out[p] = true
+		}
+	}
+	return out
+}
+
+// requestLog is the replay's request log read back: URL → User-Agent →
+// statuses answered, robots.txt left out (every process asks it).
+func requestLog(log string) map[string]map[string][]string {
+	m := make(map[string]map[string][]string)
+	for _, line := range strings.Split(log, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			continue
+		}
+		u, status, ua := f[1], f[2], strings.Trim(strings.Join(f[3:], " "), `"`)
+		if strings.HasSuffix(u, "/robots.txt") {
+			continue
+		}
+		if m[u] == nil {
+			m[u] = make(map[string][]string)
+		}
+		m[u][ua] = append(m[u][ua], status)
+	}
+	return m
+}
+
+// TestCrawl_postgresReplayShared: four processes crawl the WebKB replay
+// breadth-first together, two links deep from the Cornell department's
+// home page, and one is killed with -9 midway. The store then holds every
+// page reachable within that scope (computed from the archive, not from
+// the crawl), each URL once, none outside it, nothing leased; the
+// replay's request log shows each stored URL asked once but those the
+// killed process had in flight, and every URL the killed process was
+// answered without committing it fetched again by another process.
+func TestCrawl_postgresReplayShared(t *testing.T) {
+	archive := sharedtest.Path(t, "corpus/webkb.tgz")
+	if testing.Short() {
+		t.Skip("corpus test skipped in -short mode")
+	}
+	db := pgtest.URL(t)
+	bin := scentBinary(t)
+	a, err := webkb.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds, err := webkb.DepartmentSeeds(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := seeds[0] // cornell: 832 fetches, 108 pages within two links
+	const depth, procs, workers, victim = 2, 4, 2, 2
+	want := reachableWithin(a, seed, depth)
+
+	var log syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// A delay per answer, as of a distant server, keeps the crawl long
+	// enough for the kill to land in its middle.
+	srv, err := replay.ServeWith(ctx, a, "127.0.0.1:0", replay.ServeOptions{Log: &log, Delay: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedFile := filepath.Join(t.TempDir(), "seeds.txt")
+	if err := os.WriteFile(seedFile, []byte("seed "+seed.String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := startShared(t, bin, procs, func(i int) []string {
+		return []string{"crawl", "--seeds", seedFile, "--db", db, "--crawl", "webkb", "--strategy", "bfs",
+			"--proxy", "http://" + srv.Addr(), "--max-depth", fmt.Sprint(depth), "--max-pages", "0",
+			"--delay", "0", "--host-parallelism", "0", "--workers", fmt.Sprint(workers), "--retries", "0",
+			"--sitemaps=false", "--lease-expiry", "2s", "--user-agent", fmt.Sprintf("scent-test-%d", i), "--quiet"}
+	})
+	const fetches = 830
+	run.await(t, victim, func() bool { return pgCount(t, db, `SELECT count(*) FROM pages`) >= fetches/4 })
+	conn, err := pgx.Connect(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	// The killed process's holder, by its process id, to tell its pages.
+	var victimHolder string
+	if err := conn.QueryRow(context.Background(), `SELECT id FROM holders WHERE pid = $1`, run.cmds[victim].Process.Pid).Scan(&victimHolder); err != nil {
+		t.Fatalf("holder of process %d: %v", victim, err)
+	}
+	run.kill(victim)
+	killedAt := pgCount(t, db, `SELECT count(*) FROM pages`)
+	if killedAt >= fetches*3/4 {
+		t.Fatalf("killed after %d of about %d fetches: the kill did not land mid-crawl", killedAt, fetches)
+	}
+	run.waitOthers(t, victim)
+
+	// The store: each URL once, nothing left waiting or leased, and the
+	// successful pages exactly the pages reachable within the scope.
+	if got := pgCount(t, db, `SELECT count(*) - count(DISTINCT url) FROM pages`); got != 0 {
+		t.Errorf("%d URLs stored more than once", got)
+	}
+	if got := pgCount(t, db, `SELECT count(*) FROM urls WHERE state <> 2`); got != 0 {
+		t.Errorf("%d URLs left waiting or leased", got)
+	}
+	type stored struct {
+		url, failure, holder string
+	}
+	rows, err := conn.Query(context.Background(), `SELECT url, failure, COALESCE(holder, '') FROM pages`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (stored, error) {
+		var s stored
+		err := r.Scan(&s.url, &s.failure, &s.holder)
+		return s, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[*replay.Page][]string)
+	for _, s := range pages {
+		if s.failure != "" {
+			continue
+		}
+		p, ok := a.Follow(urlnorm.MustParse(s.url))
+		if !ok {
+			t.Errorf("%s stored, but the archive does not hold it", s.url)
+			continue
+		}
+		got[p] = append(got[p], s.url)
+	}
+	for p := range want {
+		if got[p] == nil {
+			t.Errorf("%s is reachable within %d links, not stored", p.URL, depth)
+		}
+	}
+	for p, urls := range got {
+		if !want[p] {
+			t.Errorf("%v stored, not reachable within %d links", urls, depth)
+		}
+	}
+
+	// The replay's log: every stored URL asked, once by the processes
+	// that lived; twice only when the killed process had it in flight.
+	asked := requestLog(log.String())
+	killedUA := fmt.Sprintf("scent-test-%d", victim)
+	twice := 0
+	storedBy := make(map[string]string, len(pages))
+	for _, s := range pages {
+		storedBy[s.url] = s.holder
+		total, others := 0, 0
+		for ua, statuses := range asked[s.url] {
+			total += len(statuses)
+			if ua != killedUA {
+				others += len(statuses)
+			}
+		}
+		switch {
+		case total == 0:
+			t.Errorf("%s stored, never asked", s.url)
+		case others > 1:
+			t.Errorf("%s asked %d times by the processes that lived", s.url, others)
+		case total > 1:
+			twice++
+		}
+		if s.holder == victimHolder && len(asked[s.url][killedUA]) == 0 {
+			t.Errorf("%s stored by the killed process, which never asked it", s.url)
+		}
+	}
+	// Nothing lost: what the killed process was answered and did not
+	// commit was fetched again by another.
+	victimStored := 0
+	for u, byUA := range asked {
+		if len(byUA[killedUA]) == 0 {
+			continue
+		}
+		holder, ok := storedBy[u]
+		switch {
+		case !ok:
+			t.Errorf("%s asked by the killed process (answered %v), stored by none", u, byUA[killedUA])
+		case holder == victimHolder:
+			victimStored++
+		case len(byUA) < 2:
+			t.Errorf("%s asked by the killed process only, stored by another", u)
+		}
+	}
+	if victimStored == 0 {
+		t.Error("the killed process stored nothing before the kill")
+	}
+	t.Logf("killed after %d of %d records (%d its own); %d pages reachable, %d stored; %d URLs asked twice (in flight in the killed process)",
+		killedAt, len(pages), victimStored, len(want), len(got), twice)
+	if limit := 4 * workers; twice > limit {
+		t.Errorf("%d URLs asked twice; only the %d the killed process may have had leased may be", twice, limit)
 	}
 }

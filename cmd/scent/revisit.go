@@ -9,6 +9,7 @@ import (
 
 	"github.com/scent-crawler/scent/change"
 	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/revisit"
 	"github.com/scent-crawler/scent/sqlite"
 )
@@ -34,7 +35,7 @@ type revisitFlags struct {
 func newRevisitCmd() *cobra.Command {
 	var rf revisitFlags
 	cmd := &cobra.Command{
-		Use:   "revisit [--db FILE] [--crawl NAME] [--older-than AGE]",
+		Use:   "revisit [--db FILE|URL] [--crawl NAME] [--older-than AGE]",
 		Short: "Fetch the stored pages of a crawl again and record how much they changed",
 		Long: `revisit fetches again every page of a crawl that was fetched successfully
 (or only those whose latest check is at least --older-than old), with a
@@ -56,7 +57,10 @@ G14 … G1, 2G1, 4G1 by the weekly change rate estimated from its change log,
 or --groups 6) and at the hour its changes suggest, at most --capacity
 checks a day. Each check is stored with the page's next due time in one
 transaction: after a kill the same command resumes with nothing lost or
-checked twice. A page answering 410 is not checked again.`,
+checked twice. A page answering 410 is not checked again.
+
+With --db postgres://USER@HOST:PORT/DB the versions, the change log and the
+schedule of a crawl kept on PostgreSQL are stored in that database.`,
 		Example: `  scent revisit --db scent.db
   scent revisit --crawl default --older-than 24h --workers 8
   scent revisit --watch --capacity 500 --delay 2s`,
@@ -66,7 +70,7 @@ checked twice. A page answering 410 is not checked again.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&rf.db, "db", "scent.db", "SQLite database of the crawl")
+	fs.StringVar(&rf.db, "db", "scent.db", "database of the crawl: a SQLite file, or postgres://USER@HOST:PORT/DB")
 	fs.StringVar(&rf.name, "crawl", "", "crawl name (default: the latest crawl)")
 	fs.DurationVar(&rf.olderThan, "older-than", 0, "check only pages whose latest check or fetch is at least this old (0: all)")
 	fs.BoolVar(&rf.sitemapLastMod, "sitemap-lastmod", true, "trust the <lastmod> of the sitemaps read by the crawl: check a page it dates after its latest check, skip one it dates before")
@@ -91,6 +95,14 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 	if err := fcfg.Validate(); err != nil {
 		return err
 	}
+	f, err := fetch.New(fcfg)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if postgres.IsURL(rf.db) {
+		return runRevisitShared(cmd, rf, f)
+	}
 	if _, err := os.Stat(rf.db); err != nil {
 		return fmt.Errorf("database %s: %w", rf.db, err)
 	}
@@ -103,20 +115,45 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 	if err != nil {
 		return err
 	}
-	f, err := fetch.New(fcfg)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	cfg := revisit.Config{Crawl: crawl.ID, OlderThan: rf.olderThan, SitemapLastMod: rf.sitemapLastMod, Costs: rf.costs, Workers: rf.workers, Now: rf.now}
-	if !rf.quiet && isTerminal(os.Stderr) {
-		cfg.Progress = cmd.ErrOrStderr()
-	}
+	cfg := rf.config(cmd, crawl.ID)
 	if rf.watch.on {
 		return runWatch(cmd, &rf.watch, rf.quiet, cfg, crawl.Name, store, f)
 	}
-	sum, err := revisit.Run(ctx, cfg, store, f)
+	return revisitOnce(cmd, cfg, crawl.Name, store, f)
+}
+
+// runRevisitShared revisits a crawl kept on PostgreSQL (--db
+// postgres://…), once or with --watch. The PostgreSQL store keeps no
+// sitemaps, so --sitemap-lastmod finds no dates there.
+func runRevisitShared(cmd *cobra.Command, rf *revisitFlags, f *fetch.Fetcher) error {
+	store, err := postgres.Open(cmd.Context(), rf.db, postgres.Options{})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	id, name, err := store.FindCrawl(cmd.Context(), rf.name)
+	if err != nil {
+		return err
+	}
+	if rf.watch.on {
+		return runWatch(cmd, &rf.watch, rf.quiet, rf.config(cmd, id), name, store, f)
+	}
+	return revisitOnce(cmd, rf.config(cmd, id), name, store, f)
+}
+
+// config is the revisit of crawl the flags ask for.
+func (rf *revisitFlags) config(cmd *cobra.Command, crawl int64) revisit.Config {
+	cfg := revisit.Config{Crawl: crawl, OlderThan: rf.olderThan, SitemapLastMod: rf.sitemapLastMod, Costs: rf.costs, Workers: rf.workers, Now: rf.now}
+	if !rf.quiet && isTerminal(os.Stderr) {
+		cfg.Progress = cmd.ErrOrStderr()
+	}
+	return cfg
+}
+
+// revisitOnce checks the due pages of a crawl once and prints the counts.
+func revisitOnce(cmd *cobra.Command, cfg revisit.Config, name string, store revisit.Store, f *fetch.Fetcher) error {
+	sum, err := revisit.Run(cmd.Context(), cfg, store, f)
 	fmt.Fprintf(cmd.OutOrStdout(), "revisit %q: %d pages checked: %d changed, %d unchanged, %d not modified (304), %d failed; %d not due\n",
-		crawl.Name, sum.Checked, sum.Changed, sum.Unchanged, sum.NotModified, sum.Failed, sum.NotDue)
+		name, sum.Checked, sum.Changed, sum.Unchanged, sum.NotModified, sum.Failed, sum.NotDue)
 	return err
 }

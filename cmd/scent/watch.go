@@ -11,7 +11,6 @@ import (
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/refresh"
 	"github.com/scent-crawler/scent/revisit"
-	"github.com/scent-crawler/scent/sqlite"
 )
 
 // watchFlags are the settings of scent revisit --watch.
@@ -44,7 +43,7 @@ func (w *watchFlags) register(fs *pflag.FlagSet) {
 }
 
 // runWatch runs the scheduler of scent revisit --watch.
-func runWatch(cmd *cobra.Command, wf *watchFlags, quiet bool, base revisit.Config, name string, store *sqlite.Store, f *fetch.Fetcher) error {
+func runWatch(cmd *cobra.Command, wf *watchFlags, quiet bool, base revisit.Config, name string, store revisit.WatchStore, f *fetch.Fetcher) error {
 	cfg := revisit.WatchConfig{Config: base, Capacity: wf.capacity}
 	switch wf.groups {
 	case 16:

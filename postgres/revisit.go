@@ -1,0 +1,326 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/scent-crawler/scent/change"
+	"github.com/scent-crawler/scent/revisit"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+var _ revisit.Store = (*Store)(nil)
+
+// ErrNoVersion means the page has no version of that number; it is
+// revisit.ErrNoVersion.
+var ErrNoVersion = revisit.ErrNoVersion
+
+// ErrNoCrawl means the database has no crawl of that name (or none at
+// all).
+var ErrNoCrawl = errors.New("no such crawl")
+
+// FindCrawl returns the ID and name of the crawl named name, or of the
+// latest crawl created when name is empty.
+func (s *Store) FindCrawl(ctx context.Context, name string) (int64, string, error) {
+	var id int64
+	var found string
+	var err error
+	if name == "" {
+		err = s.pool.QueryRow(ctx, `SELECT id, name FROM crawls ORDER BY id DESC LIMIT 1`).Scan(&id, &found)
+	} else {
+		err = s.pool.QueryRow(ctx, `SELECT id, name FROM crawls WHERE name = $1`, name).Scan(&id, &found)
+	}
+	switch {
+	case errors.Is(err, pgx.ErrNoRows) && name == "":
+		return 0, "", fmt.Errorf("the database has no crawl yet: %w", ErrNoCrawl)
+	case errors.Is(err, pgx.ErrNoRows):
+		return 0, "", fmt.Errorf("crawl %q: %w", name, ErrNoCrawl)
+	case err != nil:
+		return 0, "", fmt.Errorf("read crawl: %w", err)
+	}
+	return id, found, nil
+}
+
+// RevisitPages returns up to limit pages of the crawl fetched without
+// failure whose ID is greater than after, in ID order, each with the
+// validators and content hash of its latest version and the time of its
+// latest check (or first fetch). The store keeps no sitemaps, so
+// SitemapLastMod is always zero.
+func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int) ([]revisit.Page, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT p.id, p.url, p.fetched_at, p.etag, p.modified, p.content_hash,
+		v.version, v.etag, v.modified, v.content_hash,
+		(SELECT max(c.checked_at) FROM change_log c WHERE c.page_id = p.id)
+		FROM pages p
+		LEFT JOIN LATERAL (SELECT version, etag, modified, content_hash FROM page_versions
+			WHERE page_id = p.id ORDER BY version DESC LIMIT 1) v ON true
+		WHERE p.crawl_id = $1 AND p.failure = '' AND p.id > $2
+		ORDER BY p.id LIMIT $3`, crawl, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read pages to revisit: %w", err)
+	}
+	defer rows.Close()
+	var out []revisit.Page
+	for rows.Next() {
+		var (
+			p                       revisit.Page
+			raw                     string
+			fetched                 time.Time
+			pETag, pModified, pHash string
+			version                 *int32
+			vETag, vModified, vHash *string
+			checked                 *time.Time
+		)
+		if err := rows.Scan(&p.ID, &raw, &fetched, &pETag, &pModified, &pHash,
+			&version, &vETag, &vModified, &vHash, &checked); err != nil {
+			return nil, fmt.Errorf("read pages to revisit: %w", err)
+		}
+		u, err := urlnorm.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("read pages to revisit: page %d: %w", p.ID, err)
+		}
+		p.URL = u
+		if version != nil {
+			p.Version, p.ETag, p.Modified, p.ContentHash = int(*version), *vETag, *vModified, *vHash
+		} else {
+			p.Version, p.ETag, p.Modified, p.ContentHash = 1, pETag, pModified, pHash
+		}
+		p.CheckedAt = fetched.UTC()
+		if checked != nil {
+			p.CheckedAt = checked.UTC()
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read pages to revisit: %w", err)
+	}
+	return out, nil
+}
+
+// VersionText returns the extracted text of a version of a page; version
+// 1 is the page as the crawl stored it.
+func (s *Store) VersionText(ctx context.Context, page int64, version int) (string, error) {
+	var text string
+	err := s.pool.QueryRow(ctx, `SELECT text FROM page_versions WHERE page_id = $1 AND version = $2`, page, version).Scan(&text)
+	if errors.Is(err, pgx.ErrNoRows) && version == 1 {
+		err = s.pool.QueryRow(ctx, `SELECT text FROM pages WHERE id = $1 AND failure = ''`, page).Scan(&text)
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("page %d version %d: %w", page, version, ErrNoVersion)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read page %d version %d: %w", page, version, err)
+	}
+	return text, nil
+}
+
+// RecordCheck appends c to the change log and, when c.New is set, stores
+// the new version, in one transaction. Before the first new version of a
+// page its crawled version is copied into page_versions as version 1, so
+// that page_versions holds the whole history of every changed page.
+// c.New.Number must be one more than the page's latest version; the
+// page's row is locked first, so that two processes checking one page at
+// once store its versions one after the other (the second one's number
+// then no longer follows and its check fails).
+func (s *Store) RecordCheck(ctx context.Context, c *revisit.Check) error {
+	if c == nil {
+		return errors.New("record check: nil check")
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error { return recordCheck(ctx, tx, c) })
+	if err != nil {
+		return fmt.Errorf("record check of page %d: %w", c.PageID, err)
+	}
+	return nil
+}
+
+// recordCheck stores c's new version, if any, and appends c to the
+// change log, in tx.
+func recordCheck(ctx context.Context, tx pgx.Tx, c *revisit.Check) error {
+	if c.New != nil {
+		if err := insertVersion(ctx, tx, c.PageID, c.New); err != nil {
+			return err
+		}
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO change_log(page_id, checked_at, url, status, fetched_size, update_size, changed, version, failure)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		c.PageID, c.CheckedAt.UTC(), c.URL.String(), c.Status, c.Size, c.UpdateSize, c.Changed, c.Version, c.Failure)
+	return err
+}
+
+func insertVersion(ctx context.Context, tx pgx.Tx, page int64, v *revisit.Version) error {
+	var first revisit.Version
+	var size int64
+	err := tx.QueryRow(ctx, `SELECT fetched_at, status, size, content_type, etag, modified, content_hash, title, text
+		FROM pages WHERE id = $1 AND failure = '' FOR UPDATE`, page).Scan(&first.FetchedAt, &first.Status, &size,
+		&first.ContentType, &first.ETag, &first.Modified, &first.ContentHash, &first.Title, &first.Text)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("page %d: %w", page, ErrNoVersion)
+	}
+	if err != nil {
+		return err
+	}
+	first.Size = int(size)
+	var latest int
+	if err := tx.QueryRow(ctx, `SELECT COALESCE(max(version), 0) FROM page_versions WHERE page_id = $1`, page).Scan(&latest); err != nil {
+		return err
+	}
+	if v.Number != max(latest, 1)+1 {
+		return fmt.Errorf("new version %d of page %d does not follow the latest, %d", v.Number, page, max(latest, 1))
+	}
+	if latest == 0 {
+		first.Number = 1
+		if err := execVersion(ctx, tx, page, &first, false); err != nil {
+			return err
+		}
+	}
+	return execVersion(ctx, tx, page, v, true)
+}
+
+func execVersion(ctx context.Context, tx pgx.Tx, page int64, v *revisit.Version, withChange bool) error {
+	var ops [6]any
+	var delta, dist, cs, ct any
+	if withChange {
+		o := v.Change.Ops
+		ops = [6]any{o.Add, o.Copy, o.Drop, o.Shrink, o.Replace, o.Move}
+		delta, dist, cs, ct = v.Change.Delta, v.Change.Distance, v.Costs.S, v.Costs.T
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO page_versions(page_id, version, fetched_at, status, size, content_type, etag, modified,
+		content_hash, title, text, adds, copies, drops, shrinks, replaces, moves, delta, distance, cost_s, cost_t)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+		page, v.Number, v.FetchedAt.UTC(), v.Status, v.Size, v.ContentType, v.ETag, v.Modified,
+		v.ContentHash, v.Title, v.Text, ops[0], ops[1], ops[2], ops[3], ops[4], ops[5], delta, dist, cs, ct)
+	if err != nil {
+		return fmt.Errorf("store version %d of page %d: %w", v.Number, page, err)
+	}
+	return nil
+}
+
+// PageVersions returns every stored version of a page, oldest first. A
+// page that never changed has one version: the crawled page.
+func (s *Store) PageVersions(ctx context.Context, page int64) ([]revisit.Version, error) {
+	rows, err := s.pool.Query(ctx, `SELECT version, fetched_at, status, size, content_type, etag, modified, content_hash,
+		title, text, adds, copies, drops, shrinks, replaces, moves, delta, distance, cost_s, cost_t
+		FROM page_versions WHERE page_id = $1 ORDER BY version`, page)
+	if err != nil {
+		return nil, fmt.Errorf("read versions of page %d: %w", page, err)
+	}
+	defer rows.Close()
+	var out []revisit.Version
+	for rows.Next() {
+		var (
+			v                                 revisit.Version
+			size                              int64
+			add, cp, drop, shrink, repl, move *int32
+			delta, dist, cs, ct               *float64
+		)
+		if err := rows.Scan(&v.Number, &v.FetchedAt, &v.Status, &size, &v.ContentType, &v.ETag, &v.Modified, &v.ContentHash,
+			&v.Title, &v.Text, &add, &cp, &drop, &shrink, &repl, &move, &delta, &dist, &cs, &ct); err != nil {
+			return nil, fmt.Errorf("read versions of page %d: %w", page, err)
+		}
+		v.Size, v.FetchedAt = int(size), v.FetchedAt.UTC()
+		v.Change = change.Result{
+			Ops: change.Ops{Add: intOr0(add), Copy: intOr0(cp), Drop: intOr0(drop), Shrink: intOr0(shrink),
+				Replace: intOr0(repl), Move: intOr0(move)},
+			Delta: floatOr0(delta), Distance: floatOr0(dist),
+		}
+		v.Costs = change.Costs{S: floatOr0(cs), T: floatOr0(ct)}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read versions of page %d: %w", page, err)
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	v := revisit.Version{Number: 1}
+	var size int64
+	err = s.pool.QueryRow(ctx, `SELECT fetched_at, status, size, content_type, etag, modified, content_hash, title, text
+		FROM pages WHERE id = $1`, page).Scan(&v.FetchedAt, &v.Status, &size, &v.ContentType, &v.ETag, &v.Modified, &v.ContentHash, &v.Title, &v.Text)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("page %d: %w", page, ErrNoVersion)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read versions of page %d: %w", page, err)
+	}
+	v.Size, v.FetchedAt = int(size), v.FetchedAt.UTC()
+	return []revisit.Version{v}, nil
+}
+
+func intOr0(p *int32) int {
+	if p == nil {
+		return 0
+	}
+	return int(*p)
+}
+
+func floatOr0(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// checkBatch is how many change-log rows EachCheck reads at a time.
+const checkBatch = 512
+
+// EachCheck calls fn for every change-log row of the crawl's pages in
+// the order the checks were recorded. The rows are read in batches, so fn
+// may use the store and memory does not grow with the log. Checks read
+// back have no New version.
+func (s *Store) EachCheck(ctx context.Context, crawl int64, fn func(*revisit.Check) error) error {
+	var after int64
+	for {
+		ids, batch, err := s.checks(ctx, crawl, after, checkBatch)
+		if err != nil {
+			return err
+		}
+		for i := range batch {
+			if err := fn(&batch[i]); err != nil {
+				return err
+			}
+			after = ids[i]
+		}
+		if len(batch) < checkBatch {
+			return nil
+		}
+	}
+}
+
+// checks reads up to limit change-log rows of the crawl whose id is
+// greater than after, by id, with their ids.
+func (s *Store) checks(ctx context.Context, crawl, after int64, limit int) ([]int64, []revisit.Check, error) {
+	rows, err := s.pool.Query(ctx, `SELECT c.id, c.page_id, c.checked_at, c.url, c.status, c.fetched_size, c.update_size,
+		c.changed, c.version, c.failure
+		FROM change_log c JOIN pages p ON p.id = c.page_id
+		WHERE p.crawl_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`, crawl, after, limit)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read change log: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	var out []revisit.Check
+	for rows.Next() {
+		var id, size int64
+		var raw string
+		var c revisit.Check
+		if err := rows.Scan(&id, &c.PageID, &c.CheckedAt, &raw, &c.Status, &size, &c.UpdateSize, &c.Changed, &c.Version, &c.Failure); err != nil {
+			return nil, nil, fmt.Errorf("read change log: %w", err)
+		}
+		c.Size, c.CheckedAt = int(size), c.CheckedAt.UTC()
+		if u, err := urlnorm.Parse(raw); err == nil {
+			c.URL = u
+		}
+		ids = append(ids, id)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read change log: %w", err)
+	}
+	return ids, out, nil
+}
