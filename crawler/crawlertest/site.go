@@ -99,6 +99,17 @@ func NewSite(t *testing.T, pages map[string]string, extra map[string]http.Handle
 // URL is the absolute URL of path p on the site.
 func (s *Site) URL(p string) urlnorm.URL { return urlnorm.MustParse(s.Server.URL + p) }
 
+// Requests is how many requests the site answered in all.
+func (s *Site) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, h := range s.hits {
+		n += h
+	}
+	return n
+}
+
 // Hits is how many times path p (with its query) was requested.
 func (s *Site) Hits(p string) int {
 	s.mu.Lock()

@@ -220,8 +220,16 @@ func (su *suite) cancelIsClean(t *testing.T) {
 	st := su.open(t)
 	f := NewFetcher(t, fetch.Config{HostDelay: 5 * time.Millisecond, HostParallelism: 1})
 	c, _ := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, st, f, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	// Cancel once the crawl is under way (a deadline could also pass
+	// before a loaded store has opened the crawl).
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		for s.Requests() < 20 && ctx.Err() == nil {
+			time.Sleep(2 * time.Millisecond)
+		}
+		cancel()
+	}()
 	sum, err := c.Run(ctx, []urlnorm.URL{s.URL("/p0")}, "{}")
 	if err == nil || sum.Finish != "interrupted" {
 		t.Fatalf("run = %+v, %v; want interrupted", sum, err)
