@@ -295,8 +295,8 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 	r := l.links[e.URL]
 	if r != nil {
 		r.waiting = false
-		if p.FinalURL != e.URL {
-			l.links[p.FinalURL] = r
+		if p.FinalURL != e.URL && p.Failure == "" {
+			l.links[p.FinalURL] = r // the page's record under its final URL too
 		}
 	}
 	if p.Failure == "" && r != nil && !r.counted {
