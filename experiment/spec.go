@@ -106,7 +106,11 @@ func (o Spec) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Sc
 	if !o.Learn || cfg.Strategy == crawler.StrategyBFS {
 		return nil
 	}
-	l, err := learn.New(sc.Topics(), o.LearnOptions)
+	lo := o.LearnOptions
+	if cfg.SiteNorm != nil {
+		lo.Canonical = cfg.SiteNorm.Canonical
+	}
+	l, err := learn.New(sc.Topics(), lo)
 	cfg.Learner = l
 	return err
 }

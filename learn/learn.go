@@ -62,6 +62,12 @@ type Options struct {
 	// Rewards, when set, are per topic (in the order of New's topics)
 	// reward thresholds that replace RewardAt; a zero entry keeps it.
 	Rewards []float64
+	// Canonical, when set, gives the form in which the frontier keeps a
+	// link's target (the crawl's site-based normalization,
+	// sitenorm.Rules.Canonical): links are remembered under it, so that
+	// the page fetched for the entry teaches its link and a rescore moves
+	// the entry that waits.
+	Canonical func(urlnorm.URL) urlnorm.URL `json:"-"`
 }
 
 // Validate reports the first invalid option.
@@ -289,8 +295,8 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 	r := l.links[e.URL]
 	if r != nil {
 		r.waiting = false
-		if p.FinalURL != e.URL {
-			l.links[p.FinalURL] = r
+		if p.FinalURL != e.URL && p.Failure == "" {
+			l.links[p.FinalURL] = r // the page's record under its final URL too
 		}
 	}
 	if p.Failure == "" && r != nil && !r.counted {
@@ -358,7 +364,8 @@ func (l *Learner) creditAncestors(r *record, t int) {
 	a.credit[t] = l.opts.Gamma
 }
 
-// remember keeps the features of the links p pushed, under their targets.
+// remember keeps the features of the links p pushed, under their targets
+// in the form the frontier keeps them (Options.Canonical).
 func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entry) {
 	want := make(map[urlnorm.URL]bool, len(push))
 	for _, pe := range push {
@@ -370,13 +377,17 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 			continue
 		}
 		delete(want, lk.Target) // the first link to a target stands for it
-		if old := l.links[lk.Target]; old != nil {
+		target := lk.Target
+		if l.opts.Canonical != nil {
+			target = l.opts.Canonical(target)
+		}
+		if old := l.links[target]; old != nil {
 			if !old.counted {
 				old.waiting = true
 			}
 			continue
 		}
-		r := &record{source: p.FinalURL, target: lk.Target, base: make([]float64, len(l.topics)), srcRel: make([]bool, len(l.topics)),
+		r := &record{source: p.FinalURL, target: target, base: make([]float64, len(l.topics)), srcRel: make([]bool, len(l.topics)),
 			score: make([]float64, len(l.topics)), credit: make([]float64, len(l.topics)), waiting: true}
 		copy(r.base, lk.Scores)
 		for t := range l.topics {

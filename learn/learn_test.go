@@ -201,6 +201,33 @@ func TestLearner_creditAndRescore(t *testing.T) {
 	}
 }
 
+// With Options.Canonical the learner keeps a link under the form the
+// frontier keeps its target in: the page fetched for that entry teaches
+// the link, and a rescore names the entry that waits.
+func TestLearner_canonicalTargets(t *testing.T) {
+	canon := func(u urlnorm.URL) urlnorm.URL {
+		if p := u.Path(); strings.HasSuffix(p, "/index.html") {
+			return urlnorm.MustParse("http://h.test" + strings.TrimSuffix(p, "index.html"))
+		}
+		return u
+	}
+	l, err := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1, Canonical: canon})
+	if err != nil {
+		t.Fatal(err)
+	}
+	observe(l, entry("/", 0), false, map[string]string{"/people/a/index.html": "alice", "/news/index.html": "news", "/people/b/index.html": "bob"})
+	observe(l, entry("/people/a/", 1), true, nil)
+	observe(l, entry("/news/", 1), false, nil)
+	c := l.Counts(0)
+	if c.Docs(0) != 1 || c.Docs(2) != 1 {
+		t.Fatalf("links counted as leading %v and not %v, want 1 and 1: the pages fetched in canonical form taught nothing", c.Docs(0), c.Docs(2))
+	}
+	ups := l.Rescore()
+	if len(ups) != 1 || ups[0].URL.Path() != "/people/b/" {
+		t.Errorf("rescored %v, want the waiting entry /people/b/", ups)
+	}
+}
+
 func TestLearner_state(t *testing.T) {
 	l, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1})
 	observe(l, entry("/", 0), false, map[string]string{"/people/": "people of the lab", "/news/": "news of the lab"})

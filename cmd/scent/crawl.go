@@ -215,6 +215,9 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	}
 	if cf.pf.learn && (strategy == crawler.StrategyLink || strategy == crawler.StrategyLinkBacklinks) {
 		lo := learn.Options{RewardAt: cf.pf.reward, Gamma: cf.pf.gamma}
+		if cfg.SiteNorm != nil {
+			lo.Canonical = cfg.SiteNorm.Canonical
+		}
 		if cf.pf.reward == 0 && trep != nil {
 			lo.Rewards = experiment.RewardThresholds(trep, scorer.Topics())
 		}
