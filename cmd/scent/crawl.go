@@ -11,7 +11,6 @@ import (
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/fetch"
-	"github.com/scent-crawler/scent/learn"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
 )
@@ -210,20 +209,8 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 	defer closeWARC()
-	if cf.pf.skipExamples && strategy != crawler.StrategyBFS {
-		cfg.Known = seeds.Examples()
-	}
-	if cf.pf.learn && (strategy == crawler.StrategyLink || strategy == crawler.StrategyLinkBacklinks) {
-		lo := learn.Options{RewardAt: cf.pf.reward, Gamma: cf.pf.gamma}
-		if cfg.SiteNorm != nil {
-			lo.Canonical = cfg.SiteNorm.Canonical
-		}
-		if cf.pf.reward == 0 && trep != nil {
-			lo.Rewards = experiment.RewardThresholds(trep, scorer.Topics())
-		}
-		if cfg.Learner, err = learn.New(scorer.Topics(), lo); err != nil {
-			return nil, err
-		}
+	if err := crawlLearning(&cfg, &cf.pf, strategy, seeds, scorer, trep); err != nil {
+		return nil, err
 	}
 	c, err := crawler.New(cfg, cs, f, scorer)
 	if err != nil {

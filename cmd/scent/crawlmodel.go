@@ -12,6 +12,7 @@ import (
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/experiment"
+	"github.com/scent-crawler/scent/learn"
 	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
@@ -139,4 +140,27 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 		return "", nil, nil, err
 	}
 	return modelPath, training.NewScorer(m), trep, nil
+}
+
+// crawlLearning sets cfg's URLs never fetched (--skip-examples: the pages
+// the model learnt from) and its link learner (--learn), whose reward
+// thresholds come from the model's cross-validation when crawl trained
+// it (trep) and --learn-reward is not given.
+func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strategy, seeds *training.Seeds, scorer crawler.Scorer, trep *training.Report) error {
+	if pf.skipExamples && strategy != crawler.StrategyBFS {
+		cfg.Known = seeds.Examples()
+	}
+	if !pf.learn || (strategy != crawler.StrategyLink && strategy != crawler.StrategyLinkBacklinks) {
+		return nil
+	}
+	lo := learn.Options{RewardAt: pf.reward, Gamma: pf.gamma}
+	if cfg.SiteNorm != nil {
+		lo.Canonical = cfg.SiteNorm.Canonical
+	}
+	if pf.reward == 0 && trep != nil {
+		lo.Rewards = experiment.RewardThresholds(trep, scorer.Topics())
+	}
+	var err error
+	cfg.Learner, err = learn.New(scorer.Topics(), lo)
+	return err
 }
