@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scent-crawler/scent/experiment"
+	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/report"
 )
 
@@ -170,9 +173,13 @@ func reportSources(dbs, names []string) ([][2]string, error) {
 }
 
 // nameReports prefixes crawl names with their database's path (its
-// shortest distinguishing tail) when two compared reports would otherwise
-// carry the same name.
+// shortest distinguishing tail; HOST:PORT/DB of a database URL) when two
+// compared reports would otherwise carry the same name.
 func nameReports(reps []*report.Report, sources [][2]string) {
+	sources = slices.Clone(sources)
+	for i := range sources {
+		sources[i][0] = dbPath(sources[i][0])
+	}
 	count := make(map[string]int)
 	for _, r := range reps {
 		count[r.Name()]++
@@ -196,6 +203,19 @@ func nameReports(reps []*report.Report, sources [][2]string) {
 			return
 		}
 	}
+}
+
+// dbPath returns db, or HOST:PORT/DB for a database URL: without its
+// scheme, user, password and parameters.
+func dbPath(db string) string {
+	if !postgres.IsURL(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "postgres"
+	}
+	return u.Host + u.Path
 }
 
 // pathTail returns the last k elements of path.
