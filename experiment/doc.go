@@ -22,8 +22,10 @@
 //
 // The package also reads stored crawls for the commands around it:
 // Measure (a crawl's report against labels), ExportJSONL and NormEval.
-// It opens every database it uses in one place (store.go).
+// It opens every database it uses in one place (store.go, reader.go):
+// Measure, ExportJSONL and search read through Reader, which a SQLite
+// file and a PostgreSQL database both provide (OpenReader).
 //
 // Data flows one way: experiment uses crawler, training, replay, report,
-// sqlite and the leaf packages; only cmd/scent imports it.
+// sqlite, postgres and the leaf packages; only cmd/scent imports it.
 package experiment

@@ -16,6 +16,7 @@ import (
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/linkgraph"
+	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/segment"
@@ -285,7 +286,9 @@ func readPages(path string) ([]*crawler.Page, error) {
 // LearntFor returns the pages the model of the crawl in db learnt from:
 // those listed in trained, else the examples of the seed file seeds,
 // else those of TrainedFile beside db (told on notice), else nil (none
-// known: every labelled page is a target).
+// known: every labelled page is a target). A database URL (postgres://…)
+// has no file beside it: without trained or seeds every labelled page is
+// a target, as notice says.
 func LearntFor(db, trained, seeds string, notice io.Writer) ([]urlnorm.URL, error) {
 	switch {
 	case trained != "":
@@ -296,6 +299,9 @@ func LearntFor(db, trained, seeds string, notice io.Writer) ([]urlnorm.URL, erro
 			return nil, err
 		}
 		return training.LearntFrom(s, nil), nil
+	case postgres.IsURL(db):
+		fmt.Fprintf(notice, "report: no list of the pages the model learnt from: a database URL has no %s beside it, give --trained (MODEL.trained.txt of scent train) or --seeds; every labelled page is a target\n", TrainedFile)
+		return nil, nil
 	}
 	beside := filepath.Join(filepath.Dir(db), TrainedFile)
 	if _, err := os.Stat(beside); err != nil {

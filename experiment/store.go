@@ -75,10 +75,11 @@ func exportLine(p *crawler.Page) ExportLine {
 	return e
 }
 
-// ExportJSONL writes the pages of crawl name of db to w as JSON lines
-// ("scent export --format jsonl"), in fetch order.
+// ExportJSONL writes the pages of crawl name of db (a SQLite file or a
+// postgres:// URL) to w as JSON lines ("scent export --format jsonl"), in
+// fetch order.
 func ExportJSONL(ctx context.Context, db, name string, w io.Writer) error {
-	store, c, err := OpenCrawl(ctx, db, name)
+	store, c, err := OpenCrawlReader(ctx, db, name)
 	if err != nil {
 		return err
 	}
@@ -94,7 +95,8 @@ func ExportJSONL(ctx context.Context, db, name string, w io.Writer) error {
 	return bw.Flush()
 }
 
-// Measure measures one crawl; with labels it also evaluates
+// Measure measures one crawl of db (a SQLite file or a postgres:// URL);
+// with labels it also evaluates
 // the link classifier, at the thresholds of th (per topic, "" for every
 // topic, report.DefaultThreshold otherwise). learnt, when not nil, lists
 // the pages the model learnt from: they are no recall targets.
@@ -109,7 +111,7 @@ func Measure(ctx context.Context, db, name, labelsPath string, every int, topics
 			return nil, err
 		}
 	}
-	store, c, err := OpenCrawl(ctx, db, name)
+	store, c, err := OpenCrawlReader(ctx, db, name)
 	if err != nil {
 		return nil, err
 	}

@@ -3,12 +3,79 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/urlnorm"
 )
+
+// CrawlInfo describes a stored crawl, as the SQLite store's CrawlInfo
+// does (without its configuration).
+type CrawlInfo struct {
+	ID       int64
+	Name     string
+	Strategy string
+	// Stacks are the crawl's stack names, Topics its model's topics in the
+	// order of the stored scores.
+	Stacks     []string
+	Topics     []string
+	CreatedAt  time.Time
+	FinishedAt time.Time // zero while unfinished
+	Finish     string    // why the crawl finished; empty while unfinished
+}
+
+// Crawl returns the crawl named name, or the latest crawl created when
+// name is empty; ErrNoCrawl when there is none.
+func (s *Store) Crawl(ctx context.Context, name string) (CrawlInfo, error) {
+	q := `SELECT id, name, strategy, stacks, topics, created_at, finished_at, COALESCE(finish, '') FROM crawls `
+	var row pgx.Row
+	if name == "" {
+		row = s.pool.QueryRow(ctx, q+`ORDER BY id DESC LIMIT 1`)
+	} else {
+		row = s.pool.QueryRow(ctx, q+`WHERE name = $1`, name)
+	}
+	var c CrawlInfo
+	var stacks, topics string
+	var finished *time.Time
+	err := row.Scan(&c.ID, &c.Name, &c.Strategy, &stacks, &topics, &c.CreatedAt, &finished, &c.Finish)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows) && name == "":
+		return c, fmt.Errorf("the database has no crawl yet: %w", ErrNoCrawl)
+	case errors.Is(err, pgx.ErrNoRows):
+		return c, fmt.Errorf("crawl %q: %w", name, ErrNoCrawl)
+	case err != nil:
+		return c, fmt.Errorf("read crawl: %w", err)
+	}
+	if finished != nil {
+		c.FinishedAt = *finished
+	}
+	if err := json.Unmarshal([]byte(stacks), &c.Stacks); err != nil {
+		return c, fmt.Errorf("crawl %s stacks: %w", c.Name, err)
+	}
+	if err := json.Unmarshal([]byte(topics), &c.Topics); err != nil {
+		return c, fmt.Errorf("crawl %s topics: %w", c.Name, err)
+	}
+	return c, nil
+}
+
+// Elapsed returns the time between the first and the last fetch of a
+// crawl (over all its processes) and the number of its fetches.
+func (s *Store) Elapsed(ctx context.Context, crawl int64) (time.Duration, int, error) {
+	var first, last *time.Time
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT min(fetched_at), max(fetched_at), count(*) FROM pages WHERE crawl_id = $1`, crawl).Scan(&first, &last, &n)
+	if err != nil {
+		return 0, 0, fmt.Errorf("elapsed time of crawl %d: %w", crawl, err)
+	}
+	if first == nil || last == nil {
+		return 0, n, nil
+	}
+	return last.Sub(*first), n, nil
+}
 
 // EachPage calls fn for every fetch committed to the crawl, in fetch
 // order, as the crawler committed it, with its order and the page it is

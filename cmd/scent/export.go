@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scent-crawler/scent/experiment"
+	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/warc"
 )
 
@@ -14,11 +16,14 @@ func newExportCmd() *cobra.Command {
 	var db, name, format, out string
 	var warcMax int64
 	cmd := &cobra.Command{
-		Use:   "export --db FILE [--crawl NAME] [--out FILE] [--format jsonl|warc]",
+		Use:   "export --db FILE|postgres://… [--crawl NAME] [--out FILE] [--format jsonl|warc]",
 		Short: "Write the pages of a crawl, one JSON object per line in fetch order, or as WARC files",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format == "warc" {
+				if postgres.IsURL(db) {
+					return errors.New("--format warc: the PostgreSQL store keeps no raw responses (a crawl keeps them with --warc-dir)")
+				}
 				return exportWARC(cmd.Context(), db, name, out, warcMax, cmd.ErrOrStderr())
 			}
 			if format != "jsonl" {
@@ -30,7 +35,7 @@ func newExportCmd() *cobra.Command {
 			return writeFileAtomic(out, func(f *os.File) error { return experiment.ExportJSONL(cmd.Context(), db, name, f) })
 		},
 	}
-	cmd.Flags().StringVar(&db, "db", "scent.db", "SQLite database")
+	cmd.Flags().StringVar(&db, "db", "scent.db", "database: a SQLite file, or postgres://USER@HOST:PORT/DB (jsonl only)")
 	cmd.Flags().StringVar(&name, "crawl", "", "crawl name (default: the latest crawl)")
 	cmd.Flags().StringVar(&format, "format", "jsonl", "output format: jsonl, or warc (WARC 1.1 files of the raw responses into the directory --out)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output); a directory for warc")

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/internal/pgtest"
 	"github.com/scent-crawler/scent/internal/sharedtest"
 	"github.com/scent-crawler/scent/linkgraph"
@@ -599,5 +602,159 @@ func TestCrawl_postgresReplayShared(t *testing.T) {
 		killedAt, len(pages), victimStored, len(want), len(got), twice)
 	if limit := 4 * workers; twice > limit {
 		t.Errorf("%d URLs asked twice; only the %d the killed process may have had leased may be", twice, limit)
+	}
+}
+
+// TestReadCommands_postgres crawls a small site into PostgreSQL, and the
+// same site into SQLite, and reads the crawl back with report (held-out
+// recall with --trained), export and search, each from the database URL.
+func TestReadCommands_postgres(t *testing.T) {
+	db := pgtest.URL(t)
+	// The home page links to three course pages, two others and a
+	// missing page; every page has words of its own.
+	pages := map[string]string{
+		"/":   `<title>department home</title> welcome <a href="/c1">c1</a> <a href="/c2">c2</a> <a href="/c3">c3</a> <a href="/o1">o1</a> <a href="/o2">o2</a> <a href="/gone">gone</a>`,
+		"/c1": `<title>compilers course</title> syllabus of the compilers course: parsing, register allocation, code generation`,
+		"/c2": `<title>functional programming course</title> lambda calculus, type inference and monads, homework every friday`,
+		"/c3": `<title>databases course</title> relational algebra, transactions and query optimisation, final exam in june`,
+		"/o1": `<title>faculty list</title> professors and lecturers of the department with their office hours`,
+		"/o2": `<title>research projects</title> robotics laboratory, vision group and the distributed systems seminar`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><head></head><body>%s</body></html>", body)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	seeds := write("seeds.txt", "seed "+srv.URL+"/\n")
+	labels := write("labels.tsv", fmt.Sprintf("%[1]s/c1\tcourse\n%[1]s/c2\tcourse\n%[1]s/c3\tcourse\n%[1]s/o1\tfaculty\n%[1]s/o2\tproject\n", srv.URL))
+	trained := write("trained.txt", srv.URL+"/c1\n") // the model "learnt from" c1: no target
+	sqliteDB := filepath.Join(dir, "site.db")
+	for _, d := range []string{db, sqliteDB} {
+		if out, err := runScent(t, "crawl", "--seeds", seeds, "--db", d, "--crawl", "site", "--strategy", "bfs", "--delay", "0", "--quiet"); err != nil {
+			t.Fatalf("crawl into %s: %v\n%s", d, err, out)
+		}
+	}
+
+	// report: the same figures from both stores; c1 is learnt from, so
+	// the targets are c2 and c3, both found.
+	type topicFigures struct {
+		Topic    string `json:"topic"`
+		Targets  int    `json:"targets"`
+		Found    int    `json:"found"`
+		Relevant int    `json:"relevant"`
+	}
+	type figures struct {
+		Crawl      string         `json:"crawl"`
+		Pages      int            `json:"pages"`
+		Failed     int            `json:"failed"`
+		HeldOut    bool           `json:"held_out"`
+		LearntFrom int            `json:"learnt_from"`
+		Topics     []topicFigures `json:"topics"`
+	}
+	var got [2]figures
+	for i, d := range []string{db, sqliteDB} {
+		out, err := runScent(t, "report", "--db", d, "--labels", labels, "--trained", trained, "--topics", "course", "--format", "json")
+		if err != nil {
+			t.Fatalf("report on %s: %v\n%s", d, err, out)
+		}
+		if err := json.Unmarshal([]byte(out), &got[i]); err != nil {
+			t.Fatalf("report on %s: %v\n%s", d, err, out)
+		}
+	}
+	want := figures{Crawl: "site", Pages: 6, Failed: 1, HeldOut: true, LearntFrom: 1,
+		Topics: []topicFigures{{Topic: "course", Targets: 2, Found: 2, Relevant: 3}}}
+	if !reflect.DeepEqual(got[0], want) {
+		t.Errorf("report on PostgreSQL: %+v, want %+v", got[0], want)
+	}
+	if !reflect.DeepEqual(got[1], got[0]) {
+		t.Errorf("report on SQLite: %+v, on PostgreSQL %+v: want the same", got[1], got[0])
+	}
+	// Without --trained or --seeds nothing is beside a database URL: all
+	// three course pages are targets, and the command says why.
+	out, err := runScent(t, "report", "--db", db, "--labels", labels, "--topics", "course", "--format", "json")
+	if err != nil {
+		t.Fatalf("report without --trained: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "a database URL has no trained.txt beside it") || !strings.Contains(out, `"targets": 3`) {
+		t.Errorf("report without --trained on a database URL:\n%s", out)
+	}
+
+	// export: one line per fetch in fetch order, the home page first.
+	exported := filepath.Join(dir, "pages.jsonl")
+	if out, err := runScent(t, "export", "--db", db, "--crawl", "site", "--out", exported); err != nil {
+		t.Fatalf("export: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(exported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []experiment.ExportLine
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e experiment.ExportLine
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("export line %q: %v", l, err)
+		}
+		lines = append(lines, e)
+	}
+	if len(lines) != 7 || lines[0].URL != srv.URL+"/" || lines[0].Order != 1 {
+		t.Fatalf("export wrote %d lines, first %+v: want 7 (6 pages and the missing one), the home page first", len(lines), lines[0])
+	}
+	byURL := make(map[string]experiment.ExportLine)
+	for _, e := range lines {
+		byURL[e.URL] = e
+	}
+	if e := byURL[srv.URL+"/c2"]; e.Status != 200 || e.Title != "functional programming course" || e.Depth != 1 {
+		t.Errorf("exported /c2: %+v", e)
+	}
+	if e := byURL[srv.URL+"/gone"]; e.Status != 404 || e.Failure == "" {
+		t.Errorf("exported /gone: %+v, want a 404 with its failure", e)
+	}
+	if _, err := runScent(t, "export", "--db", db, "--format", "warc", "--out", filepath.Join(dir, "warc")); err == nil || !strings.Contains(err.Error(), "keeps no raw responses") {
+		t.Errorf("export --format warc from PostgreSQL: %v, want a refusal", err)
+	}
+
+	// search: one page speaks of lambda calculus, three of courses.
+	out, err = runScent(t, "search", "--db", db, "--json", "lambda calculus")
+	if err != nil {
+		t.Fatalf("search: %v\n%s", err, out)
+	}
+	var hits []searchHit
+	if err := json.Unmarshal([]byte(out), &hits); err != nil {
+		t.Fatalf("search --json: %v\n%s", err, out)
+	}
+	if len(hits) != 1 || hits[0].URL != srv.URL+"/c2" || hits[0].Crawl != "site" || !strings.Contains(hits[0].Snippet, "[lambda]") {
+		t.Errorf("search lambda calculus: %+v, want /c2 alone with [lambda] in its snippet", hits)
+	}
+	out, err = runScent(t, "search", "--db", db, "--json", "course")
+	if err != nil {
+		t.Fatalf("search: %v\n%s", err, out)
+	}
+	hits = nil
+	if err := json.Unmarshal([]byte(out), &hits); err != nil {
+		t.Fatalf("search --json: %v\n%s", err, out)
+	}
+	var found []string
+	for _, h := range hits {
+		found = append(found, strings.TrimPrefix(h.URL, srv.URL))
+	}
+	slices.Sort(found)
+	if !slices.Equal(found, []string{"/c1", "/c2", "/c3"}) {
+		t.Errorf("search course found %v, want the three course pages", found)
+	}
+	if _, err := runScent(t, "report", "--db", db, "--crawl", "nope"); err == nil || !strings.Contains(err.Error(), `crawl "nope"`) {
+		t.Errorf("report of a missing crawl: %v", err)
 	}
 }

@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scent-crawler/scent/experiment"
+	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/report"
 )
 
@@ -23,15 +26,16 @@ func newReportCmd() *cobra.Command {
 	var topics []string
 	var scope string
 	cmd := &cobra.Command{
-		Use:   "report --db FILE [--crawl NAME]... [--labels FILE] [--format json|md|html|csv]",
+		Use:   "report --db FILE|postgres://… [--crawl NAME]... [--labels FILE] [--format json|md|html|csv]",
 		Short: "Measure crawls: precision, recall, harvest rate and link-classifier quality per topic",
 		Long: `report reads crawls from the database and, per topic, counts the pages
 fetched and the relevant ones — by a labels file (url<TAB>label, as written
 by "scent labels") when given, otherwise by the page classifier (then marked
 as estimated) — and gives recall against held-out targets: the labelled
 pages of the crawled hosts (or all labels, --targets all-labels) that the
-model did not learn from (--trained, --seeds, or trained.txt beside the
-database). A page learnt from may be fetched (it costs budget) but is never
+model did not learn from (--trained, --seeds, or trained.txt beside a
+SQLite file; a postgres://… database has nothing beside it, so give
+--trained or --seeds there). A page learnt from may be fetched (it costs budget) but is never
 counted as found. Per topic: recall at 250, 500, 1,000, 2,000 and 4,000
 pages (those the crawl reached), the pages (successful fetches, the budget)
 and fetches (failed included) after which it had found 25, 50 and 75 % of
@@ -42,9 +46,11 @@ also measures the link classifier on labelled links: a link is relevant when
 its target is labelled with the topic, predicted relevant when its stored
 score is at least --link-threshold.
 
-Several crawls are compared side by side: repeat --crawl (crawls of one
-database), repeat --db (the latest or the named crawl of each), or give as
-many --crawl as --db (paired in order). --format html writes one
+--db is a SQLite file or a PostgreSQL database, postgres://USER@HOST:PORT/DB
+as for scent crawl (a crawl shared by many processes). Several crawls are
+compared side by side: repeat --crawl (crawls of one database), repeat
+--db (the latest or the named crawl of each), or give as many --crawl as
+--db (paired in order). --format html writes one
 self-contained page with the harvest and recall-against-budget charts;
 csv writes the curve points; json writes one object, or an array for
 several crawls; md writes one document per crawl.`,
@@ -88,12 +94,12 @@ several crawls; md writes one document per crawl.`,
 			return writeFileAtomic(out, func(f *os.File) error { return write(f, reps) })
 		},
 	}
-	cmd.Flags().StringSliceVar(&dbs, "db", []string{"scent.db"}, "SQLite database (repeat to compare crawls of several databases)")
+	cmd.Flags().StringSliceVar(&dbs, "db", []string{"scent.db"}, "database: a SQLite file or postgres://USER@HOST:PORT/DB (repeat to compare crawls of several databases)")
 	cmd.Flags().StringSliceVar(&names, "crawl", nil, "crawl name (default: the latest crawl; repeat to compare crawls)")
 	cmd.Flags().StringVar(&labels, "labels", "", "labels file: url<TAB>label per line")
-	cmd.Flags().StringVar(&trained, "trained", "", "pages the model learnt from, one URL a line (trained.txt of an experiment, MODEL.trained.txt of scent train): no recall targets (default: trained.txt beside the database, when there is one)")
+	cmd.Flags().StringVar(&trained, "trained", "", "pages the model learnt from, one URL a line (trained.txt of an experiment, MODEL.trained.txt of scent train): no recall targets (default: trained.txt beside a SQLite database, when there is one; none for postgres://…)")
 	cmd.Flags().StringVar(&seeds, "seeds", "", "seed file whose examples the model learnt from (without --trained): no recall targets")
-	cmd.Flags().StringVar(&bfsDB, "bfs", "", "database of a breadth-first crawl from the same seeds (its latest crawl): its held-out figures and the speed-up over it are shown beside each crawl's")
+	cmd.Flags().StringVar(&bfsDB, "bfs", "", "database (file or postgres://…) of a breadth-first crawl from the same seeds (its latest crawl): its held-out figures and the speed-up over it are shown beside each crawl's")
 	cmd.Flags().StringVar(&format, "format", "md", "json, md, html or csv")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output)")
 	cmd.Flags().IntVar(&every, "every", 100, "harvest-curve spacing in pages")
@@ -167,9 +173,13 @@ func reportSources(dbs, names []string) ([][2]string, error) {
 }
 
 // nameReports prefixes crawl names with their database's path (its
-// shortest distinguishing tail) when two compared reports would otherwise
-// carry the same name.
+// shortest distinguishing tail; HOST:PORT/DB of a database URL) when two
+// compared reports would otherwise carry the same name.
 func nameReports(reps []*report.Report, sources [][2]string) {
+	sources = slices.Clone(sources)
+	for i := range sources {
+		sources[i][0] = dbPath(sources[i][0])
+	}
 	count := make(map[string]int)
 	for _, r := range reps {
 		count[r.Name()]++
@@ -193,6 +203,19 @@ func nameReports(reps []*report.Report, sources [][2]string) {
 			return
 		}
 	}
+}
+
+// dbPath returns db, or HOST:PORT/DB for a database URL: without its
+// scheme, user, password and parameters.
+func dbPath(db string) string {
+	if !postgres.IsURL(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "postgres"
+	}
+	return u.Host + u.Path
 }
 
 // pathTail returns the last k elements of path.

@@ -34,19 +34,25 @@ func newSearchCmd() *cobra.Command {
 		Long: `Search looks the query up in the full-text index of the database: the
 title and text of every page fetched successfully that is not a
 near-duplicate of a page stored before it, over all crawls of the database.
-Results are ranked by BM25 (title words weigh twice) and shown with their
-URL, title and a snippet in which matching words are in [brackets].
+Results are shown with their URL, title and a snippet in which matching
+words are in [brackets].
 
-The query uses SQLite FTS4 syntax: words are all required, "a phrase",
-OR between alternatives, -word to exclude, word* for a prefix.`,
+In a SQLite file (--db FILE) results are ranked by BM25 (title words weigh
+twice) and the query uses SQLite FTS4 syntax: words are all required,
+"a phrase", OR between alternatives, -word to exclude, word* for a prefix.
+In a PostgreSQL database (--db postgres://USER@HOST:PORT/DB, as for scent
+crawl) they are ranked by PostgreSQL's ts_rank_cd (title over text) and
+the query uses web search syntax, with English stemming: words are all
+required, "a phrase", OR between alternatives, -word to exclude.`,
 		Example: `  scent search --db scent.db machine learning
-  scent search --limit 20 --json '"operating systems" OR kernel'`,
+  scent search --limit 20 --json '"operating systems" OR kernel'
+  scent search --db postgres://scent@127.0.0.1:5433/crawl syllabus`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSearch(cmd.Context(), cmd.OutOrStdout(), db, strings.Join(args, " "), limit, asJSON)
 		},
 	}
-	cmd.Flags().StringVar(&db, "db", "scent.db", "SQLite database")
+	cmd.Flags().StringVar(&db, "db", "scent.db", "database: a SQLite file, or postgres://USER@HOST:PORT/DB")
 	cmd.Flags().IntVar(&limit, "limit", 10, "most results shown")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON, one array")
 	return cmd
@@ -56,7 +62,7 @@ func runSearch(ctx context.Context, w io.Writer, db, query string, limit int, as
 	if limit <= 0 {
 		return fmt.Errorf("--limit must be positive, not %d", limit)
 	}
-	store, err := experiment.OpenExisting(ctx, db)
+	store, err := experiment.OpenReader(ctx, db)
 	if err != nil {
 		return err
 	}
