@@ -400,7 +400,7 @@ func (g *gridRun) model(ctx context.Context, c gridCell) (*trained, error) {
 		if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 			return nil, err
 		}
-		if err := saveModel(base+".json", model); err != nil {
+		if err := SaveModel(base+".json", model); err != nil {
 			return nil, err
 		}
 		if err := writeJSONFile(base+".train.json", rep); err != nil {

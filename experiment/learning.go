@@ -88,11 +88,11 @@ func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, fc fetch.Co
 		return nil, nil, nil, err
 	}
 	mf := o.Model
-	m, rep, err := trainModel(ctx, seeds, fc, &mf, progress, nil)
+	m, rep, err := TrainModel(ctx, seeds, fc, &mf, progress, nil)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("page model: %w", err)
 	}
-	if err := saveModel(filepath.Join(o.Out, "page-model.json"), m); err != nil {
+	if err := SaveModel(filepath.Join(o.Out, "page-model.json"), m); err != nil {
 		return nil, nil, nil, err
 	}
 	return m, rep, seeds.Other, nil

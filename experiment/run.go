@@ -103,12 +103,12 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	if o.Learn && o.LearnOptions.RewardAt == 0 && o.Model.Folds >= 2 {
 		o.Model.CVThresholds = WithRewardGrid(o.Model.CVThresholds)
 	}
-	model, trep, err := trainModel(ctx, seeds, fc, &o.Model, progress, src)
+	model, trep, err := TrainModel(ctx, seeds, fc, &o.Model, progress, src)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(progress, "trained in %s\n", time.Since(start).Round(time.Millisecond))
-	if err := saveModel(filepath.Join(o.Out, "model.json"), model); err != nil {
+	if err := SaveModel(filepath.Join(o.Out, "model.json"), model); err != nil {
 		return nil, err
 	}
 	if err := writeJSONFile(filepath.Join(o.Out, "train.json"), trep); err != nil {

@@ -11,10 +11,11 @@ import (
 	"github.com/scent-crawler/scent/training"
 )
 
-// trainModel builds a model from the seeds, fetching the examples with a
-// fetcher of fc. src, when not nil, adds the backlinks it knows to those
-// of the settings.
-func trainModel(ctx context.Context, s *training.Seeds, fc fetch.Config, mf *training.Settings, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
+// TrainModel builds a model from the seeds, fetching the examples with a
+// fetcher of fc. src, when not nil, adds the backlinks it knows (e.g. the
+// crawl's own store) to those of the settings; the settings' BacklinkDB
+// is opened here (a SQLite file or a PostgreSQL URL).
+func TrainModel(ctx context.Context, s *training.Seeds, fc fetch.Config, mf *training.Settings, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
 	f, err := fetch.New(fc)
 	if err != nil {
 		return nil, nil, err
@@ -23,7 +24,7 @@ func trainModel(ctx context.Context, s *training.Seeds, fc fetch.Config, mf *tra
 	return buildModel(ctx, s, f, mf, progress, src)
 }
 
-// buildModel is trainModel with the fetcher of the examples given.
+// buildModel is TrainModel with the fetcher of the examples given.
 func buildModel(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *training.Settings, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
 	opts, err := mf.Options(src)
 	if err != nil {
@@ -43,7 +44,8 @@ func buildModel(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *
 	return training.Build(ctx, s, f, opts)
 }
 
-func saveModel(path string, m *classify.Model) error {
+// SaveModel writes m to path through a temporary file and a rename.
+func SaveModel(path string, m *classify.Model) error {
 	if err := writeFileAtomic(path, func(f *os.File) error { return m.Save(f) }); err != nil {
 		return fmt.Errorf("write model %s: %w", path, err)
 	}

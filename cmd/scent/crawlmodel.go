@@ -66,7 +66,7 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		}
 		trep = rep
 		printTrainReport(cmd.ErrOrStderr(), rep)
-		if err := saveModel(modelPath, m); err != nil {
+		if err := experiment.SaveModel(modelPath, m); err != nil {
 			return "", nil, nil, err
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "model written to %s\n", modelPath)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/experiment"
-	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/training"
 )
 
@@ -49,7 +48,7 @@ scent crawl with --model.`,
 			if err != nil {
 				return err
 			}
-			if err := saveModel(model, m); err != nil {
+			if err := experiment.SaveModel(model, m); err != nil {
 				return err
 			}
 			if err := experiment.WriteLearnt(cmd.Context(), experiment.TrainedPathFor(model), s, &mf.Settings); err != nil {
@@ -78,42 +77,10 @@ scent crawl with --model.`,
 	return cmd
 }
 
-// trainModel builds a model from the seeds. src, when not nil, adds the
-// backlinks it knows (e.g. the crawl's own store) to those of the flags.
+// trainModel builds a model from the seeds with the fetch and model
+// flags (experiment.TrainModel).
 func trainModel(ctx context.Context, s *training.Seeds, ff *fetchFlags, mf *modelFlags, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
-	f, err := fetch.New(ff.config())
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	return buildModel(ctx, s, f, mf, progress, src)
-}
-
-// buildModel is trainModel with the fetcher of the examples given.
-func buildModel(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *modelFlags, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
-	opts, err := mf.Options(src)
-	if err != nil {
-		return nil, nil, err
-	}
-	if mf.BacklinkDB != "" && src == nil {
-		store, err := experiment.OpenExisting(ctx, mf.BacklinkDB)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer store.Close()
-		opts.BacklinkSource = store
-	}
-	if isTerminal(os.Stderr) {
-		opts.Progress = progress
-	}
-	return training.Build(ctx, s, f, opts)
-}
-
-func saveModel(path string, m *classify.Model) error {
-	if err := writeFileAtomic(path, func(f *os.File) error { return m.Save(f) }); err != nil {
-		return fmt.Errorf("write model %s: %w", path, err)
-	}
-	return nil
+	return experiment.TrainModel(ctx, s, ff.config(), &mf.Settings, progress, src)
 }
 
 func loadModel(path string) (*classify.Model, error) {
