@@ -311,28 +311,8 @@ func TestCrawl_postgresReplay(t *testing.T) {
 // schedule in that database.
 func TestRevisit_postgres(t *testing.T) {
 	db := pgtest.URL(t)
-	var mu sync.Mutex
-	text := "the course meets on monday"
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch r.URL.Path {
-		case "/":
-			w.Header().Set("ETag", `"root"`)
-			if r.Header.Get("If-None-Match") == `"root"` {
-				w.WriteHeader(http.StatusNotModified)
-				return
-			}
-			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprint(w, `<html><body>home <a href="/x">x</a></body></html>`)
-		case "/x":
-			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprintf(w, "<html><body>%s</body></html>", text)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
+	site := newChangingSite(t)
+	srv := site.srv
 	seeds := filepath.Join(t.TempDir(), "seeds.txt")
 	if err := os.WriteFile(seeds, []byte("seed "+srv.URL+"/\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -340,9 +320,7 @@ func TestRevisit_postgres(t *testing.T) {
 	if out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, "--crawl", "site", "--strategy", "bfs", "--delay", "0", "--quiet"); err != nil {
 		t.Fatalf("crawl: %v\n%s", err, out)
 	}
-	mu.Lock()
-	text = "the course meets on tuesday at noon"
-	mu.Unlock()
+	site.setText("the course meets on tuesday at noon")
 	out, err := runScent(t, "revisit", "--db", db, "--delay", "0", "--quiet")
 	if err != nil {
 		t.Fatalf("revisit: %v\n%s", err, out)

@@ -14,18 +14,25 @@ import (
 	"testing"
 )
 
-func TestRevisitCmd(t *testing.T) {
-	var mu sync.Mutex
-	text := "the course meets on monday"
-	var conditional int
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
+// changingSite serves "/" (with an ETag it answers 304 to) linking to
+// "/x", whose text setText changes; conditional counts the 304s.
+type changingSite struct {
+	srv         *httptest.Server
+	mu          sync.Mutex
+	text        string
+	conditional int
+}
+
+func newChangingSite(t *testing.T) *changingSite {
+	s := &changingSite{text: "the course meets on monday"}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		switch r.URL.Path {
 		case "/":
 			w.Header().Set("ETag", `"root"`)
 			if r.Header.Get("If-None-Match") == `"root"` {
-				conditional++
+				s.conditional++
 				w.WriteHeader(http.StatusNotModified)
 				return
 			}
@@ -33,12 +40,30 @@ func TestRevisitCmd(t *testing.T) {
 			fmt.Fprint(w, `<html><body>home <a href="/x">x</a></body></html>`)
 		case "/x":
 			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprintf(w, "<html><body>%s</body></html>", text)
+			fmt.Fprintf(w, "<html><body>%s</body></html>", s.text)
 		default:
 			http.NotFound(w, r)
 		}
 	}))
-	defer srv.Close()
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *changingSite) setText(text string) {
+	s.mu.Lock()
+	s.text = text
+	s.mu.Unlock()
+}
+
+func (s *changingSite) conditionals() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conditional
+}
+
+func TestRevisitCmd(t *testing.T) {
+	site := newChangingSite(t)
+	srv := site.srv
 	dir := t.TempDir()
 	db := filepath.Join(dir, "scent.db")
 	seeds := filepath.Join(dir, "seeds.txt")
@@ -58,9 +83,7 @@ func TestRevisitCmd(t *testing.T) {
 		t.Fatalf("crawl: %v\n%s", err, out)
 	}
 
-	mu.Lock()
-	text = "the course meets on tuesday at noon"
-	mu.Unlock()
+	site.setText("the course meets on tuesday at noon")
 	out, err := run("revisit", "--db", db, "--delay", "0", "--quiet", "--s", "0.5")
 	if err != nil {
 		t.Fatalf("revisit: %v\n%s", err, out)
@@ -68,8 +91,8 @@ func TestRevisitCmd(t *testing.T) {
 	if want := `revisit "default": 2 pages checked: 1 changed, 0 unchanged, 1 not modified (304), 0 failed; 0 not due`; !strings.Contains(out, want) {
 		t.Errorf("revisit printed %q, want %q", out, want)
 	}
-	if conditional != 1 {
-		t.Errorf("%d conditional requests answered 304, want 1", conditional)
+	if n := site.conditionals(); n != 1 {
+		t.Errorf("%d conditional requests answered 304, want 1", n)
 	}
 	d, err := sql.Open("sqlite3", "file:"+db+"?mode=ro")
 	if err != nil {
