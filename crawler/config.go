@@ -123,6 +123,13 @@ type Config struct {
 	// links into a found document to the topic's parts, served once the
 	// stack is empty. Only the link strategies take one.
 	Learner Learner
+	// Survey, with best-first order (Frontier best-first or a Learner),
+	// fetches each seed's own links before any deeper entry (SurveyFirst):
+	// the navigation of the seeds' sites, a few dozen pages a site, is
+	// where a site's listings are linked from, and a learner that has
+	// seen where each of them leads learns the site before it commits to
+	// the best-scored links. Ignored by bfs and stacks.
+	Survey bool
 	// Known are URLs already in hand, such as the pages the model learnt
 	// from: links to them are never followed.
 	Known []urlnorm.URL

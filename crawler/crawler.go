@@ -94,6 +94,8 @@ func New(cfg Config, store Store, fetcher Fetcher, scorer Scorer) (*Crawler, err
 		c.order = FIFO
 	case scorer == nil || len(c.topics) == 0:
 		return nil, fmt.Errorf("crawler: strategy %s needs a model with at least one topic", cfg.Strategy)
+	case (cfg.Frontier == FrontierBestFirst || cfg.Learner != nil) && cfg.Survey:
+		c.order = SurveyFirst
 	case cfg.Frontier == FrontierBestFirst || cfg.Learner != nil:
 		c.order = BestFirst
 	default:

@@ -88,7 +88,15 @@ const (
 	FIFO                    // breadth-first queue
 	BestFirst               // highest score first
 	Shallowest              // fewest links from a seed first, then highest score
+	// SurveyFirst serves the seeds and their own links (depth at most
+	// SurveyDepth) first, then every other entry highest score first;
+	// within each part the highest score first.
+	SurveyFirst
 )
+
+// SurveyDepth is how many links from a seed the entries lie that
+// SurveyFirst serves first: a seed's own links, its site's navigation.
+const SurveyDepth = 1
 
 // Entry is one URL waiting on a topic's stack.
 type Entry struct {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -167,8 +168,21 @@ func orderBy(order crawler.Order) (string, error) {
 		return "f.score DESC, f.seq DESC", nil
 	case crawler.Shallowest:
 		return "f.depth ASC, f.score DESC, f.seq DESC", nil
+	case crawler.SurveyFirst:
+		return "f.score DESC, f.seq DESC", nil // in two parts, by popParts
 	}
 	return "", fmt.Errorf("pop: unknown order %d", order)
+}
+
+// popParts are the conditions of the parts of a stack served one after
+// the other: crawler.SurveyFirst serves the entries within SurveyDepth
+// before the others, each part in score order.
+func popParts(order crawler.Order) []string {
+	if order == crawler.SurveyFirst {
+		d := strconv.Itoa(crawler.SurveyDepth)
+		return []string{" AND f.depth <= " + d, " AND f.depth > " + d}
+	}
+	return []string{""}
 }
 
 // Pop leases up to n URLs from topic's stack to this process. Entries are
@@ -196,9 +210,12 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 	if s.opts.HostDelay > 0 {
 		hostGate = ` AND NOT EXISTS (SELECT 1 FROM hosts h WHERE h.crawl_id = f.crawl_id AND h.host = u.host AND h.next_at > now())`
 	}
-	query := `SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
+	var queries []string
+	for _, part := range popParts(order) {
+		queries = append(queries, `SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
 		FROM frontier f JOIN urls u ON u.id = f.url_id
-		WHERE f.crawl_id = $1 AND f.topic = $2` + hostGate + ` ORDER BY ` + ob + ` LIMIT $3 FOR UPDATE OF f SKIP LOCKED`
+		WHERE f.crawl_id = $1 AND f.topic = $2`+part+hostGate+` ORDER BY `+ob+` LIMIT $3 FOR UPDATE OF f SKIP LOCKED`)
+	}
 	var out []crawler.Entry
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		out = out[:0]
@@ -218,7 +235,7 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 		}
 		w := newWaitingCount(tx, crawl)
 		seen := make(map[int64]bool)
-		for len(out) < want {
+		for part := 0; part < len(queries) && len(out) < want; {
 			type cand struct {
 				seq, urlID int64
 				url, host  string
@@ -227,7 +244,7 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 				score      float64
 			}
 			var cands []cand
-			rows, err := tx.Query(ctx, query, crawl, topic, want-len(out))
+			rows, err := tx.Query(ctx, queries[part], crawl, topic, want-len(out))
 			if err != nil {
 				return err
 			}
@@ -246,7 +263,8 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 				return err
 			}
 			if len(cands) == 0 {
-				break
+				part++ // this part is spent
+				continue
 			}
 			for _, c := range cands {
 				seen[c.seq] = true

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/scent-crawler/scent/crawler"
@@ -391,6 +392,8 @@ func popQuery(order crawler.Order) (string, error) {
 		orderBy = "f.score DESC, f.seq DESC"
 	case crawler.Shallowest:
 		orderBy = "f.depth ASC, f.score DESC, f.seq DESC"
+	case crawler.SurveyFirst:
+		return surveyQuery, nil
 	default:
 		return "", fmt.Errorf("pop: unknown order %d", order)
 	}
@@ -398,6 +401,23 @@ func popQuery(order crawler.Order) (string, error) {
 		FROM frontier f JOIN urls u ON u.id = f.url_id
 		WHERE f.crawl_id = ? AND f.topic = ? ORDER BY ` + orderBy + ` LIMIT ?`, nil
 }
+
+// surveyQuery serves crawler.SurveyFirst without sorting the stack: the
+// few entries within SurveyDepth through frontier_shallow, the others
+// through frontier_best ("+f.depth" keeps the planner off the depth
+// index there), each part highest score first; only the two parts' first
+// rows are sorted.
+var surveyQuery = `SELECT * FROM (
+	SELECT * FROM (SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
+		FROM frontier f JOIN urls u ON u.id = f.url_id
+		WHERE f.crawl_id = ?1 AND f.topic = ?2 AND f.depth <= ` + strconv.Itoa(crawler.SurveyDepth) + `
+		ORDER BY f.score DESC, f.seq DESC LIMIT ?3)
+	UNION ALL
+	SELECT * FROM (SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
+		FROM frontier f JOIN urls u ON u.id = f.url_id
+		WHERE f.crawl_id = ?1 AND f.topic = ?2 AND +f.depth > ` + strconv.Itoa(crawler.SurveyDepth) + `
+		ORDER BY f.score DESC, f.seq DESC LIMIT ?3))
+	ORDER BY depth > ` + strconv.Itoa(crawler.SurveyDepth) + `, score DESC, seq DESC LIMIT ?3`
 
 // Pop leases up to n URLs from topic's stack. It only reads: what it
 // takes and leases is written by the crawl's next write transaction

@@ -200,13 +200,20 @@ func before(order crawler.Order, a, b *memEntry) bool {
 		if a.score != b.score {
 			return a.score > b.score
 		}
+	case crawler.SurveyFirst:
+		if sa, sb := a.depth <= crawler.SurveyDepth, b.depth <= crawler.SurveyDepth; sa != sb {
+			return sa
+		}
+		if a.score != b.score {
+			return a.score > b.score
+		}
 	}
 	return a.seq > b.seq
 }
 
 // Pop implements crawler.Store.
 func (s *MemStore) Pop(_ context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost int) ([]crawler.Entry, error) {
-	if order < crawler.LIFO || order > crawler.Shallowest {
+	if order < crawler.LIFO || order > crawler.SurveyFirst {
 		return nil, fmt.Errorf("pop: unknown order %d", order)
 	}
 	s.mu.Lock()

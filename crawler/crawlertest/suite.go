@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 	t.Run("LockstepCommitsEachRoundOnce", s.lockstepCommitsEachRoundOnce)
 	t.Run("SectionsLeaveTheInsideOfAFoundDocument", s.sectionsLeaveTheInsideOfAFoundDocument)
 	t.Run("TunnelGoesOnFromTheShallowestReserveLink", s.tunnelGoesOnFromTheShallowestReserveLink)
+	t.Run("SurveyFetchesTheSeedsLinksFirst", s.surveyFetchesTheSeedsLinksFirst)
 	t.Run("ProgressShowsTheFrontier", s.progressShowsTheFrontier)
 	t.Run("KnownURLsAreNotFetched", s.knownURLsAreNotFetched)
 	t.Run("FrontierBoundDropsNewURLs", s.frontierBoundDropsNewURLs)
@@ -516,6 +517,48 @@ func (su *suite) tunnelGoesOnFromTheShallowestReserveLink(t *testing.T) {
 		t.Errorf("fetched %s, want %s", g, want)
 	}
 }
+
+func (su *suite) surveyFetchesTheSeedsLinksFirst(t *testing.T) {
+	// Best first, the course page's own course link (two links from the
+	// seed) comes before the seed's off-topic links; with Survey every
+	// link of the seed comes first, best first among them, then the rest.
+	const fill = " one two three four five six seven eight nine ten eleven twelve "
+	s := NewSite(t, map[string]string{
+		"/":       `<html><body><a href="/a">weather</a>` + fill + `<a href="/c1/">course</a>` + fill + `<a href="/b">sports</a></body></html>`,
+		"/c1/":    `<html><body>course <a href="/c1/hw1">course homework</a>` + fill + `<a href="/d">news</a></body></html>`,
+		"/c1/hw1": `<html><body>course homework</body></html>`,
+		"/a":      `<html><body>weather</body></html>`,
+		"/b":      `<html><body>sports</body></html>`,
+		"/d":      `<html><body>news</body></html>`,
+	}, nil)
+	scorer := NewKeywordScorer(map[string][]string{"course": {"course", "homework"}}, "course")
+	for _, tc := range []struct {
+		survey bool
+		want   string
+	}{
+		{false, "/ /c1/ /c1/hw1"},
+		{true, "/ /c1/ /a /b /c1/hw1"},
+	} {
+		got := su.fetchedPaths(t, s, crawler.Config{Workers: 1, Lockstep: true, Learner: baseLearner{}, Survey: tc.survey}, scorer)
+		// After the on-topic pages the off-topic ones come in an order
+		// the scores leave open; the first pages are the point.
+		if g := strings.Join(got[:min(len(got), len(strings.Fields(tc.want)))], " "); g != tc.want || len(got) != 6 {
+			t.Errorf("survey %v: fetched %v, want %s first and 6 pages", tc.survey, got, tc.want)
+		}
+	}
+}
+
+// baseLearner is a crawler.Learner that learns nothing: a link's value
+// is its base score, and every link stays on the stacks.
+type baseLearner struct{}
+
+func (baseLearner) ScoreLink(l *crawler.LinkFeatures, dst []float64) []float64 {
+	return append(dst[:0], l.Base...)
+}
+func (baseLearner) Observe(*crawler.Page, crawler.Entry, []crawler.Entry) {}
+func (baseLearner) Rescore() []crawler.Entry                              { return nil }
+func (baseLearner) MarshalState() ([]byte, error)                         { return []byte("{}"), nil }
+func (baseLearner) RestoreState([]byte) error                             { return nil }
 
 func (su *suite) progressShowsTheFrontier(t *testing.T) {
 	// The seed links to two off-topic pages and one course page; the
