@@ -41,13 +41,13 @@ func (g *gridRun) pageModel(ctx context.Context, c gridCell) (*pageModel, error)
 	if err != nil {
 		return nil, err
 	}
-	mf := g.o.Model
+	mf := g.o.pageSettings()
 	mf.K, mf.Window, mf.Threshold, mf.CVThresholds = c.k, c.window, g.trainTh, g.cvThresholds()
 	m, rep, err := buildModel(ctx, seeds, g.examples, &mf, io.Discard, nil)
 	if err != nil {
 		return nil, fmt.Errorf("page model of %s, K %d, n %d: %w", key.topics, key.k, key.window, err)
 	}
-	p := &pageModel{scorer: training.NewScorer(m), rep: rep, negatives: seeds.Other}
+	p := &pageModel{scorer: training.NewScorer(m), rep: rep, negatives: pageNegatives(seeds, c.topics)}
 	g.pages[key] = p
 	return p, nil
 }
@@ -73,7 +73,11 @@ func (g *gridRun) cellLearning(ctx context.Context, c gridCell, cfg *crawler.Con
 		if err != nil {
 			return nil, nil, err
 		}
-		sc, rep = pageScorer{Scorer: sc, page: p.scorer}, p.rep
+		ps, err := newPageScorer(sc, p.scorer)
+		if err != nil {
+			return nil, nil, err
+		}
+		sc, rep = ps, p.rep
 		s := *seeds
 		s.Other = append(slices.Clone(seeds.Other), p.negatives...)
 		seeds = &s

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
@@ -55,10 +56,27 @@ func RewardThresholds(rep *training.Report, topics []string) []float64 {
 	return out
 }
 
-// pageScorer scores links with one model and pages with another.
+// pageScorer scores links with one model and pages with another, whose
+// topics may be more than the crawl's: page holds, for each of the link
+// scorer's topics, its index among the page model's.
 type pageScorer struct {
 	crawler.Scorer
-	page crawler.Scorer
+	page *training.Scorer
+	idx  []int
+}
+
+// newPageScorer scores links with links and pages with page, which must
+// know every topic of links.
+func newPageScorer(links crawler.Scorer, page *training.Scorer) (pageScorer, error) {
+	s := pageScorer{Scorer: links, page: page}
+	for _, t := range links.Topics() {
+		i := slices.Index(page.Topics(), t)
+		if i < 0 {
+			return s, fmt.Errorf("page model: no topic %s (it has %s)", t, strings.Join(page.Topics(), ", "))
+		}
+		s.idx = append(s.idx, i)
+	}
+	return s, nil
 }
 
 // ScoreLink implements crawler.LinkScorer: the link scorer's ScoreLink
@@ -70,14 +88,44 @@ func (s pageScorer) ScoreLink(target urlnorm.URL, tokens []string, dst []float64
 	return s.Score(tokens, dst)
 }
 
-// ScorePage implements crawler.Scorer with the page model.
+// ScorePage implements crawler.Scorer with the page model: its scores of
+// the crawl's topics.
 func (s pageScorer) ScorePage(tokens []string, dst []float64) []float64 {
-	return s.page.ScorePage(tokens, dst)
+	all := s.page.ScorePage(tokens, make([]float64, 0, len(s.page.Topics())))
+	dst = dst[:0]
+	for _, i := range s.idx {
+		dst = append(dst, all[i])
+	}
+	return dst
+}
+
+// pageSettings are the page model's training settings: the experiment's,
+// with PageDocuments.
+func (o Spec) pageSettings() training.Settings {
+	mf := o.Model
+	if o.PageDocuments != "" {
+		mf.Documents = o.PageDocuments
+	}
+	return mf
+}
+
+// pageNegatives are the sources of the page model's seeds that are not
+// examples of topics: its negatives, and with --page-negatives labels
+// the examples of every other label. The crawl's model never learnt from
+// them, but the page model did.
+func pageNegatives(s *training.Seeds, topics []string) []training.Source {
+	out := slices.Clone(s.Other)
+	for _, t := range s.Topics {
+		if !slices.Contains(topics, t) {
+			out = append(out, s.Train[t]...)
+		}
+	}
+	return out
 }
 
 // trainPageModel trains the model that judges pages (--page-negatives):
 // the experiment's examples with those negatives. It returns the model,
-// its report and the negatives' sources, which the model learnt from too.
+// its report and the sources it learnt from beyond the topics' examples.
 func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, fc fetch.Config, progress io.Writer) (*classify.Model, *training.Report, []training.Source, error) {
 	path := filepath.Join(o.Out, "seeds-page.txt")
 	if err := writeFileAtomic(path, func(f *os.File) error { return webkb.WriteSeeds(f, a, o.Topics, o.Group, o.PageNegatives) }); err != nil {
@@ -87,7 +135,7 @@ func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, fc fetch.Co
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	mf := o.Model
+	mf := o.pageSettings()
 	m, rep, err := TrainModel(ctx, seeds, fc, &mf, progress, nil)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("page model: %w", err)
@@ -95,5 +143,5 @@ func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, fc fetch.Co
 	if err := SaveModel(filepath.Join(o.Out, "page-model.json"), m); err != nil {
 		return nil, nil, nil, err
 	}
-	return m, rep, seeds.Other, nil
+	return m, rep, pageNegatives(seeds, o.Topics), nil
 }

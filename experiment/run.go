@@ -134,14 +134,16 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	}
 
 	cfg := crawler.Config{Name: "experiment", Strategy: strategy, Frontier: o.Frontier,
-		Workers: o.Workers, MaxPages: o.Budget, Segment: o.Model.Segment(), Tunnel: o.Tunnel, Promote: o.Promote, Sections: o.Sections, Lockstep: o.Lockstep}
+		Workers: o.Workers, MaxPages: o.Budget, Segment: o.Model.Segment(), Tunnel: o.Tunnel, Promote: o.Promote, Sections: o.Sections, Lockstep: o.Lockstep, Survey: o.Survey}
 	if o.SiteNorm {
 		cfg.SiteNorm = sitenorm.NewRules(sitenorm.Policy{})
 	}
 	cfg.Progress = o.CrawlProgress
 	var scorer crawler.Scorer = training.NewScorer(model)
 	if pageModel != nil {
-		scorer = pageScorer{Scorer: scorer, page: training.NewScorer(pageModel)}
+		if scorer, err = newPageScorer(scorer, training.NewScorer(pageModel)); err != nil {
+			return nil, err
+		}
 	}
 	if o.Oracle || o.HubOracle {
 		scorer = newOracleScorer(scorer, a, o.Oracle, o.HubOracle)

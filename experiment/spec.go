@@ -30,8 +30,13 @@ type Spec struct {
 	// labelled with a topic.
 	Negatives string
 	// PageNegatives, when it differs from Negatives (and is not ""),
-	// trains a second model with these negatives to judge pages.
+	// trains a second model with these negatives to judge pages; with
+	// "labels" every other page of Group is an example of its own label,
+	// so that the model tells the topic from each kind of page apart.
 	PageNegatives string
+	// PageDocuments is what a training document of the page model is
+	// (training.ParseDocuments; "" for Model.Documents).
+	PageDocuments string
 	// Topics are the topics crawled for; Strategy and Frontier the
 	// crawl's ("" frontier: the stack).
 	Topics   []string
@@ -44,7 +49,7 @@ type Spec struct {
 	// examples' sites that finds backlinks (link+backlinks).
 	Discovery int
 	// The crawl's policies, as in crawler.Config.
-	Tunnel, Promote, Sections, Lockstep, SiteNorm bool
+	Tunnel, Promote, Sections, Lockstep, SiteNorm, Survey bool
 	// Learn adds the link learner with LearnOptions; SkipExamples never
 	// fetches the pages the model learnt from.
 	Learn        bool
@@ -87,6 +92,11 @@ func (o *Spec) Validate() error {
 	}
 	if _, err := training.ParseDocuments(o.Model.Documents); err != nil {
 		return err
+	}
+	if o.PageDocuments != "" {
+		if _, err := training.ParseDocuments(o.PageDocuments); err != nil {
+			return fmt.Errorf("--page-documents: %w", err)
+		}
 	}
 	if _, err := os.Stat(o.Archive); err != nil {
 		return fmt.Errorf("archive: %w", err)

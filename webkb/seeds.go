@@ -14,14 +14,16 @@ import (
 // WriteSeeds writes the seed file of an experiment: the department seeds,
 // the pages of group labelled with the topics as examples and, as
 // negatives, the pages of group labelled "other" (negatives "other") or
-// every page of group not labelled with a topic (negatives "rest"); ""
-// means "other".
+// every page of group not labelled with a topic (negatives "rest"), or
+// every such page under its own label, so that a model learns each kind
+// of negative as a class of its own (negatives "labels"); "" means
+// "other".
 func WriteSeeds(w io.Writer, a *replay.Archive, topics []string, group, negatives string) error {
 	if negatives == "" {
 		negatives = "other"
 	}
-	if negatives != "other" && negatives != "rest" {
-		return fmt.Errorf("--negatives %q: want other or rest", negatives)
+	if negatives != "other" && negatives != "rest" && negatives != "labels" {
+		return fmt.Errorf("--negatives %q: want other, rest or labels", negatives)
 	}
 	if len(topics) == 0 {
 		return fmt.Errorf("--topic is required")
@@ -40,8 +42,11 @@ func WriteSeeds(w io.Writer, a *replay.Archive, topics []string, group, negative
 	}
 	bw := bufio.NewWriter(w)
 	what := `pages of ` + group + ` labelled "other"`
-	if negatives == "rest" {
+	switch negatives {
+	case "rest":
 		what = "every other page of " + group
+	case "labels":
+		what = "every other page of " + group + ", under its own label"
 	}
 	fmt.Fprintf(bw, "# topics %s: examples from group %s, negatives: %s\n", strings.Join(topics, ","), group, what)
 	for _, s := range seeds {
@@ -53,10 +58,11 @@ func WriteSeeds(w io.Writer, a *replay.Archive, topics []string, group, negative
 			continue
 		}
 		role := l.Label
-		if !want[role] {
-			if negatives == "other" && role != "other" {
-				continue
-			}
+		switch {
+		case want[role], negatives == "labels":
+		case negatives == "other" && role != "other":
+			continue
+		default:
 			role = "other"
 		}
 		fmt.Fprintf(bw, "%s\t%s\n", role, l.URL)

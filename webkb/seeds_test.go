@@ -1,6 +1,8 @@
 package webkb
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,7 +35,47 @@ func TestWriteSeeds(t *testing.T) {
 		t.Error("a topic without examples in the group is accepted")
 	}
 	if err := WriteSeeds(&b, a, []string{"course"}, "misc", "some"); err == nil {
-		t.Error("negatives other than other or rest are accepted")
+		t.Error("negatives other than other, rest or labels are accepted")
+	}
+}
+
+// TestWriteSeeds_negatives: a page of the group labelled with neither a
+// topic nor "other" is left out ("other"), a negative ("rest") or an
+// example of its own label ("labels").
+func TestWriteSeeds_negatives(t *testing.T) {
+	dir := collectiontest.Write(t)
+	name := filepath.Join(dir, "student", "misc", "http:^^m.test^s0.html")
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte("<html><body>graduate student home page</body></html>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for negatives, want := range map[string]string{"other": "", "rest": "other", "labels": "student"} {
+		var b strings.Builder
+		if err := WriteSeeds(&b, a, []string{"course"}, "misc", negatives); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		role := ""
+		for _, line := range strings.Split(out, "\n") {
+			if r, u, ok := strings.Cut(line, "\t"); ok && u == "http://m.test/s0.html" {
+				role = r
+			}
+		}
+		if role != want {
+			t.Errorf("negatives %s: the student page's role is %q, want %q:\n%s", negatives, role, want, out)
+		}
+		if n := strings.Count(out, "\nother\thttp://m.test/o"); n != 8 {
+			t.Errorf("negatives %s: %d of the 8 other pages are negatives", negatives, n)
+		}
+		if n := strings.Count(out, "\ncourse\thttp://m.test/"); n != 8 {
+			t.Errorf("negatives %s: %d of the 8 course pages are examples", negatives, n)
+		}
 	}
 }
 

@@ -62,7 +62,7 @@ it starts over.`,
 				return err
 			}
 			o.Archive, o.Command, o.Model = args[0], shellJoin(os.Args), mf.Settings
-			o.Workers, o.Tunnel, o.Promote, o.Sections, o.Lockstep, o.SiteNorm = pf.workers, pf.tunnel, pf.promote, pf.sections, pf.lockstep, pf.siteNorm
+			o.Workers, o.Tunnel, o.Promote, o.Sections, o.Lockstep, o.SiteNorm, o.Survey = pf.workers, pf.tunnel, pf.promote, pf.sections, pf.lockstep, pf.siteNorm, pf.survey
 			o.Learn, o.SkipExamples, o.LearnOptions = pf.learn, pf.skipExamples, learn.Options{RewardAt: pf.reward, Gamma: pf.gamma}
 			if err := o.Validate(); err != nil {
 				return err
@@ -99,7 +99,8 @@ it starts over.`,
 	fs.StringSliceVar(&o.Thresholds, "threshold", []string{strconv.FormatFloat(classify.DefaultThreshold, 'g', -1, 64)}, "on-topic threshold of P(topic|link) (a list runs each)")
 	fs.IntVar(&o.Budget, "budget", 1000, "pages fetched successfully per crawl; failed fetches do not count (0: no limit)")
 	fs.StringVar(&o.Negatives, "negatives", "other", `negative examples: the pages of --group labelled "other", or "rest": every page of --group not labelled with a topic`)
-	fs.StringVar(&o.PageNegatives, "page-negatives", "rest", `negative examples of a second model that judges fetched pages: other or rest ("" or the same as --negatives: one model for links and pages)`)
+	fs.StringVar(&o.PageNegatives, "page-negatives", "labels", `negative examples of a second model that judges fetched pages: other, rest, or labels (every other page of --group as an example of its own label, so that the model tells the topic from each kind of page; "" or the same as --negatives: one model for links and pages)`)
+	fs.StringVar(&o.PageDocuments, "page-documents", "pages", "training documents of the page model: pages, windows, pages+windows, links or windows+links")
 	fs.IntVar(&o.Discovery, "discovery", 1000, "pages of the breadth-first discovery crawl from the examples' sites that finds backlinks (strategy link+backlinks)")
 	fs.BoolVar(&o.Oracle, "oracle", false, "score links by their target's label instead of the model (1 on-topic, 0 off): what a perfect link classifier reaches")
 	fs.BoolVar(&o.HubOracle, "hub-oracle", false, "score 1 the links to the topic's hubs, the pages that link to a page labelled with the topic (the rest as the model, or as --oracle): what knowing every hub is worth")
@@ -108,7 +109,7 @@ it starts over.`,
 	fs.BoolVar(&o.Keep, "keep", false, "grid: keep the crawls' databases, exports and models (their folder is printed)")
 	mf.registerFixed(fs)
 	pf.register(fs)
-	setFlagGroup(fs, "input", "topic", "group", "negatives", "page-negatives")
+	setFlagGroup(fs, "input", "topic", "group", "negatives", "page-negatives", "page-documents")
 	setFlagGroup(fs, "budget", "budget", "discovery")
 	setFlagGroup(fs, "grid", "strategy", "frontier", "k", "window", "threshold", "keep")
 	setFlagGroup(fs, "output", "out", "baseline")

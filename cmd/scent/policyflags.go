@@ -19,6 +19,7 @@ type policyFlags struct {
 	sections     bool
 	lockstep     bool
 	siteNorm     bool
+	survey       bool
 	learn        bool
 	skipExamples bool
 	reward       float64
@@ -31,6 +32,7 @@ func (p *policyFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&p.learn, "learn", true, "learn the value of links from the crawl's own pages and serve every link best first by it")
 	fs.Float64Var(&p.reward, "learn-reward", 0, "with --learn: the page score at which a fetched page rewards the links that led to it (0: per topic, where the cross-validated page F1 of the examples is best when the model is trained here, else 0.5)")
 	fs.Float64Var(&p.gamma, "learn-gamma", learn.DefaultGamma, "with --learn: the weight of a link's value that comes from the pages beyond its target")
+	fs.BoolVar(&p.survey, "survey", true, "with best-first order (--learn or --frontier best-first): fetch each seed's own links, its site's navigation, before any deeper link, so that the learner sees where each of them leads first")
 	fs.BoolVar(&p.skipExamples, "skip-examples", true, "never fetch the pages the model learnt from (they are in hand); bfs fetches them")
 	fs.BoolVar(&p.sections, "sections", true, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the stack (and with --tunnel the reserve) is spent, or are dropped")
 	fs.BoolVar(&p.lockstep, "lockstep", true, "fetch in rounds of --workers pages, each committed in order before the next: the crawl repeats exactly whatever the timing, but each round waits for its slowest fetch (--lockstep=false fetches whenever a worker is free)")
@@ -39,7 +41,7 @@ func (p *policyFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&p.siteNorm, "site-norm", false, "site-based URL normalization: measure which extended normalizations (EN1–EN6) each host tolerates, within 5 % of the fetches, and apply those it adopts to the URLs pushed (scent normalize-eval shows them)")
 	fs.StringVar(&p.preset, "preset", "", `"paper": the paper's crawler (no learner, no sections, no example skipped, one model), for the settings not given`)
 	setFlagGroup(fs, "budget", "workers")
-	setFlagGroup(fs, "research", "learn", "learn-reward", "learn-gamma", "skip-examples", "sections", "lockstep", "tunnel", "promote", "site-norm", "preset")
+	setFlagGroup(fs, "research", "learn", "survey", "learn-reward", "learn-gamma", "skip-examples", "sections", "lockstep", "tunnel", "promote", "site-norm", "preset")
 }
 
 // apply sets the preset's flags the command line did not set and checks
@@ -55,9 +57,9 @@ func (p *policyFlags) apply(fs *pflag.FlagSet) error {
 }
 
 // paperPreset are the settings of the paper's crawler where the defaults
-// differ: no link learner, no sections, examples fetched like any page,
-// one model for links and pages.
-var paperPreset = map[string]string{"learn": "false", "sections": "false", "skip-examples": "false", "page-negatives": ""}
+// differ: no link learner, no survey of the seeds' links, no sections,
+// examples fetched like any page, one model for links and pages.
+var paperPreset = map[string]string{"learn": "false", "survey": "false", "sections": "false", "skip-examples": "false", "page-negatives": ""}
 
 // applyPreset sets the flags of preset ("" keeps the defaults, the best
 // crawler; "paper" the paper's) that the command line did not set.

@@ -1,0 +1,89 @@
+package experiment
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/training"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+func trainScorer(t *testing.T, examples map[string][]string) *training.Scorer {
+	t.Helper()
+	var ex []classify.Example
+	for class, docs := range examples {
+		for _, d := range docs {
+			ex = append(ex, classify.Example{Class: class, Tokens: strings.Fields(d)})
+		}
+	}
+	m, err := classify.Train(ex, classify.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return training.NewScorer(m)
+}
+
+// TestPageScorer_picksTheCrawlsTopics: a page model with more topics than
+// the crawl (--page-negatives labels) judges pages by the crawl's topics,
+// in the crawl's order.
+func TestPageScorer_picksTheCrawlsTopics(t *testing.T) {
+	links := trainScorer(t, map[string][]string{
+		"faculty": {"professor research", "professor teaching"},
+		"other":   {"weather news", "sports scores"},
+	})
+	page := trainScorer(t, map[string][]string{
+		"course":  {"syllabus homework", "lecture exam"},
+		"faculty": {"professor research", "professor teaching"},
+		"student": {"student advisor", "graduate student"},
+		"other":   {"weather news", "sports scores"},
+	})
+	ps, err := newPageScorer(links, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []string{"professor research teaching", "student advisor graduate", "syllabus homework exam"} {
+		tokens := strings.Fields(doc)
+		all := page.ScorePage(tokens, nil)
+		got := ps.ScorePage(tokens, nil)
+		want := all[slices.Index(page.Topics(), "faculty")]
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%q: page scores %v, want faculty's %v of %v %v", doc, got, want, page.Topics(), all)
+		}
+	}
+	if got := ps.ScorePage(strings.Fields("professor research"), nil); got[0] < 0.5 {
+		t.Errorf("a professor's page scores %v for faculty", got)
+	}
+	if got := ps.ScorePage(strings.Fields("graduate student advisor"), nil); got[0] >= 0.5 {
+		t.Errorf("a student's page scores %v for faculty", got)
+	}
+	noFaculty := trainScorer(t, map[string][]string{
+		"course": {"syllabus homework", "lecture exam"},
+		"other":  {"weather news", "sports scores"},
+	})
+	if _, err := newPageScorer(links, noFaculty); err == nil || !strings.Contains(err.Error(), "faculty") {
+		t.Errorf("a page model without the crawl's topic: error %v", err)
+	}
+}
+
+// TestPageNegatives: with --page-negatives labels, the examples of every
+// label but the crawl's topics were learnt from as negatives.
+func TestPageNegatives(t *testing.T) {
+	src := func(u string) training.Source { return training.Source{URL: urlnorm.MustParse(u)} }
+	s := &training.Seeds{
+		Topics: []string{"course", "faculty", "student"},
+		Train: map[string][]training.Source{
+			"course": {src("http://x/c")}, "faculty": {src("http://x/f")}, "student": {src("http://x/s1"), src("http://x/s2")},
+		},
+		Other: []training.Source{src("http://x/o")},
+	}
+	var got []string
+	for _, so := range pageNegatives(s, []string{"faculty"}) {
+		got = append(got, so.URL.String())
+	}
+	slices.Sort(got)
+	if want := []string{"http://x/c", "http://x/o", "http://x/s1", "http://x/s2"}; !slices.Equal(got, want) {
+		t.Errorf("negatives %v, want %v", got, want)
+	}
+}
