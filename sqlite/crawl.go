@@ -646,7 +646,7 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		*ord++
 		res, err := insPage.ExecContext(ctx, crawl, *ord, urlID, p.URL.String(), final.String(), p.Topic, p.Depth, p.Status,
 			p.FetchedAt.UTC().Format(timeFormat), float64(p.Duration)/float64(time.Millisecond), p.Size, p.ContentType,
-			p.ETag, p.Modified, p.ContentHash, p.Title, p.Text, p.Failure, blob, encodeLinks(storedLinks(p.Links)))
+			p.ETag, p.Modified, p.ContentHash, p.Title, storeText(p.Text), p.Failure, blob, encodeLinks(storedLinks(p.Links)))
 		if err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}

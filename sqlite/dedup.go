@@ -468,9 +468,11 @@ func (s *Store) EachText(ctx context.Context, crawl int64, fn func(*TextRow) err
 	defer rows.Close()
 	for rows.Next() {
 		var r TextRow
-		if err := rows.Scan(&r.ID, &r.Crawl, &r.URL, &r.Title, &r.Text, &r.DuplicateOf); err != nil {
+		var text textColumn
+		if err := rows.Scan(&r.ID, &r.Crawl, &r.URL, &r.Title, &text, &r.DuplicateOf); err != nil {
 			return fmt.Errorf("read page texts: %w", err)
 		}
+		r.Text = text.S
 		if err := fn(&r); err != nil {
 			return err
 		}

@@ -9,7 +9,10 @@
 //
 // A page's links are one compressed list in its row (pages.links; see
 // pagelinks.go), not a row a link: neighbouring link contexts share most
-// of their words. The frontier is bounded per host and in all
+// of their words. A page's text is stored compressed too (pages.text and
+// page_versions.text; see text.go): readers in Go scan it through
+// textColumn, SQL reads it through the function scent_text, which every
+// connection of a Store registers (driver "sqlite3_scent"). The frontier is bounded per host and in all
 // (crawler.CrawlSpec.MaxWaitingPerHost, MaxWaiting): hosts.waiting and
 // crawls.waiting count the URLs waiting to be fetched, hosts.dropped the
 // new URLs not queued because a bound was reached.
@@ -34,8 +37,8 @@
 // every earlier crawl. The earliest stored page of a group is the
 // original; a later one keeps its row with pages.duplicate_of pointing at
 // the original. Only originals enter the FTS4 table search (title and
-// text, read from pages: the index keeps no copy), which Search ranks
-// with BM25:
+// text, read from pages through the view page_texts: the index keeps no
+// copy), which Search ranks with BM25:
 //
 //	Commit ─► pages row ─► MinhashIndex check-and-insert ─┬─ original ─► search (FTS4)
 //	                                                      └─ duplicate ─► pages.duplicate_of

@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
-
 	"github.com/scent-crawler/scent/minhash"
 )
 
@@ -49,7 +47,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	q.Set("_foreign_keys", "on")
 	q.Set("_txlock", "immediate")
 	dsn := "file:" + path + "?" + q.Encode()
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
@@ -129,6 +127,7 @@ func SchemaVersion() int {
 // the migration's transaction after its SQL.
 var migrationSteps = map[int]func(context.Context, *sql.Tx) error{
 	10: convertLinks,
+	13: compressTexts,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
