@@ -644,7 +644,11 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}
 		*ord++
-		res, err := insPage.ExecContext(ctx, crawl, *ord, urlID, p.URL.String(), final.String(), p.Topic, p.Depth, p.Status,
+		storedFinal := "" // the page's URL
+		if final != p.URL {
+			storedFinal = final.String()
+		}
+		res, err := insPage.ExecContext(ctx, crawl, *ord, urlID, p.URL.String(), storedFinal, p.Topic, p.Depth, p.Status,
 			p.FetchedAt.UTC().Format(timeFormat), float64(p.Duration)/float64(time.Millisecond), p.Size, p.ContentType,
 			p.ETag, p.Modified, p.ContentHash, p.Title, storeText(p.Text), p.Failure, blob, encodeLinks(storedLinks(p.Links)))
 		if err != nil {
@@ -662,7 +666,7 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		if err := insertNorm(ctx, tx, crawl, pageID, p); err != nil {
 			return err
 		}
-		if err := insertRaw(ctx, tx, pageID, p.Exchanges); err != nil {
+		if err := insertRaw(ctx, tx, pageID, p.URL, final, p.Exchanges); err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}
 		if err := insertSitemaps(ctx, tx, crawl, pageID, p.Sitemaps); err != nil {
@@ -708,7 +712,10 @@ func aliasIfStored(ctx context.Context, tx cachedTx, crawl int64, p *crawler.Pag
 		return nil
 	}
 	var id int64
-	err := tx.queryRow(ctx, `SELECT id FROM pages WHERE crawl_id = ? AND final_url = ? AND failure = '' LIMIT 1`, crawl, final.String()).Scan(&id)
+	err := tx.queryRow(ctx, `SELECT id FROM pages WHERE crawl_id = ?1 AND final_url = ?2 AND final_url <> '' AND failure = ''
+		UNION ALL SELECT p.id FROM urls u JOIN pages p ON p.url_id = u.id
+			WHERE u.crawl_id = ?1 AND u.url = ?2 AND p.final_url = '' AND p.failure = ''
+		LIMIT 1`, crawl, final.String()).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
