@@ -161,3 +161,36 @@ func TestMigrate_v12(t *testing.T) {
 		t.Errorf("read-only Search(replication) = %+v, %v", res, err)
 	}
 }
+
+// TestOpen_pageSize: a new database gets pages of pageSize bytes and WAL
+// mode; an existing one keeps its page size.
+func TestOpen_pageSize(t *testing.T) {
+	ctx := context.Background()
+	check := func(path string, want int) {
+		t.Helper()
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var size int
+		var mode string
+		s.DB().QueryRow(`PRAGMA page_size`).Scan(&size)
+		s.DB().QueryRow(`PRAGMA journal_mode`).Scan(&mode)
+		if size != want || mode != "wal" {
+			t.Errorf("%s: page size %d, journal mode %s; want %d, wal", filepath.Base(path), size, mode, want)
+		}
+	}
+	fresh := filepath.Join(t.TempDir(), "new.db")
+	check(fresh, pageSize)
+	check(fresh, pageSize)
+	old := filepath.Join(t.TempDir(), "old.db")
+	db := migrateTo(t, old, 12)
+	var size int
+	db.QueryRow(`PRAGMA page_size`).Scan(&size)
+	db.Close()
+	if size == pageSize {
+		t.Fatalf("the old database already has pages of %d bytes", size)
+	}
+	check(old, size)
+}
