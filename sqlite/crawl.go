@@ -569,8 +569,8 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 	}
 	defer markFinal.Close()
 	insPage, err := tx.PrepareContext(ctx, `INSERT INTO pages(crawl_id, ord, url_id, url, final_url, topic, depth, status,
-		fetched_at, duration_ms, size, content_type, etag, modified, content_hash, title, text, failure, signature, links)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		fetched_at, duration_ms, size, content_type, etag, modified, content_hash, title, text, failure, links)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -639,7 +639,7 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		if err := aliasIfStored(ctx, tx, crawl, p, final); err != nil {
 			return err
 		}
-		sig, blob, err := d.signature(p)
+		sig, err := d.signature(p)
 		if err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}
@@ -650,7 +650,7 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		}
 		res, err := insPage.ExecContext(ctx, crawl, *ord, urlID, p.URL.String(), storedFinal, p.Topic, p.Depth, p.Status,
 			p.FetchedAt.UTC().Format(timeFormat), float64(p.Duration)/float64(time.Millisecond), p.Size, p.ContentType,
-			p.ETag, p.Modified, p.ContentHash, p.Title, storeText(p.Text), p.Failure, blob, encodeLinks(storedLinks(p.Links)))
+			p.ETag, p.Modified, p.ContentHash, p.Title, storeText(p.Text), p.Failure, encodeLinks(storedLinks(p.Links)))
 		if err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}

@@ -28,9 +28,10 @@
 // killed process serves them again on resume, as it does any URL leased
 // and not committed.
 //
-// Near-duplicates are decided at store time. Commit gives every successful
-// page its min-hash signature (pages.signature, made by the crawler or, if
-// missing, here) and checks pages with text against MinhashIndex, the
+// Near-duplicates are decided at store time. Commit takes every successful
+// page's min-hash signature (made by the crawler or, if missing, here; it
+// is not stored, Signature makes it again from the text) and checks pages
+// with text against MinhashIndex, the
 // database's index of feature pairs (tables dedup_pages and dedup_keys,
 // with the min-hash parameters in dedup_params). The index is per
 // database: a later crawl on the same file is checked against the pages of
