@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	"github.com/mattn/go-sqlite3"
@@ -61,16 +60,24 @@ func storeText(text string) any {
 	return buf.Bytes()
 }
 
+var textReaders = sync.Pool{New: func() any {
+	return flate.NewReaderDict(bytes.NewReader(nil), textDict)
+}}
+
 // inflateText decompresses a text stored by storeText.
 func inflateText(b []byte) (string, error) {
-	r := flate.NewReaderDict(bytes.NewReader(b), textDict)
-	defer r.Close()
-	var sb strings.Builder
-	sb.Grow(3 * len(b))
-	if _, err := io.Copy(&sb, r); err != nil {
+	r := textReaders.Get().(io.ReadCloser)
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(b), textDict); err != nil {
 		return "", fmt.Errorf("inflate page text: %w", err)
 	}
-	return sb.String(), nil
+	var buf bytes.Buffer
+	buf.Grow(3 * len(b))
+	_, err := buf.ReadFrom(r)
+	textReaders.Put(r)
+	if err != nil {
+		return "", fmt.Errorf("inflate page text: %w", err)
+	}
+	return buf.String(), nil
 }
 
 // readText returns the text of a stored value: a BLOB is compressed
