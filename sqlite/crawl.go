@@ -568,9 +568,9 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		return err
 	}
 	defer markFinal.Close()
-	insPage, err := tx.PrepareContext(ctx, `INSERT INTO pages(crawl_id, ord, url_id, url, final_url, topic, depth, status,
+	insPage, err := tx.PrepareContext(ctx, `INSERT INTO pages(crawl_id, ord, url_id, final_url, topic, depth, status,
 		fetched_at, duration_ms, size, content_type, etag, modified, content_hash, title, text, failure, links)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -648,7 +648,7 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		if final != p.URL {
 			storedFinal = final.String()
 		}
-		res, err := insPage.ExecContext(ctx, crawl, *ord, urlID, p.URL.String(), storedFinal, p.Topic, p.Depth, p.Status,
+		res, err := insPage.ExecContext(ctx, crawl, *ord, urlID, storedFinal, p.Topic, p.Depth, p.Status,
 			p.FetchedAt.UTC().Format(timeFormat), float64(p.Duration)/float64(time.Millisecond), p.Size, p.ContentType,
 			p.ETag, p.Modified, p.ContentHash, p.Title, storeText(p.Text), p.Failure, encodeLinks(storedLinks(p.Links)))
 		if err != nil {

@@ -485,7 +485,7 @@ type TextRow struct {
 // pages were stored: the order in which Commit decided which page of a
 // group of near-duplicates is the original. Rows are streamed.
 func (s *Store) EachText(ctx context.Context, crawl int64, fn func(*TextRow) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT p.id, c.name, p.url, p.title, p.text, COALESCE(p.duplicate_of, 0)
+	rows, err := s.db.QueryContext(ctx, `SELECT p.id, c.name, `+pageURLColumn+`, p.title, p.text, COALESCE(p.duplicate_of, 0)
 		FROM pages p JOIN crawls c ON c.id = p.crawl_id
 		WHERE p.failure = '' AND p.text <> '' AND (?1 = 0 OR p.crawl_id = ?1) ORDER BY p.id`, crawl)
 	if err != nil {

@@ -12,7 +12,9 @@
 // of their words. A page's text is stored compressed too (pages.text and
 // page_versions.text; see text.go): readers in Go scan it through
 // textColumn, SQL reads it through the function scent_text, which every
-// connection of a Store registers (driver "sqlite3_scent"). The frontier is bounded per host and in all
+// connection of a Store registers (driver "sqlite3_scent"). A page's URL
+// is kept once, in urls (pages.url_id), and its final URL only when a
+// redirect made it another (pages.final_url is empty otherwise). The frontier is bounded per host and in all
 // (crawler.CrawlSpec.MaxWaitingPerHost, MaxWaiting): hosts.waiting and
 // crawls.waiting count the URLs waiting to be fetched, hosts.dropped the
 // new URLs not queued because a bound was reached.

@@ -130,7 +130,13 @@ func TestMigrate_v12(t *testing.T) {
 	if res, err := s.Search(ctx, "copy", 10); err != nil || len(res) != 0 {
 		t.Errorf("Search(copy) = %+v, %v; want nothing (only the duplicate has the word)", res, err)
 	}
-	// URLs stored twice are stored once; every one reads back.
+	// URLs stored twice are stored once; every one reads back. The
+	// page's own URL and its signature are no longer columns of pages.
+	var dropped int
+	s.DB().QueryRow(`SELECT COUNT(*) FROM pragma_table_info('pages') WHERE name IN ('url', 'signature')`).Scan(&dropped)
+	if dropped != 0 {
+		t.Errorf("pages still has %d of the columns url and signature", dropped)
+	}
 	var finals, targets string
 	s.DB().QueryRow(`SELECT group_concat(final_url, ',') FROM (SELECT final_url FROM pages ORDER BY id)`).Scan(&finals)
 	s.DB().QueryRow(`SELECT group_concat(url, ',') FROM (SELECT url FROM raw_exchanges ORDER BY id)`).Scan(&targets)

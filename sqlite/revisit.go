@@ -28,10 +28,10 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT p.id, p.url, p.fetched_at, p.etag, p.modified, p.content_hash,
+	rows, err := s.db.QueryContext(ctx, `SELECT p.id, `+pageURLColumn+`, p.fetched_at, p.etag, p.modified, p.content_hash,
 		v.version, v.etag, v.modified, v.content_hash,
 		(SELECT MAX(c.checked_at) FROM change_log c WHERE c.page_id = p.id),
-		(SELECT MAX(su.lastmod) FROM sitemap_urls su WHERE su.url IN (p.url, `+finalURLColumn+`))
+		(SELECT MAX(su.lastmod) FROM sitemap_urls su WHERE su.url IN (`+pageURLColumn+`, `+finalURLColumn+`))
 		FROM pages p
 		LEFT JOIN page_versions v ON v.page_id = p.id
 			AND v.version = (SELECT MAX(version) FROM page_versions WHERE page_id = p.id)

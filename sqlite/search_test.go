@@ -32,7 +32,8 @@ func words(seed uint64, n int) []string {
 // and the page ids by path.
 func dupState(t *testing.T, s *Store, prefix string) (dupOf map[string]string, ids map[string]int64) {
 	t.Helper()
-	rows, err := s.db.Query(`SELECT p.id, p.url, COALESCE(o.url, '') FROM pages p LEFT JOIN pages o ON o.id = p.duplicate_of`)
+	rows, err := s.db.Query(`SELECT p.id, u.url, COALESCE(ou.url, '') FROM pages p JOIN urls u ON u.id = p.url_id
+		LEFT JOIN pages o ON o.id = p.duplicate_of LEFT JOIN urls ou ON ou.id = o.url_id`)
 	if err != nil {
 		t.Fatal(err)
 	}
