@@ -35,9 +35,9 @@ type Store struct {
 }
 
 // pageSize is the SQLite page size of a new database, in bytes. A
-// stored page (its text, links and signature, a few kilobytes) fits in
-// one page of this size, where it would spill over to partly filled
-// overflow pages in pages of the default 4 KiB.
+// stored page's row (its compressed text and links, a few kilobytes)
+// fits in one page of this size, where it would often spill over to
+// partly filled overflow pages in pages of the default 4 KiB.
 var pageSize = 16384
 
 // Open opens (creating if needed) the database at path and brings its
