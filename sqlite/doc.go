@@ -14,7 +14,8 @@
 // textColumn, SQL reads it through the function scent_text, which every
 // connection of a Store registers (driver "sqlite3_scent"). A page's URL
 // is kept once, in urls (pages.url_id), and its final URL only when a
-// redirect made it another (pages.final_url is empty otherwise). The frontier is bounded per host and in all
+// redirect made it another (pages.final_url is empty otherwise). The
+// frontier is bounded per host and in all
 // (crawler.CrawlSpec.MaxWaitingPerHost, MaxWaiting): hosts.waiting and
 // crawls.waiting count the URLs waiting to be fetched, hosts.dropped the
 // new URLs not queued because a bound was reached.
@@ -33,11 +34,10 @@
 // Near-duplicates are decided at store time. Commit takes every successful
 // page's min-hash signature (made by the crawler or, if missing, here; it
 // is not stored, Signature makes it again from the text) and checks pages
-// with text against MinhashIndex, the
-// database's index of feature pairs (tables dedup_pages and dedup_keys,
-// with the min-hash parameters in dedup_params). The index is per
-// database: a later crawl on the same file is checked against the pages of
-// every earlier crawl. The earliest stored page of a group is the
+// with text against MinhashIndex, the database's index of feature pairs
+// (tables dedup_pages and dedup_keys, with the min-hash parameters in
+// dedup_params). The index is per database: a later crawl on the same file
+// is checked against the pages of every earlier crawl. The earliest stored page of a group is the
 // original; a later one keeps its row with pages.duplicate_of pointing at
 // the original. Only originals enter the FTS4 table search (title and
 // text, read from pages through the view page_texts: the index keeps no
