@@ -40,7 +40,7 @@ type pageRow struct {
 
 func pages(t *testing.T, st *sqlite.Store) []pageRow {
 	t.Helper()
-	rows, err := st.DB().Query(`SELECT ord, url, topic, failure, status, text FROM pages ORDER BY ord`)
+	rows, err := st.DB().Query(`SELECT ord, (SELECT url FROM urls WHERE id = url_id), topic, failure, status, scent_text(text) FROM pages ORDER BY ord`)
 	if err != nil {
 		t.Fatal(err)
 	}

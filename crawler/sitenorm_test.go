@@ -194,7 +194,7 @@ func TestCrawler_Run_siteNormAdoptsIndexWhenTheDirectoryIsTheSame(t *testing.T) 
 		t.Fatalf("EN5: %+v, want adopted", ru)
 	}
 	var n int
-	st.DB().QueryRow(`SELECT COUNT(*) FROM pages WHERE url LIKE ? AND failure = ''`, s.srv.URL+"/d/%").Scan(&n)
+	st.DB().QueryRow(`SELECT COUNT(*) FROM pages WHERE (SELECT url FROM urls WHERE id = url_id) LIKE ? AND failure = ''`, s.srv.URL+"/d/%").Scan(&n)
 	if n != 1 {
 		t.Errorf("/d/ stored as %d pages, want 1", n)
 	}
@@ -269,7 +269,7 @@ func TestCrawler_Run_siteNormRewritesWaitingURLs(t *testing.T) {
 		t.Errorf("the page that waited under two spellings was requested %d times (/X.html %d, /x.html %d)", n, s.hits["/X.html"], s.hits["/x.html"])
 	}
 	var stored int
-	st.DB().QueryRow(`SELECT COUNT(*) FROM pages WHERE lower(url) LIKE '%/x.html' AND failure = ''`).Scan(&stored)
+	st.DB().QueryRow(`SELECT COUNT(*) FROM pages WHERE lower((SELECT url FROM urls WHERE id = url_id)) LIKE '%/x.html' AND failure = ''`).Scan(&stored)
 	if stored != 1 {
 		t.Errorf("%d pages stored for it, want 1", stored)
 	}

@@ -110,7 +110,7 @@ func crawlLabs(t *testing.T, opts learn.Options, budget int) int {
 	if _, err := c.Run(ctx, []urlnorm.URL{urlnorm.MustParse(srv.URL + "/")}, "{}"); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := st.DB().QueryContext(ctx, `SELECT url FROM pages WHERE failure = ''`)
+	rows, err := st.DB().QueryContext(ctx, `SELECT u.url FROM pages p JOIN urls u ON u.id = p.url_id WHERE p.failure = ''`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestRun_sitemapLastMod(t *testing.T) {
 	crawl := revisittest.Crawl(t, st, site, "site", t0, 1)
 	pageID := func(path string) int64 {
 		var id int64
-		if err := st.DB().QueryRow(`SELECT id FROM pages WHERE url = ?`, site.URL(path).String()).Scan(&id); err != nil {
+		if err := st.DB().QueryRow(`SELECT p.id FROM pages p JOIN urls u ON u.id = p.url_id WHERE u.url = ?`, site.URL(path).String()).Scan(&id); err != nil {
 			t.Fatalf("page %s: %v", path, err)
 		}
 		return id

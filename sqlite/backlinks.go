@@ -27,7 +27,7 @@ func (s *Store) Backlinks(ctx context.Context, targets []urlnorm.URL, limit int)
 		}
 	}
 	found := make([][]training.Backlink, len(targets))
-	rows, err := s.db.QueryContext(ctx, `SELECT final_url, links FROM pages WHERE links IS NOT NULL ORDER BY id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+finalURLColumn+`, links FROM pages p WHERE links IS NOT NULL ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("backlinks: %w", err)
 	}

@@ -588,9 +588,9 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		return err
 	}
 	defer markFinal.Close()
-	insPage, err := tx.PrepareContext(ctx, `INSERT INTO pages(crawl_id, ord, url_id, url, final_url, topic, depth, status,
-		fetched_at, duration_ms, size, content_type, etag, modified, content_hash, title, text, failure, signature, links)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	insPage, err := tx.PrepareContext(ctx, `INSERT INTO pages(crawl_id, ord, url_id, final_url, topic, depth, status,
+		fetched_at, duration_ms, size, content_type, etag, modified, content_hash, title, text, failure, links)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -659,14 +659,18 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		if err := aliasIfStored(ctx, tx, crawl, p, final); err != nil {
 			return err
 		}
-		sig, blob, err := d.signature(p)
+		sig, err := d.signature(p)
 		if err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}
 		*ord++
-		res, err := insPage.ExecContext(ctx, crawl, *ord, urlID, p.URL.String(), final.String(), p.Topic, p.Depth, p.Status,
+		storedFinal := "" // the page's URL
+		if final != p.URL {
+			storedFinal = final.String()
+		}
+		res, err := insPage.ExecContext(ctx, crawl, *ord, urlID, storedFinal, p.Topic, p.Depth, p.Status,
 			p.FetchedAt.UTC().Format(timeFormat), float64(p.Duration)/float64(time.Millisecond), p.Size, p.ContentType,
-			p.ETag, p.Modified, p.ContentHash, p.Title, p.Text, p.Failure, blob, encodeLinks(storedLinks(p.Links)))
+			p.ETag, p.Modified, p.ContentHash, p.Title, storeText(p.Text), p.Failure, encodeLinks(storedLinks(p.Links)))
 		if err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}
@@ -682,7 +686,7 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		if err := insertNorm(ctx, tx, crawl, pageID, p); err != nil {
 			return err
 		}
-		if err := insertRaw(ctx, tx, pageID, p.Exchanges); err != nil {
+		if err := insertRaw(ctx, tx, pageID, p.URL, final, p.Exchanges); err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}
 		if err := insertSitemaps(ctx, tx, crawl, pageID, p.Sitemaps); err != nil {
@@ -728,7 +732,10 @@ func aliasIfStored(ctx context.Context, tx cachedTx, crawl int64, p *crawler.Pag
 		return nil
 	}
 	var id int64
-	err := tx.queryRow(ctx, `SELECT id FROM pages WHERE crawl_id = ? AND final_url = ? AND failure = '' LIMIT 1`, crawl, final.String()).Scan(&id)
+	err := tx.queryRow(ctx, `SELECT id FROM pages WHERE crawl_id = ?1 AND final_url = ?2 AND final_url <> '' AND failure = ''
+		UNION ALL SELECT p.id FROM urls u JOIN pages p ON p.url_id = u.id
+			WHERE u.crawl_id = ?1 AND u.url = ?2 AND p.final_url = '' AND p.failure = ''
+		LIMIT 1`, crawl, final.String()).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}

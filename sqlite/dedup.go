@@ -379,26 +379,52 @@ func checked(p *crawler.Page) bool {
 	return p.Failure == "" && strings.TrimSpace(p.Text) != ""
 }
 
-// signature returns the signature to store with p and its encoding; a
-// failed page has none (nil encoding). A successful page without a
-// signature is signed here.
-func (d *dedupBatch) signature(p *crawler.Page) (minhash.Signature, []byte, error) {
+// signature returns the signature of p that near-duplicate detection
+// uses; a failed page has none. A successful page without a signature
+// is signed here.
+func (d *dedupBatch) signature(p *crawler.Page) (minhash.Signature, error) {
 	if p.Failure != "" {
-		return minhash.Signature{}, nil, nil
+		return minhash.Signature{}, nil
 	}
 	sig := p.Signature
 	if !sig.Indexable() && p.Text != "" {
 		s, err := signerFor(d.params)
 		if err != nil {
-			return sig, nil, fmt.Errorf("sign text: %w", err)
+			return sig, fmt.Errorf("sign text: %w", err)
 		}
 		sig = s.Sign(p.Text)
 	}
-	blob, err := sig.MarshalBinary()
-	if err != nil {
-		return sig, nil, err
+	if err := sig.Validate(); err != nil {
+		return sig, err
 	}
-	return sig, blob, nil
+	return sig, nil
+}
+
+// Signature returns the min-hash signature of a stored page: that of
+// its text with the database's min-hash parameters, as the crawler made
+// it (crawler.Page.Signature); the zero Signature for a failed page.
+func (s *Store) Signature(ctx context.Context, page int64) (minhash.Signature, error) {
+	var failure string
+	var text textColumn
+	err := s.db.QueryRowContext(ctx, `SELECT failure, text FROM pages WHERE id = ?`, page).Scan(&failure, &text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return minhash.Signature{}, fmt.Errorf("signature of page %d: no such page", page)
+	}
+	if err != nil {
+		return minhash.Signature{}, fmt.Errorf("signature of page %d: %w", page, err)
+	}
+	if failure != "" {
+		return minhash.Signature{}, nil
+	}
+	params, err := s.MinhashParams(ctx)
+	if err != nil {
+		return minhash.Signature{}, fmt.Errorf("signature of page %d: %w", page, err)
+	}
+	signer, err := signerFor(params)
+	if err != nil {
+		return minhash.Signature{}, fmt.Errorf("signature of page %d: %w", page, err)
+	}
+	return signer.Sign(text.S), nil
 }
 
 // add checks the stored page id against the index and marks it duplicate,
@@ -459,7 +485,7 @@ type TextRow struct {
 // pages were stored: the order in which Commit decided which page of a
 // group of near-duplicates is the original. Rows are streamed.
 func (s *Store) EachText(ctx context.Context, crawl int64, fn func(*TextRow) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT p.id, c.name, p.url, p.title, p.text, COALESCE(p.duplicate_of, 0)
+	rows, err := s.db.QueryContext(ctx, `SELECT p.id, c.name, `+pageURLColumn+`, p.title, p.text, COALESCE(p.duplicate_of, 0)
 		FROM pages p JOIN crawls c ON c.id = p.crawl_id
 		WHERE p.failure = '' AND p.text <> '' AND (?1 = 0 OR p.crawl_id = ?1) ORDER BY p.id`, crawl)
 	if err != nil {
@@ -468,9 +494,11 @@ func (s *Store) EachText(ctx context.Context, crawl int64, fn func(*TextRow) err
 	defer rows.Close()
 	for rows.Next() {
 		var r TextRow
-		if err := rows.Scan(&r.ID, &r.Crawl, &r.URL, &r.Title, &r.Text, &r.DuplicateOf); err != nil {
+		var text textColumn
+		if err := rows.Scan(&r.ID, &r.Crawl, &r.URL, &r.Title, &text, &r.DuplicateOf); err != nil {
 			return fmt.Errorf("read page texts: %w", err)
 		}
+		r.Text = text.S
 		if err := fn(&r); err != nil {
 			return err
 		}

@@ -9,7 +9,13 @@
 //
 // A page's links are one compressed list in its row (pages.links; see
 // pagelinks.go), not a row a link: neighbouring link contexts share most
-// of their words. The frontier is bounded per host and in all
+// of their words. A page's text is stored compressed too (pages.text and
+// page_versions.text; see text.go): readers in Go scan it through
+// textColumn, SQL reads it through the function scent_text, which every
+// connection of a Store registers (driver "sqlite3_scent"). A page's URL
+// is kept once, in urls (pages.url_id), and its final URL only when a
+// redirect made it another (pages.final_url is empty otherwise). The
+// frontier is bounded per host and in all
 // (crawler.CrawlSpec.MaxWaitingPerHost, MaxWaiting): hosts.waiting and
 // crawls.waiting count the URLs waiting to be fetched, hosts.dropped the
 // new URLs not queued because a bound was reached.
@@ -25,17 +31,17 @@
 // killed process serves them again on resume, as it does any URL leased
 // and not committed.
 //
-// Near-duplicates are decided at store time. Commit gives every successful
-// page its min-hash signature (pages.signature, made by the crawler or, if
-// missing, here) and checks pages with text against MinhashIndex, the
-// database's index of feature pairs (tables dedup_pages and dedup_keys,
-// with the min-hash parameters in dedup_params). The index is per
-// database: a later crawl on the same file is checked against the pages of
-// every earlier crawl. The earliest stored page of a group is the
+// Near-duplicates are decided at store time. Commit takes every successful
+// page's min-hash signature (made by the crawler or, if missing, here; it
+// is not stored, Signature makes it again from the text) and checks pages
+// with text against MinhashIndex, the database's index of feature pairs
+// (tables dedup_pages and dedup_keys, with the min-hash parameters in
+// dedup_params). The index is per database: a later crawl on the same file
+// is checked against the pages of every earlier crawl. The earliest stored page of a group is the
 // original; a later one keeps its row with pages.duplicate_of pointing at
 // the original. Only originals enter the FTS4 table search (title and
-// text, read from pages: the index keeps no copy), which Search ranks
-// with BM25:
+// text, read from pages through the view page_texts: the index keeps no
+// copy), which Search ranks with BM25:
 //
 //	Commit ─► pages row ─► MinhashIndex check-and-insert ─┬─ original ─► search (FTS4)
 //	                                                      └─ duplicate ─► pages.duplicate_of

@@ -18,7 +18,7 @@ func (s *Store) EachLink(ctx context.Context, crawl int64, fn func(*crawler.Page
 	if err != nil {
 		return fmt.Errorf("read links: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT final_url, links FROM pages WHERE crawl_id = ? AND links IS NOT NULL ORDER BY ord`, crawl)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+finalURLColumn+`, links FROM pages p WHERE crawl_id = ? AND links IS NOT NULL ORDER BY ord`, crawl)
 	if err != nil {
 		return fmt.Errorf("read links: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // deflater compresses at one DEFLATE level with pooled writers.
@@ -49,20 +50,35 @@ func inflate(b []byte) ([]byte, error) {
 const insertRawSQL = `INSERT INTO raw_exchanges(page_id, hop, url, sent_at, truncated, request, response, response_size)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 
-// insertRaw stores the exchanges of a page, compressed.
-func insertRaw(ctx context.Context, tx cachedTx, pageID int64, exs []*fetch.Exchange) error {
+// insertRaw stores the exchanges of a page, compressed, whose URL is u
+// and final URL final. An exchange's target is stored empty when it is
+// u (the first hop) or final (a later hop).
+func insertRaw(ctx context.Context, tx cachedTx, pageID int64, u, final urlnorm.URL, exs []*fetch.Exchange) error {
 	for hop, e := range exs {
+		target := e.URL
+		if target == rawTarget(hop, u, final) {
+			target = ""
+		}
 		trunc := 0
 		if e.Truncated {
 			trunc = 1
 		}
 		req, resp := e.Deflated()
-		if _, err := tx.exec(ctx, insertRawSQL, pageID, hop, e.URL, e.Date.UTC().Format(timeFormat), trunc,
+		if _, err := tx.exec(ctx, insertRawSQL, pageID, hop, target, e.Date.UTC().Format(timeFormat), trunc,
 			req, resp, len(e.Response)); err != nil {
 			return fmt.Errorf("store raw exchange: %w", err)
 		}
 	}
 	return nil
+}
+
+// rawTarget is the target an exchange stored with an empty URL had: the
+// page's URL u for the first hop, its final URL for a later one.
+func rawTarget(hop int, u, final urlnorm.URL) string {
+	if hop == 0 || final.IsZero() {
+		return u.String()
+	}
+	return final.String()
 }
 
 // RawStats sums the raw exchanges stored for a crawl.
@@ -145,7 +161,7 @@ func (s *Store) completeFetch(ctx context.Context, id int64, p *crawler.Page, to
 		}
 		p.Links = append(p.Links, l)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT url, sent_at, truncated, request, response FROM raw_exchanges
+	rows, err := s.db.QueryContext(ctx, `SELECT hop, url, sent_at, truncated, request, response FROM raw_exchanges
 		WHERE page_id = ? ORDER BY hop`, id)
 	if err != nil {
 		return fmt.Errorf("read raw exchanges: %w", err)
@@ -153,10 +169,14 @@ func (s *Store) completeFetch(ctx context.Context, id int64, p *crawler.Page, to
 	defer rows.Close()
 	for rows.Next() {
 		var e fetch.Exchange
+		var hop int
 		var sent string
 		var req, resp []byte
-		if err := rows.Scan(&e.URL, &sent, &e.Truncated, &req, &resp); err != nil {
+		if err := rows.Scan(&hop, &e.URL, &sent, &e.Truncated, &req, &resp); err != nil {
 			return fmt.Errorf("read raw exchanges: %w", err)
+		}
+		if e.URL == "" {
+			e.URL = rawTarget(hop, p.URL, p.FinalURL)
 		}
 		e.Date, _ = time.Parse(timeFormat, sent)
 		if e.Request, err = inflate(req); err != nil {
@@ -181,7 +201,7 @@ type UnchangedCheck struct {
 // EachUnchangedCheck calls fn for every revisit of the crawl's pages that
 // found the page unchanged, in the order of the checks.
 func (s *Store) EachUnchangedCheck(ctx context.Context, crawl int64, fn func(UnchangedCheck) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT c.url, p.final_url, c.checked_at, c.status FROM change_log c
+	rows, err := s.db.QueryContext(ctx, `SELECT c.url, `+finalURLColumn+`, c.checked_at, c.status FROM change_log c
 		JOIN pages p ON p.id = c.page_id WHERE p.crawl_id = ? AND c.changed = 0 AND c.failure = '' ORDER BY c.id`, crawl)
 	if err != nil {
 		return fmt.Errorf("read checks: %w", err)

@@ -83,3 +83,95 @@ func TestInflate_withoutDictionary(t *testing.T) {
 		t.Error("inflate of garbage gave no error")
 	}
 }
+
+// TestStore_urlsStoredOnce: a final URL equal to the page's URL and an
+// exchange's target equal to the page's URL (first hop) or final URL
+// (later hops) are stored empty and read back whole; any other target
+// is kept as sent.
+func TestStore_urlsStoredOnce(t *testing.T) {
+	ctx := context.Background()
+	s, _ := open(t)
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	ex := func(target string) *fetch.Exchange {
+		return &fetch.Exchange{URL: target, Date: sent, Request: []byte("GET / HTTP/1.1\r\n\r\n"), Response: []byte("HTTP/1.1 200 OK\r\n\r\n")}
+	}
+	pages := []*crawler.Page{
+		{URL: u("/plain"), Status: 200, ContentHash: "1", Text: "one", Exchanges: []*fetch.Exchange{ex("http://a.test/plain")},
+			Links: []crawler.Link{{Target: u("/x"), Anchor: "x"}}},
+		{URL: u("/q?a=it's"), Status: 200, ContentHash: "2", Text: "two", Exchanges: []*fetch.Exchange{ex("http://a.test/q?a=it%27s")}},
+		{URL: u("/r1"), FinalURL: u("/r3"), Status: 200, ContentHash: "3", Text: "three",
+			Exchanges: []*fetch.Exchange{ex("http://a.test/r1"), ex("http://a.test/r2"), ex("http://a.test/r3")},
+			Links:     []crawler.Link{{Target: u("/y"), Anchor: "y"}}},
+		{URL: u("/gone"), Status: 404, Failure: "http 404", Exchanges: []*fetch.Exchange{ex("http://a.test/gone")}},
+	}
+	if err := s.Commit(ctx, st.ID, pages, nil); err != nil {
+		t.Fatal(err)
+	}
+	var stored []string
+	rows, err := s.DB().Query(`SELECT p.final_url || ' |' || group_concat(r.url, ' ') FROM pages p JOIN raw_exchanges r ON r.page_id = p.id GROUP BY p.id ORDER BY p.ord`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var v string
+		rows.Scan(&v)
+		stored = append(stored, v)
+	}
+	rows.Close()
+	want := []string{" |", " |http://a.test/q?a=it%27s", "http://a.test/r3 | http://a.test/r2 ", " |"}
+	if strings.Join(stored, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stored final URLs | exchange targets:\n%q\nwant\n%q", stored, want)
+	}
+	var got []*crawler.Page
+	if err := s.EachFetch(ctx, st.ID, func(p *crawler.Page) error { got = append(got, p); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(pages) {
+		t.Fatalf("%d pages read back", len(got))
+	}
+	for i, g := range got {
+		p := pages[i]
+		final := p.FinalURL
+		if final.IsZero() {
+			final = p.URL
+		}
+		if g.URL != p.URL || g.FinalURL != final || len(g.Exchanges) != len(p.Exchanges) {
+			t.Errorf("page %s read back as %s → %s with %d exchanges", p.URL, g.URL, g.FinalURL, len(g.Exchanges))
+			continue
+		}
+		for k, e := range g.Exchanges {
+			if e.URL != p.Exchanges[k].URL {
+				t.Errorf("page %s exchange %d: target %q, want %q", p.URL, k, e.URL, p.Exchanges[k].URL)
+			}
+		}
+	}
+	var parents []string
+	if err := s.EachLink(ctx, st.ID, func(l *crawler.PageLink) error { parents = append(parents, l.Parent.String()); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(parents, " ") != "http://a.test/plain http://a.test/r3" {
+		t.Errorf("links found on %v, want /plain and /r3", parents)
+	}
+	// A second page reaching /r3 becomes an alias of the stored one, as
+	// does a page reaching /plain, stored without its final URL.
+	again := []*crawler.Page{
+		{URL: u("/r0"), FinalURL: u("/r3"), Status: 200, ContentHash: "4", Text: "three again"},
+		{URL: u("/p0"), FinalURL: u("/plain"), Status: 200, ContentHash: "5", Text: "one again"},
+	}
+	if err := s.Commit(ctx, st.ID, again, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range again {
+		if !strings.HasPrefix(p.Failure, "redirect: to "+p.FinalURL.String()) {
+			t.Errorf("page %s → %s: failure %q, want an alias", p.URL, p.FinalURL, p.Failure)
+		}
+	}
+	fs, err := s.FetchStats(ctx, st.ID)
+	if err != nil || fs.FinalURLsTwice != 0 || fs.Pages != 3 {
+		t.Errorf("fetch stats %+v, %v", fs, err)
+	}
+}

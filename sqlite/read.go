@@ -64,13 +64,20 @@ func (s *Store) Crawl(ctx context.Context, name string) (CrawlInfo, error) {
 	return c, nil
 }
 
+// pageURLColumn reads the URL of page p, kept once, in urls.
+const pageURLColumn = `(SELECT url FROM urls WHERE id = p.url_id)`
+
+// finalURLColumn reads the final URL of page p: pages.final_url is
+// empty when it is the page's URL.
+const finalURLColumn = `iif(p.final_url = '', ` + pageURLColumn + `, p.final_url)`
+
 // pageColumns are the columns scanPage reads, from pages p: the record
 // without its text, links and raw exchanges, its page scores joined into
 // one string and the URL of the page it is a near-duplicate of.
-const pageColumns = `p.id, p.ord, p.url, p.final_url, p.topic, p.depth, p.status, p.fetched_at,
+const pageColumns = `p.id, p.ord, ` + pageURLColumn + `, ` + finalURLColumn + `, p.topic, p.depth, p.status, p.fetched_at,
 	p.duration_ms, p.size, p.content_type, p.etag, p.modified, p.content_hash, p.title, p.failure,
 	COALESCE((SELECT group_concat(topic || ' ' || score || ' ' || relevant, '|') FROM page_scores WHERE page_id = p.id), ''),
-	COALESCE((SELECT o.url FROM pages o WHERE o.id = p.duplicate_of), '')`
+	COALESCE((SELECT u.url FROM pages o JOIN urls u ON u.id = o.url_id WHERE o.id = p.duplicate_of), '')`
 
 // EachPage calls fn for every page of the crawl in fetch order, failed
 // fetches included, as the crawler committed it, with its order and the

@@ -35,7 +35,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 			// read-only directory) opens only as immutable.
 			q.Set("immutable", "1")
 		}
-		db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+		db, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
 		if err != nil {
 			return nil, err
 		}

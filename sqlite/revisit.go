@@ -28,10 +28,10 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT p.id, p.url, p.fetched_at, p.etag, p.modified, p.content_hash,
+	rows, err := s.db.QueryContext(ctx, `SELECT p.id, `+pageURLColumn+`, p.fetched_at, p.etag, p.modified, p.content_hash,
 		v.version, v.etag, v.modified, v.content_hash,
 		(SELECT MAX(c.checked_at) FROM change_log c WHERE c.page_id = p.id),
-		(SELECT MAX(su.lastmod) FROM sitemap_urls su WHERE su.url IN (p.url, p.final_url))
+		(SELECT MAX(su.lastmod) FROM sitemap_urls su WHERE su.url IN (`+pageURLColumn+`, `+finalURLColumn+`))
 		FROM pages p
 		LEFT JOIN page_versions v ON v.page_id = p.id
 			AND v.version = (SELECT MAX(version) FROM page_versions WHERE page_id = p.id)
@@ -91,7 +91,7 @@ var ErrNoVersion = revisit.ErrNoVersion
 // VersionText returns the extracted text of a version of a page; version
 // 1 is the page as the crawl stored it.
 func (s *Store) VersionText(ctx context.Context, page int64, version int) (string, error) {
-	var text string
+	var text textColumn
 	err := s.db.QueryRowContext(ctx, `SELECT text FROM page_versions WHERE page_id = ? AND version = ?`, page, version).Scan(&text)
 	if errors.Is(err, sql.ErrNoRows) && version == 1 {
 		err = s.db.QueryRowContext(ctx, `SELECT text FROM pages WHERE id = ? AND failure = ''`, page).Scan(&text)
@@ -102,7 +102,7 @@ func (s *Store) VersionText(ctx context.Context, page int64, version int) (strin
 	if err != nil {
 		return "", fmt.Errorf("read page %d version %d: %w", page, version, err)
 	}
-	return text, nil
+	return text.S, nil
 }
 
 // RecordCheck appends c to the change log and, when c.New is set, stores
@@ -147,15 +147,17 @@ func insertVersion(ctx context.Context, tx *sql.Tx, page int64, v *revisit.Versi
 	if latest == 0 {
 		var first revisit.Version
 		var fetched string
+		var text textColumn
 		err := tx.QueryRowContext(ctx, `SELECT fetched_at, status, size, content_type, etag, modified, content_hash, title, text
 			FROM pages WHERE id = ? AND failure = ''`, page).Scan(&fetched, &first.Status, &first.Size, &first.ContentType,
-			&first.ETag, &first.Modified, &first.ContentHash, &first.Title, &first.Text)
+			&first.ETag, &first.Modified, &first.ContentHash, &first.Title, &text)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("page %d: %w", page, ErrNoVersion)
 		}
 		if err != nil {
 			return err
 		}
+		first.Text = text.S
 		if first.FetchedAt, err = time.Parse(timeFormat, fetched); err != nil {
 			return fmt.Errorf("page %d fetch time: %w", page, err)
 		}
@@ -183,7 +185,7 @@ func execVersion(ctx context.Context, tx *sql.Tx, page int64, v *revisit.Version
 		content_hash, title, text, adds, copies, drops, shrinks, replaces, moves, delta, distance, cost_s, cost_t)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		page, v.Number, formatCheckTime(v.FetchedAt), v.Status, v.Size, v.ContentType, v.ETag, v.Modified,
-		v.ContentHash, v.Title, v.Text, ops[0], ops[1], ops[2], ops[3], ops[4], ops[5], delta, dist, cs, ct)
+		v.ContentHash, v.Title, storeText(v.Text), ops[0], ops[1], ops[2], ops[3], ops[4], ops[5], delta, dist, cs, ct)
 	if err != nil {
 		return fmt.Errorf("store version %d of page %d: %w", v.Number, page, err)
 	}
@@ -207,11 +209,13 @@ func (s *Store) PageVersions(ctx context.Context, page int64) ([]revisit.Version
 			fetched                           string
 			add, cp, drop, shrink, repl, move sql.NullInt64
 			delta, dist, cs, ct               sql.NullFloat64
+			text                              textColumn
 		)
 		if err := rows.Scan(&v.Number, &fetched, &v.Status, &v.Size, &v.ContentType, &v.ETag, &v.Modified, &v.ContentHash,
-			&v.Title, &v.Text, &add, &cp, &drop, &shrink, &repl, &move, &delta, &dist, &cs, &ct); err != nil {
+			&v.Title, &text, &add, &cp, &drop, &shrink, &repl, &move, &delta, &dist, &cs, &ct); err != nil {
 			return nil, fmt.Errorf("read versions of page %d: %w", page, err)
 		}
+		v.Text = text.S
 		v.FetchedAt, _ = time.Parse(checkTime, fetched)
 		v.Change = change.Result{
 			Ops: change.Ops{Add: int(add.Int64), Copy: int(cp.Int64), Drop: int(drop.Int64), Shrink: int(shrink.Int64),
@@ -229,8 +233,9 @@ func (s *Store) PageVersions(ctx context.Context, page int64) ([]revisit.Version
 	}
 	var v revisit.Version
 	var fetched string
+	var text textColumn
 	err = s.db.QueryRowContext(ctx, `SELECT fetched_at, status, size, content_type, etag, modified, content_hash, title, text
-		FROM pages WHERE id = ?`, page).Scan(&fetched, &v.Status, &v.Size, &v.ContentType, &v.ETag, &v.Modified, &v.ContentHash, &v.Title, &v.Text)
+		FROM pages WHERE id = ?`, page).Scan(&fetched, &v.Status, &v.Size, &v.ContentType, &v.ETag, &v.Modified, &v.ContentHash, &v.Title, &text)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("page %d: %w", page, ErrNoVersion)
 	}
@@ -238,6 +243,7 @@ func (s *Store) PageVersions(ctx context.Context, page int64) ([]revisit.Version
 		return nil, fmt.Errorf("read versions of page %d: %w", page, err)
 	}
 	v.Number = 1
+	v.Text = text.S
 	v.FetchedAt, _ = time.Parse(timeFormat, fetched)
 	return []revisit.Version{v}, nil
 }

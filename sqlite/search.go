@@ -96,7 +96,7 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchRe
 	out := make([]SearchResult, 0, len(hits))
 	for _, h := range hits {
 		r := SearchResult{PageID: h.id, Score: h.score}
-		err := s.db.QueryRowContext(ctx, `SELECT p.url, p.title, c.name,
+		err := s.db.QueryRowContext(ctx, `SELECT `+pageURLColumn+`, p.title, c.name,
 				(SELECT snippet(search, '[', ']', '…', -1, 24) FROM search WHERE search MATCH ? AND docid = p.id)
 			FROM pages p JOIN crawls c ON c.id = p.crawl_id WHERE p.id = ?`, query, h.id).
 			Scan(&r.URL, &r.Title, &r.Crawl, &r.Snippet)

@@ -58,7 +58,7 @@ type SitemapRow struct {
 // Sitemaps lists the sitemaps read during crawl, in the order they were
 // stored.
 func (s *Store) Sitemaps(ctx context.Context, crawl int64) ([]SitemapRow, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT s.url, p.url, s.status, s.is_index, s.entries, s.failure
+	rows, err := s.db.QueryContext(ctx, `SELECT s.url, `+pageURLColumn+`, s.status, s.is_index, s.entries, s.failure
 		FROM sitemaps s JOIN pages p ON p.id = s.page_id WHERE s.crawl_id = ? ORDER BY s.id`, crawl)
 	if err != nil {
 		return nil, fmt.Errorf("read sitemaps: %w", err)

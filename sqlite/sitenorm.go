@@ -110,7 +110,7 @@ func (s *Store) FetchStats(ctx context.Context, crawl int64) (FetchStats, error)
 		(SELECT COUNT(*) FROM pages WHERE crawl_id = ?1),
 		(SELECT COUNT(*) FROM pages WHERE crawl_id = ?1 AND failure = ''),
 		(SELECT COUNT(*) FROM aliases WHERE crawl_id = ?1),
-		(SELECT COUNT(*) FROM (SELECT final_url FROM pages WHERE crawl_id = ?1 AND failure = '' GROUP BY final_url HAVING COUNT(*) > 1)),
+		(SELECT COUNT(*) FROM (SELECT 1 FROM pages p WHERE crawl_id = ?1 AND failure = '' GROUP BY `+finalURLColumn+` HAVING COUNT(*) > 1)),
 		(SELECT COUNT(*) FROM (SELECT content_hash FROM pages WHERE crawl_id = ?1 AND failure = '' AND duplicate_of IS NULL GROUP BY content_hash HAVING COUNT(*) > 1)),
 		(SELECT COUNT(DISTINCT content_hash) FROM pages WHERE crawl_id = ?1 AND failure = ''),
 		(SELECT COALESCE(SUM(fetches), 0) FROM norm_pairs WHERE crawl_id = ?1)`, crawl).

@@ -33,7 +33,7 @@ func TestStore_Commit_identicalBodiesWithoutText(t *testing.T) {
 		t.Errorf("%+v: want 3 pages, no group of identical originals", stats)
 	}
 	var orig string
-	s.DB().QueryRow(`SELECT o.url FROM pages p JOIN pages o ON o.id = p.duplicate_of WHERE p.url = ?`, u("/other").String()).Scan(&orig)
+	s.DB().QueryRow(`SELECT ou.url FROM pages p JOIN urls u ON u.id = p.url_id JOIN pages o ON o.id = p.duplicate_of JOIN urls ou ON ou.id = o.url_id WHERE u.url = ?`, u("/other").String()).Scan(&orig)
 	if orig != u("/dir/").String() {
 		t.Errorf("original of /other: %q, want the earliest page with the same bytes", orig)
 	}

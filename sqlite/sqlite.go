@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
-
 	"github.com/scent-crawler/scent/minhash"
 )
 
@@ -36,6 +34,12 @@ type Store struct {
 	params *minhash.Params
 }
 
+// pageSize is the SQLite page size of a new database, in bytes. A
+// stored page's row (its compressed text and links, a few kilobytes)
+// fits in one page of this size, where it would often spill over to
+// partly filled overflow pages in pages of the default 4 KiB.
+var pageSize = 16384
+
 // Open opens (creating if needed) the database at path and brings its
 // schema up to date.
 func Open(ctx context.Context, path string) (*Store, error) {
@@ -43,22 +47,26 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, errors.New("open store: empty path")
 	}
 	q := url.Values{}
-	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_busy_timeout", "10000")
 	q.Set("_foreign_keys", "on")
 	q.Set("_txlock", "immediate")
 	dsn := "file:" + path + "?" + q.Encode()
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	// One connection: the crawler is the only writer, and SQLite serializes
 	// writers anyway; this avoids SQLITE_BUSY between our own connections.
 	db.SetMaxOpenConns(1)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+	// The page size of a new database is set before WAL mode, which
+	// fixes it; both are kept in the file (an existing database keeps
+	// its own page size).
+	for _, pragma := range []string{"PRAGMA page_size = " + strconv.Itoa(pageSize), "PRAGMA journal_mode = WAL"} {
+		if _, err := db.ExecContext(ctx, pragma); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open store %s: %w", path, err)
+		}
 	}
 	s := &Store{db: db, path: path, ords: make(map[int64]int), caps: make(map[int64]frontierCaps), topics: make(map[int64][]string)}
 	if err := s.migrate(ctx); err != nil {
@@ -129,6 +137,7 @@ func SchemaVersion() int {
 // the migration's transaction after its SQL.
 var migrationSteps = map[int]func(context.Context, *sql.Tx) error{
 	10: convertLinks,
+	13: compressTexts,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -116,7 +116,7 @@ func fetchedSet(t *testing.T, db string) []string {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	rows, err := d.Query(`SELECT url FROM pages ORDER BY url`)
+	rows, err := d.Query(`SELECT u.url FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY u.url`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ func TestRevisitCmd(t *testing.T) {
 	defer d.Close()
 	var versions, replaces, adds int
 	var delta, costS float64
-	err = d.QueryRow(`SELECT COUNT(*), MAX(replaces), MAX(adds), MAX(delta), MAX(cost_s) FROM page_versions v JOIN pages p ON p.id = v.page_id WHERE p.url = ?`,
+	err = d.QueryRow(`SELECT COUNT(*), MAX(replaces), MAX(adds), MAX(delta), MAX(cost_s) FROM page_versions v JOIN pages p ON p.id = v.page_id JOIN urls u ON u.id = p.url_id WHERE u.url = ?`,
 		srv.URL+"/x").Scan(&versions, &replaces, &adds, &delta, &costS)
 	if err != nil {
 		t.Fatal(err)

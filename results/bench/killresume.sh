@@ -35,7 +35,7 @@ crawl() { "$out/scent" crawl --db "$1" "${flags[@]}"; }
 fetched() { sqlite3 "$1" "SELECT COUNT(*) FROM pages" 2>/dev/null || echo 0; }
 rm -f "$out"/kr-full.db*
 crawl "$out/kr-full.db" >/dev/null 2>&1
-sqlite3 "$out/kr-full.db" "SELECT url FROM pages ORDER BY url" >"$out/kr-full.txt"
+sqlite3 "$out/kr-full.db" "SELECT u.url FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY u.url" >"$out/kr-full.txt"
 status=0
 for k in $points; do
 	db="$out/kr-$k.db"
@@ -50,7 +50,7 @@ for k in $points; do
 	wait $pid 2>/dev/null || true
 	echo "killed at $(fetched "$db") fetches"
 	crawl "$db" 2>&1 | tail -1
-	sqlite3 "$db" "SELECT url FROM pages ORDER BY url" >"$out/kr-$k.txt"
+	sqlite3 "$db" "SELECT u.url FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY u.url" >"$out/kr-$k.txt"
 	if cmp -s "$out/kr-$k.txt" "$out/kr-full.txt"; then
 		echo "same $(wc -l <"$out/kr-full.txt") URLs as the uninterrupted crawl"
 	else

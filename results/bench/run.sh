@@ -90,7 +90,7 @@ for round in $(seq "$runs"); do
 		timed base-bfs "$out/scent-base" crawl --seeds "$out/seeds.txt" --model "$out/model.json" --db "$out/base.db" --strategy bfs "${fetchflags[@]}"
 	fi
 	if [ "$round" = 1 ]; then
-		sqlite3 "$out/bfs.db" "SELECT url FROM pages ORDER BY ord" >"$out/urls.txt"
+		sqlite3 "$out/bfs.db" "SELECT u.url FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY p.ord" >"$out/urls.txt"
 	fi
 	timed colly-bfs "$out/collybfs" --seeds "$out/seeds.txt" --proxy "$proxy" --workers "$workers"
 	timed raw-fetch sh -c "\"$out/rawfetch\" --proxy $proxy --workers $workers < \"$out/urls.txt\""
