@@ -64,7 +64,7 @@ func newRootCmd() *cobra.Command {
 		root.AddCommand(c)
 	}
 	for _, c := range []*cobra.Command{newReplayCmd(), newLabelsCmd(), newSeedsCmd(), newLayoutCmd(), newExperimentCmd(),
-		newChangeEvalCmd(), newRefreshEvalCmd(), newNormEvalCmd(), newResultsCmd()} {
+		newChangeEvalCmd(), newRefreshEvalCmd(), newNormEvalCmd(), newJudgeCmd(), newResultsCmd()} {
 		c.GroupID = groupResearch
 		root.AddCommand(c)
 	}

@@ -1,0 +1,153 @@
+package experiment
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/segment"
+	"github.com/scent-crawler/scent/training"
+	"github.com/scent-crawler/scent/webkb"
+)
+
+// JudgeThresholds are the page scores at which JudgeEval counts verdicts.
+var JudgeThresholds = []float64{0.1, 0.3, 0.5, 0.7, 0.9}
+
+// JudgeResult is how well a model judges a topic's pages: every labelled
+// HTML page of the collection outside the training group scored as a
+// crawl scores a fetched page.
+type JudgeResult struct {
+	Topic     string
+	Pages     int     // pages judged
+	Positives int     // of them labelled with the topic
+	AUC       float64 // P(a topic page scores above another page)
+	// RPrecision is the precision among the Positives best-scored pages.
+	RPrecision float64
+	At         []JudgeAt
+}
+
+// JudgeAt counts the verdicts at one threshold.
+type JudgeAt struct {
+	Threshold               float64
+	TruePositives, FalsePos int
+	Precision, Recall       float64
+	FalseByLabel            map[string]int // false positives by their label
+}
+
+// JudgeEval scores every labelled HTML page of the collection at path that
+// is not in group (the pages a model trained on group never saw) with m's
+// page score for topic.
+func JudgeEval(path string, m *classify.Model, topic, group string) (*JudgeResult, error) {
+	sc := training.NewScorer(m)
+	ti := slices.Index(sc.Topics(), topic)
+	if ti < 0 {
+		return nil, fmt.Errorf("the model has no topic %s (it has %s)", topic, strings.Join(sc.Topics(), ", "))
+	}
+	a, err := webkb.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	type judged struct {
+		score float64
+		label string
+	}
+	var pages []judged
+	var scores []float64
+	for _, l := range a.Labels() {
+		if l.Group == group {
+			continue
+		}
+		p, ok := a.Lookup(l.URL)
+		if !ok || !p.IsHTML() {
+			continue
+		}
+		pg, err := segment.Split(p.Body, p.ContentType(), p.URL, sc.Segment())
+		if err != nil {
+			continue // not a page a crawl would judge either
+		}
+		scores = sc.ScorePage(pg.Tokens, scores)
+		pages = append(pages, judged{scores[ti], l.Label})
+	}
+	r := &JudgeResult{Topic: topic, Pages: len(pages)}
+	for _, p := range pages {
+		if p.label == topic {
+			r.Positives++
+		}
+	}
+	if r.Positives == 0 || r.Positives == len(pages) {
+		return nil, fmt.Errorf("%d of the %d pages outside group %s are labelled %s: nothing to tell apart", r.Positives, len(pages), group, topic)
+	}
+	sort.SliceStable(pages, func(i, j int) bool { return pages[i].score > pages[j].score })
+	// AUC: each other page counts the topic pages scored above it, a tie
+	// half.
+	above, seen := 0.0, 0
+	for i := 0; i < len(pages); {
+		j, tp, other := i, 0, 0
+		for ; j < len(pages) && pages[j].score == pages[i].score; j++ {
+			if pages[j].label == topic {
+				tp++
+			} else {
+				other++
+			}
+		}
+		above += float64(other) * (float64(seen) + 0.5*float64(tp))
+		seen += tp
+		i = j
+	}
+	hits := 0
+	for _, p := range pages[:r.Positives] {
+		if p.label == topic {
+			hits++
+		}
+	}
+	r.AUC = above / float64(r.Positives*(len(pages)-r.Positives))
+	r.RPrecision = float64(hits) / float64(r.Positives)
+	for _, th := range JudgeThresholds {
+		at := JudgeAt{Threshold: th, FalseByLabel: make(map[string]int)}
+		for _, p := range pages {
+			switch {
+			case p.score < th:
+			case p.label == topic:
+				at.TruePositives++
+			default:
+				at.FalsePos++
+				at.FalseByLabel[p.label]++
+			}
+		}
+		if at.TruePositives+at.FalsePos > 0 {
+			at.Precision = float64(at.TruePositives) / float64(at.TruePositives+at.FalsePos)
+		}
+		at.Recall = float64(at.TruePositives) / float64(r.Positives)
+		r.At = append(r.At, at)
+	}
+	return r, nil
+}
+
+// WriteJudge writes r as a Markdown table.
+func WriteJudge(w io.Writer, r *JudgeResult) error {
+	fmt.Fprintf(w, "topic %s: %d pages judged, %d labelled %s; AUC %.3f, R-precision %.3f\n\n", r.Topic, r.Pages, r.Positives, r.Topic, r.AUC, r.RPrecision)
+	fmt.Fprintln(w, "| page score ≥ | true positives | false positives | precision | recall | false positives by label |")
+	fmt.Fprintln(w, "| ---: | ---: | ---: | ---: | ---: | --- |")
+	for _, at := range r.At {
+		labels := make([]string, 0, len(at.FalseByLabel))
+		for l := range at.FalseByLabel {
+			labels = append(labels, l)
+		}
+		slices.SortFunc(labels, func(a, b string) int {
+			if d := at.FalseByLabel[b] - at.FalseByLabel[a]; d != 0 {
+				return d
+			}
+			return strings.Compare(a, b)
+		})
+		var by []string
+		for _, l := range labels {
+			by = append(by, fmt.Sprintf("%s %d", l, at.FalseByLabel[l]))
+		}
+		fmt.Fprintf(w, "| %.1f | %d | %d | %.2f | %.2f | %s |\n", at.Threshold, at.TruePositives, at.FalsePos, at.Precision, at.Recall, strings.Join(by, ", "))
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
