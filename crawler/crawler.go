@@ -252,7 +252,7 @@ func (w *worker) follow(push []Entry, e Entry, p *Page, scores []float64, segs [
 		if !followable || !w.followable(p, s.URL) {
 			continue
 		}
-		vals := w.value(e, p, scores, l)
+		vals := w.value(e, p, scores, l, s.Anchor)
 		b, ok := best[s.URL]
 		if !ok {
 			best[s.URL] = slices.Clone(vals)
@@ -295,12 +295,12 @@ func (w *worker) followable(p *Page, u urlnorm.URL) bool {
 // value is what following link l of p (whose scores are pageScores) is
 // worth per topic: its score, or the learner's value of it (reusing
 // w.vals, valid until the next call).
-func (w *worker) value(e Entry, p *Page, pageScores []float64, l Link) []float64 {
+func (w *worker) value(e Entry, p *Page, pageScores []float64, l Link, anchor []string) []float64 {
 	learner := w.c.cfg.Learner
 	if learner == nil || !w.c.strat.scoresLinks() {
 		return l.Scores
 	}
-	w.lf = LinkFeatures{Source: p.FinalURL, Depth: e.Depth + 1, Page: pageScores, Target: l.Target, Tokens: w.tokens, Base: l.Scores}
+	w.lf = LinkFeatures{Source: p.FinalURL, Depth: e.Depth + 1, Page: pageScores, Target: l.Target, Tokens: w.tokens, Anchor: anchor, Base: l.Scores}
 	w.vals = learner.ScoreLink(&w.lf, w.vals[:0])
 	return w.vals
 }

@@ -38,6 +38,7 @@ type LinkFeatures struct {
 	Source urlnorm.URL // the page the link is on
 	Target urlnorm.URL
 	Tokens []string // the link's context segment
+	Anchor []string // the tokens of its anchor (part of Tokens)
 	// Depth is the target's distance in links from a seed.
 	Depth int
 	// Base is the Scorer's score of the link per topic.

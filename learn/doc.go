@@ -13,7 +13,10 @@
 // measured worse on faculty.
 //
 // A link's features are the words of its context segment (±n words and
-// the anchor), the words of its target's path,
+// the anchor), the words of its anchor once more as features of their own
+// (a listing's link says "Faculty" or "People" in its anchor, while its
+// context holds its neighbours' anchors too), the words of its target's
+// path,
 // whether it leaves its page's host, its depth, the base model's score
 // of it and whether its page was relevant. Each topic's link model is a
 // binary Naive Bayes model with m-estimate smoothing over the K features

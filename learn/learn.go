@@ -192,12 +192,13 @@ func New(topics []string, opts Options) (*Learner, error) {
 var _ crawler.Learner = (*Learner)(nil)
 
 // Features returns the features of a link for topic t's model: the words
-// of its context, the words of its target's path, whether it leaves its page's host, its depth, the base model's score
+// of its context, the words of its anchor (as "anchor:" features), the
+// words of its target's path, whether it leaves its page's host, its depth, the base model's score
 // (in fifths), whether its page was relevant to t (scored at least
 // rewardAt) and how many of the pages fetched through its page's links
 // were (unknown for a new link).
 func Features(dst []string, l *crawler.LinkFeatures, t int, rewardAt float64) []string {
-	dst = sharedFeatures(dst, l.Source, l.Target, l.Tokens, l.Depth)
+	dst = sharedFeatures(dst, l.Source, l.Target, l.Tokens, l.Anchor, l.Depth)
 	var base float64
 	if t < len(l.Base) {
 		base = l.Base[t]
@@ -205,8 +206,11 @@ func Features(dst []string, l *crawler.LinkFeatures, t int, rewardAt float64) []
 	return topicFeatures(dst, base, t < len(l.Page) && l.Page[t] >= rewardAt, nil, t)
 }
 
-func sharedFeatures(dst []string, source, target urlnorm.URL, tokens []string, depth int) []string {
+func sharedFeatures(dst []string, source, target urlnorm.URL, tokens, anchor []string, depth int) []string {
 	dst = append(dst, tokens...)
+	for _, w := range anchor {
+		dst = append(dst, "anchor:"+w)
+	}
 	path := strings.ToLower(target.Path())
 	for _, w := range strings.FieldsFunc(path, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
@@ -393,7 +397,7 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 		for t := range l.topics {
 			r.srcRel[t] = l.rewarded(p, t)
 		}
-		r.shared = sharedFeatures(nil, p.FinalURL, lk.Target, strings.Fields(lk.Context), e.Depth+1)
+		r.shared = sharedFeatures(nil, p.FinalURL, lk.Target, strings.Fields(lk.Context), strings.Fields(lk.Anchor), e.Depth+1)
 		models := *l.models.Load()
 		for t := range l.topics {
 			r.score[t] = l.value(models, r, t)

@@ -361,3 +361,30 @@ func TestLearner_resumedCrawlScoresAsTheStoppedOne(t *testing.T) {
 		}
 	}
 }
+
+// TestFeatures_anchor: a link's anchor words are features of their own
+// beside its context's words.
+func TestFeatures_anchor(t *testing.T) {
+	lf := &crawler.LinkFeatures{
+		Source: urlnorm.MustParse("http://a.test/"), Target: urlnorm.MustParse("http://a.test/people/faculty.html"),
+		Tokens: strings.Fields("staff faculty students"), Anchor: []string{"faculty"}, Depth: 1,
+		Base: []float64{0.3}, Page: []float64{0.1},
+	}
+	got := learn.Features(nil, lf, 0, 0.5)
+	has := func(f string) bool {
+		for _, g := range got {
+			if g == f {
+				return true
+			}
+		}
+		return false
+	}
+	for _, want := range []string{"staff", "faculty", "students", "anchor:faculty", "url:people", "url:faculty", "link:same-host", "depth:1", "base:1", "source:not-relevant"} {
+		if !has(want) {
+			t.Errorf("features %v lack %s", got, want)
+		}
+	}
+	if has("anchor:staff") || has("anchor:students") {
+		t.Errorf("features %v make context words anchor words", got)
+	}
+}
