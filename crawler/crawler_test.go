@@ -202,7 +202,7 @@ func TestConfig_Validate_promoteNeedsTunnel(t *testing.T) {
 }
 
 func TestConfig_Validate_learner(t *testing.T) {
-	var l crawler.Learner = nopLearner{}
+	var l crawler.Learner = crawlertest.BaseLearner{}
 	for _, cfg := range []crawler.Config{
 		{Learner: l, Strategy: crawler.StrategyBFS},
 		{Learner: l, Strategy: crawler.StrategyPage},
@@ -217,14 +217,3 @@ func TestConfig_Validate_learner(t *testing.T) {
 		t.Errorf("learner with sections: %v", err)
 	}
 }
-
-// nopLearner is a Learner that learns nothing: the base scores stand.
-type nopLearner struct{}
-
-func (nopLearner) ScoreLink(l *crawler.LinkFeatures, dst []float64) []float64 {
-	return append(dst[:0], l.Base...)
-}
-func (nopLearner) Observe(*crawler.Page, crawler.Entry, []crawler.Entry) {}
-func (nopLearner) Rescore() []crawler.Entry                              { return nil }
-func (nopLearner) MarshalState() ([]byte, error)                         { return []byte("{}"), nil }
-func (nopLearner) RestoreState([]byte) error                             { return nil }

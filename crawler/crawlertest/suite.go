@@ -539,7 +539,7 @@ func (su *suite) surveyFetchesTheSeedsLinksFirst(t *testing.T) {
 		{false, "/ /c1/ /c1/hw1"},
 		{true, "/ /c1/ /a /b /c1/hw1"},
 	} {
-		got := su.fetchedPaths(t, s, crawler.Config{Workers: 1, Lockstep: true, Learner: baseLearner{}, Survey: tc.survey}, scorer)
+		got := su.fetchedPaths(t, s, crawler.Config{Workers: 1, Lockstep: true, Learner: BaseLearner{}, Survey: tc.survey}, scorer)
 		// After the on-topic pages the off-topic ones come in an order
 		// the scores leave open; the first pages are the point.
 		if g := strings.Join(got[:min(len(got), len(strings.Fields(tc.want)))], " "); g != tc.want || len(got) != 6 {
@@ -548,17 +548,17 @@ func (su *suite) surveyFetchesTheSeedsLinksFirst(t *testing.T) {
 	}
 }
 
-// baseLearner is a crawler.Learner that learns nothing: a link's value
+// BaseLearner is a crawler.Learner that learns nothing: a link's value
 // is its base score, and every link stays on the stacks.
-type baseLearner struct{}
+type BaseLearner struct{}
 
-func (baseLearner) ScoreLink(l *crawler.LinkFeatures, dst []float64) []float64 {
+func (BaseLearner) ScoreLink(l *crawler.LinkFeatures, dst []float64) []float64 {
 	return append(dst[:0], l.Base...)
 }
-func (baseLearner) Observe(*crawler.Page, crawler.Entry, []crawler.Entry) {}
-func (baseLearner) Rescore() []crawler.Entry                              { return nil }
-func (baseLearner) MarshalState() ([]byte, error)                         { return []byte("{}"), nil }
-func (baseLearner) RestoreState([]byte) error                             { return nil }
+func (BaseLearner) Observe(*crawler.Page, crawler.Entry, []crawler.Entry) {}
+func (BaseLearner) Rescore() []crawler.Entry                              { return nil }
+func (BaseLearner) MarshalState() ([]byte, error)                         { return []byte("{}"), nil }
+func (BaseLearner) RestoreState([]byte) error                             { return nil }
 
 func (su *suite) progressShowsTheFrontier(t *testing.T) {
 	// The seed links to two off-topic pages and one course page; the
