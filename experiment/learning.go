@@ -57,7 +57,7 @@ func RewardThresholds(rep *training.Report, topics []string) []float64 {
 }
 
 // pageScorer scores links with one model and pages with another, whose
-// topics may be more than the crawl's: page holds, for each of the link
+// topics may be more than the crawl's: idx holds, for each of the link
 // scorer's topics, its index among the page model's.
 type pageScorer struct {
 	crawler.Scorer
