@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -18,7 +19,19 @@ import (
 	"github.com/scent-crawler/scent/training"
 )
 
+// gcPercent is the garbage collector's target (GOGC) unless the
+// environment sets one: a crawl's heap holds a steady working set (the
+// learner's remembered links, the replay's collection) and garbage that
+// turns over with every page, so a smaller headroom than Go's 100 costs
+// no measured speed and keeps the peak lower (4,000 pages of a default
+// focused crawl with the replay in the process: peak RSS 238 and 246 MB
+// against 297 and 307 MB, pages per second within the runs' noise).
+const gcPercent = 50
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := newRootCmd().ExecuteContext(ctx); err != nil {
