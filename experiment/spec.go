@@ -93,6 +93,16 @@ func (o *Spec) Validate() error {
 	if _, err := training.ParseDocuments(o.Model.Documents); err != nil {
 		return err
 	}
+	switch o.Negatives {
+	case "", "other", "rest":
+	default:
+		return fmt.Errorf("--negatives %q: want other or rest", o.Negatives)
+	}
+	switch o.PageNegatives {
+	case "", "other", "rest", "labels":
+	default:
+		return fmt.Errorf("--page-negatives %q: want other, rest, labels or \"\" (one model)", o.PageNegatives)
+	}
 	if o.PageDocuments != "" {
 		if _, err := training.ParseDocuments(o.PageDocuments); err != nil {
 			return fmt.Errorf("--page-documents: %w", err)
