@@ -13,25 +13,13 @@ import (
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
-// CrawlInfo describes a stored crawl, as the SQLite store's CrawlInfo
-// does (without its configuration).
-type CrawlInfo struct {
-	ID       int64
-	Name     string
-	Strategy string
-	// Stacks are the crawl's stack names, Topics its model's topics in the
-	// order of the stored scores.
-	Stacks     []string
-	Topics     []string
-	CreatedAt  time.Time
-	FinishedAt time.Time // zero while unfinished
-	Finish     string    // why the crawl finished; empty while unfinished
-}
+// CrawlInfo describes a stored crawl, as every store does.
+type CrawlInfo = crawler.CrawlInfo
 
 // Crawl returns the crawl named name, or the latest crawl created when
 // name is empty; ErrNoCrawl when there is none.
 func (s *Store) Crawl(ctx context.Context, name string) (CrawlInfo, error) {
-	q := `SELECT id, name, strategy, stacks, topics, created_at, finished_at, COALESCE(finish, '') FROM crawls `
+	q := `SELECT id, name, strategy, stacks, topics, config, created_at, finished_at, COALESCE(finish, '') FROM crawls `
 	var row pgx.Row
 	if name == "" {
 		row = s.pool.QueryRow(ctx, q+`ORDER BY id DESC LIMIT 1`)
@@ -41,7 +29,7 @@ func (s *Store) Crawl(ctx context.Context, name string) (CrawlInfo, error) {
 	var c CrawlInfo
 	var stacks, topics string
 	var finished *time.Time
-	err := row.Scan(&c.ID, &c.Name, &c.Strategy, &stacks, &topics, &c.CreatedAt, &finished, &c.Finish)
+	err := row.Scan(&c.ID, &c.Name, &c.Strategy, &stacks, &topics, &c.Config, &c.CreatedAt, &finished, &c.Finish)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows) && name == "":
 		return c, fmt.Errorf("the database has no crawl yet: %w", ErrNoCrawl)

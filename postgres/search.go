@@ -5,21 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/scent-crawler/scent/crawler"
 )
 
-// SearchResult is one page found by Search.
-type SearchResult struct {
-	PageID int64
-	Crawl  string // the name of the crawl that stored the page
-	URL    string
-	Title  string
-	// Snippet is a short extract of the text around the matching words,
-	// which are wrapped in [ and ].
-	Snippet string
-	// Score is PostgreSQL's ts_rank_cd of the page for the query, the
-	// title weighted over the text; higher is better.
-	Score float64
-}
+// SearchResult is one page found by Search; its Score is ts_rank_cd.
+type SearchResult = crawler.SearchResult
 
 // ErrEmptyQuery is returned by Search for a query without words.
 var ErrEmptyQuery = errors.New("empty search query")

@@ -13,18 +13,8 @@ import (
 	"github.com/scent-crawler/scent/crawler"
 )
 
-// CrawlInfo describes a stored crawl.
-type CrawlInfo struct {
-	ID         int64
-	Name       string
-	Strategy   string
-	Stacks     []string
-	Topics     []string
-	Config     string
-	CreatedAt  time.Time
-	FinishedAt time.Time // zero while unfinished
-	Finish     string
-}
+// CrawlInfo describes a stored crawl, as every store does.
+type CrawlInfo = crawler.CrawlInfo
 
 // ErrNoCrawl means the store holds no crawl of that name.
 var ErrNoCrawl = errors.New("no such crawl")

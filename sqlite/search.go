@@ -8,22 +8,12 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/scent-crawler/scent/crawler"
 )
 
-// SearchResult is one page found by Search.
-type SearchResult struct {
-	// PageID is the page's row in the store.
-	PageID int64
-	// Crawl is the name of the crawl that stored the page.
-	Crawl string
-	URL   string
-	Title string
-	// Snippet is a short extract of the text around the matching words,
-	// which are wrapped in [ and ]; "…" marks cut text.
-	Snippet string
-	// Score is the page's BM25 score for the query; higher is better.
-	Score float64
-}
+// SearchResult is one page found by Search; its Score is BM25.
+type SearchResult = crawler.SearchResult
 
 // BM25 parameters of Search: the usual k1 and b, and the weights of the
 // title and text columns.
