@@ -39,23 +39,21 @@ type JudgeAt struct {
 
 // JudgeEval scores every labelled HTML page of the collection at path that
 // is not in group (the pages a model trained on group never saw) with m's
-// page score for topic.
-func JudgeEval(path string, m *classify.Model, topic, group string) (*JudgeResult, error) {
+// page scores, once, and judges each of topics by them.
+func JudgeEval(path string, m *classify.Model, topics []string, group string) ([]*JudgeResult, error) {
 	sc := training.NewScorer(m)
-	ti := slices.Index(sc.Topics(), topic)
-	if ti < 0 {
-		return nil, fmt.Errorf("the model has no topic %s (it has %s)", topic, strings.Join(sc.Topics(), ", "))
+	idx := make([]int, len(topics))
+	for i, t := range topics {
+		if idx[i] = slices.Index(sc.Topics(), t); idx[i] < 0 {
+			return nil, fmt.Errorf("the model has no topic %s (it has %s)", t, strings.Join(sc.Topics(), ", "))
+		}
 	}
 	a, err := webkb.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	type judged struct {
-		score float64
-		label string
-	}
-	var pages []judged
-	var scores []float64
+	var labels []string
+	var scores [][]float64 // per page, the model's scores of its topics
 	for _, l := range a.Labels() {
 		if l.Group == group {
 			continue
@@ -68,9 +66,30 @@ func JudgeEval(path string, m *classify.Model, topic, group string) (*JudgeResul
 		if err != nil {
 			continue // not a page a crawl would judge either
 		}
-		scores = sc.ScorePage(pg.Tokens, scores)
-		pages = append(pages, judged{scores[ti], l.Label})
+		labels = append(labels, l.Label)
+		scores = append(scores, sc.ScorePage(pg.Tokens, nil))
 	}
+	out := make([]*JudgeResult, len(topics))
+	for i, t := range topics {
+		pages := make([]judged, len(labels))
+		for k := range labels {
+			pages[k] = judged{scores[k][idx[i]], labels[k]}
+		}
+		if out[i], err = judge(pages, t, group); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// judged is one page's score for a topic and its label.
+type judged struct {
+	score float64
+	label string
+}
+
+// judge measures how well the scores of pages tell topic's pages apart.
+func judge(pages []judged, topic, group string) (*JudgeResult, error) {
 	r := &JudgeResult{Topic: topic, Pages: len(pages)}
 	for _, p := range pages {
 		if p.label == topic {

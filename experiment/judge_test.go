@@ -29,10 +29,11 @@ func TestJudgeEval(t *testing.T) {
 		return m
 	}
 	good := train("course syllabus homework lecture exam midterm notes assignments", "news weather sports photos cat dog recipes travel")
-	r, err := JudgeEval(dir, good, "course", "misc")
+	rs, err := JudgeEval(dir, good, []string{"course"}, "misc")
 	if err != nil {
 		t.Fatal(err)
 	}
+	r := rs[0]
 	// 4 sites × (6 course + 6 other + the department page).
 	if r.Pages != 52 || r.Positives != 24 {
 		t.Fatalf("judged %d pages, %d course, want 52 and 24", r.Pages, r.Positives)
@@ -48,14 +49,15 @@ func TestJudgeEval(t *testing.T) {
 		t.Errorf("false positives %d not all by label: %v", at.FalsePos, at.FalseByLabel)
 	}
 	bad := train("news weather sports photos cat dog recipes travel", "course syllabus homework lecture exam midterm notes assignments")
-	r, err = JudgeEval(dir, bad, "course", "misc")
+	rs, err = JudgeEval(dir, bad, []string{"course"}, "misc")
 	if err != nil {
 		t.Fatal(err)
 	}
+	r = rs[0]
 	if r.AUC > 0.1 || r.RPrecision > 0.1 || math.IsNaN(r.AUC) {
 		t.Errorf("a model that learnt the words backwards: AUC %v, R-precision %v, want near 0", r.AUC, r.RPrecision)
 	}
-	if _, err := JudgeEval(dir, good, "faculty", "misc"); err == nil || !strings.Contains(err.Error(), "no topic faculty") {
+	if _, err := JudgeEval(dir, good, []string{"course", "faculty"}, "misc"); err == nil || !strings.Contains(err.Error(), "no topic faculty") {
 		t.Errorf("a topic the model lacks: error %v", err)
 	}
 }

@@ -31,11 +31,11 @@ keeps its page model in OUT/page-model.json.`,
 			if err != nil {
 				return err
 			}
-			for _, t := range topics {
-				r, err := experiment.JudgeEval(args[0], m, t, group)
-				if err != nil {
-					return err
-				}
+			rs, err := experiment.JudgeEval(args[0], m, topics, group)
+			if err != nil {
+				return err
+			}
+			for _, r := range rs {
 				if err := experiment.WriteJudge(cmd.OutOrStdout(), r); err != nil {
 					return err
 				}
