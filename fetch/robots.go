@@ -175,7 +175,7 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
 		c.forget(e)
 		return
 	}
-	defer resp.Body.Close()
+	defer closeBody(resp.Body)
 	switch {
 	case resp.StatusCode >= 500:
 		fail(fmt.Sprintf("robots.txt answered HTTP %d", resp.StatusCode))

@@ -131,7 +131,7 @@ func (f *Fetcher) readSitemap(ctx context.Context, loc string, maxEntries int) S
 		}
 		return sm
 	}
-	defer resp.Body.Close()
+	defer closeBody(resp.Body)
 	sm.Status = resp.StatusCode
 	if resp.StatusCode != http.StatusOK {
 		sm.Failure = fmt.Sprintf("%s: HTTP %d", ReasonStatus, resp.StatusCode)
@@ -144,4 +144,14 @@ func (f *Fetcher) readSitemap(ctx context.Context, loc string, maxEntries int) S
 	}
 	sm.Index, sm.Entries = parsed.Index, parsed.Entries
 	return sm
+}
+
+// closeBody closes the body of a response read in part (or not at all),
+// after reading what is left of a small one: a body closed before its
+// end takes its connection down with it, and a crawl asking each new
+// host for its sitemap would then open a connection per host (through a
+// proxy, one per request).
+func closeBody(b io.ReadCloser) {
+	_, _ = io.CopyN(io.Discard, b, 16<<10)
+	_ = b.Close()
 }
