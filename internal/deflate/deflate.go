@@ -1,0 +1,68 @@
+package deflate
+
+import (
+	"bytes"
+	"io"
+
+	"github.com/klauspost/compress/flate"
+)
+
+// Writers compresses with DEFLATE at one level against one preset
+// dictionary (nil: none). Its methods may be called from any number of
+// goroutines; it keeps at most its capacity of idle writers.
+type Writers struct {
+	level int
+	dict  []byte
+	idle  chan *flate.Writer
+}
+
+// NewWriters returns Writers at level (1 to 9) with dict, keeping up to
+// capacity idle writers. It panics on a level flate refuses.
+func NewWriters(level int, dict []byte, capacity int) *Writers {
+	if _, err := flate.NewWriterDict(io.Discard, level, dict); err != nil {
+		panic("deflate: " + err.Error())
+	}
+	return &Writers{level: level, dict: dict, idle: make(chan *flate.Writer, capacity)}
+}
+
+// Append appends b compressed to dst and returns the extended slice.
+func (ws *Writers) Append(dst, b []byte) []byte {
+	var w *flate.Writer
+	buf := bytes.NewBuffer(dst)
+	select {
+	case w = <-ws.idle:
+		w.Reset(buf) // keeps the dictionary
+	default:
+		w, _ = flate.NewWriterDict(buf, ws.level, ws.dict)
+	}
+	_, _ = w.Write(b)
+	_ = w.Close()
+	select {
+	case ws.idle <- w:
+	default:
+	}
+	return buf.Bytes()
+}
+
+// Inflate decompresses a DEFLATE stream made against dict (or without a
+// dictionary), reading at most limit bytes of output (0: no limit); it
+// fails when the output is longer.
+func Inflate(b, dict []byte, limit int64) ([]byte, error) {
+	r := flate.NewReaderDict(bytes.NewReader(b), dict)
+	defer r.Close()
+	if limit <= 0 {
+		return io.ReadAll(r)
+	}
+	out, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err == nil && int64(len(out)) > limit {
+		err = ErrTooLong
+	}
+	return out, err
+}
+
+// ErrTooLong is Inflate's error for output beyond its limit.
+var ErrTooLong = errTooLong{}
+
+type errTooLong struct{}
+
+func (errTooLong) Error() string { return "deflate: output beyond its limit" }
