@@ -8,12 +8,12 @@ type budget struct {
 	maxPages, maxFetches, maxPerTopic int
 	total, succeeded                  int            // committed, all runs
 	byTopic                           map[string]int // committed per stack, all runs
-	inflight                          map[string]int // in flight per stack
+	taken                             map[string]int // taken from each stack, not yet committed
 }
 
 func newBudget(cfg Config, st CrawlState) *budget {
 	b := &budget{maxPages: cfg.MaxPages, maxFetches: cfg.MaxFetches, maxPerTopic: cfg.MaxPagesPerTopic,
-		total: st.Fetched, succeeded: st.Succeeded, byTopic: st.ByTopic, inflight: make(map[string]int)}
+		total: st.Fetched, succeeded: st.Succeeded, byTopic: st.ByTopic, taken: make(map[string]int)}
 	if b.byTopic == nil {
 		b.byTopic = make(map[string]int)
 	}
@@ -41,7 +41,19 @@ func (b *budget) room(queued int) int {
 
 // topicOpen reports whether topic's stack may give another fetch.
 func (b *budget) topicOpen(topic string) bool {
-	return b.maxPerTopic == 0 || b.byTopic[topic]+b.inflight[topic] < b.maxPerTopic
+	return b.maxPerTopic == 0 || b.byTopic[topic]+b.taken[topic] < b.maxPerTopic
+}
+
+// closed lists the topics whose stacks may give no more fetches now: a
+// snapshot for a pop made on another goroutine (the committer's).
+func (b *budget) closed(topics []string) map[string]bool {
+	out := make(map[string]bool)
+	for _, t := range topics {
+		if !b.topicOpen(t) {
+			out[t] = true
+		}
+	}
+	return out
 }
 
 // commit counts a committed fetch.

@@ -49,6 +49,16 @@
 // Workers entries popped at once, committed in pop order before the next
 // round, so that the crawl repeats exactly.
 //
+// A crawl not in lockstep is a pipeline (run.go): the workers fetch the
+// entries popped ahead while one committer goroutine stores the results
+// received, in batches, and then pops the next entries, when few wait,
+// in the same turn; the scheduler hands out entries and gathers results
+// meanwhile, so fetchers never wait for a commit. The bfs queue is
+// popped up to 16 × Workers entries ahead (its order does not change
+// with commits); per-topic stacks a quarter of Workers, so that they
+// serve choices at most a batch old. What was popped and not committed
+// when a process dies stays leased, and is served again at resume.
+//
 // Config.Tunnel keeps each topic's off-topic links on a reserve served,
 // shallowest first, when the topic's stack runs empty; Config.Promote
 // moves a page's reserve links to the stack once its links proved

@@ -43,9 +43,15 @@ func newFrontier(c *Crawler) *frontier {
 	} else {
 		f.topics = c.topics
 	}
-	f.batch = cfg.Workers
-	if c.order != FIFO && !cfg.Lockstep {
-		f.batch = max(1, cfg.Workers/aheadShare)
+	switch {
+	case c.order == FIFO && cfg.SiteNorm == nil:
+		f.batch = min(fifoAhead*cfg.Workers, 512)
+	case c.order == FIFO:
+		f.batch = cfg.Workers // entries take the site rules known at their pop
+	case cfg.Lockstep:
+		f.batch = min(cfg.Workers, 32)
+	default:
+		f.batch = max(1, min(cfg.Workers, 32)/aheadShare)
 	}
 	if c.order == FIFO {
 		return f
@@ -95,13 +101,13 @@ func (f *frontier) spec(s CrawlSpec) CrawlSpec {
 }
 
 // take pops entries for the next topic in turn that has any and whose
-// budget is open; left is how many more fetches the budget allows. It
+// budget is open (not in closed); left is how many more fetches the budget allows. It
 // returns no entries when every stack is empty (or ctx ended).
-func (f *frontier) take(ctx context.Context, b *budget, left int) ([]Entry, error) {
+func (f *frontier) take(ctx context.Context, closed map[string]bool, left int) ([]Entry, error) {
 	f.closed = false
 	for k := 0; k < len(f.topics); k++ {
 		t := f.topics[(f.next+k)%len(f.topics)]
-		if !b.topicOpen(t) {
+		if closed[t] {
 			f.closed = true
 			continue
 		}
@@ -161,13 +167,18 @@ func (f *frontier) popTopic(ctx context.Context, topic string, left int) ([]Entr
 // fetches.
 const aheadShare = 4
 
-// popSize is how many entries to take from a stack at once: up to the
-// number of workers for the bfs queue, whose order does not change with
-// commits, and for a round of a lockstep crawl; a quarter of that for
-// per-topic stacks (aheadShare); never more than the budget allows, nor
-// 32.
+// fifoAhead sets how far a bfs crawl pops ahead: batches of fifoAhead ×
+// Workers entries (at most 256). The queue's order does not change with
+// commits, so a large batch serves the same entries a small one would,
+// in fewer store transactions.
+const fifoAhead = 16
+
+// popSize is how many entries to take from a stack at once: the
+// frontier's batch (a round of a lockstep crawl, a quarter of one for
+// per-topic stacks not in lockstep, fifoAhead rounds for the bfs queue),
+// never more than the budget allows.
 func (f *frontier) popSize(left int) int {
-	return max(1, min(f.batch, 32, left))
+	return max(1, min(f.batch, left))
 }
 
 // route returns the entries the committed results push, after the stack

@@ -39,6 +39,15 @@ type run struct {
 	ordered    *inOrder            // bfs, lockstep: results wait for those sent before them
 	lockstep   bool
 
+	// A crawl not in lockstep pops ahead (feed): the committer pops the
+	// next entries after it commits a batch, while the workers fetch what
+	// waits in pending.
+	ahead     bool
+	lowWater  int  // pop when fewer entries than this wait in pending
+	flushSize int  // commit once this many results are received
+	flushDue  bool // the batch timer fired
+	dry       bool // the last pop found nothing, and nothing was committed since
+
 	lastProgress time.Time
 	sizes        frontierSizes
 }
@@ -55,17 +64,24 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	r.startWorkers()
 	r.startCommitter()
 	for {
-		if err := r.commitDue(); err != nil {
-			return r.end("", err)
-		}
-		if err := r.refill(); err != nil {
-			return r.end("", err)
+		if r.ahead {
+			if err := r.feed(); err != nil {
+				return r.end("", err)
+			}
+		} else {
+			if err := r.commitDue(); err != nil {
+				return r.end("", err)
+			}
+			if err := r.refill(); err != nil {
+				return r.end("", err)
+			}
 		}
 		finish, again, err := r.finished()
 		if finish != "" || err != nil {
 			return r.end(finish, err)
 		}
 		if again {
+			r.dry = false
 			continue // others sharing the crawl may have pushed: refill
 		}
 		if err := r.step(); err != nil {
@@ -105,6 +121,11 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 	r.lockstep = c.cfg.Lockstep && c.order != FIFO
 	if c.order == FIFO || r.lockstep {
 		r.ordered = newInOrder()
+	}
+	r.ahead = !r.lockstep
+	r.lowWater, r.flushSize = r.front.batch, c.cfg.Workers
+	if c.order == FIFO {
+		r.lowWater, r.flushSize = r.front.batch, max(1, r.front.batch/2)
 	}
 	return r, nil
 }
@@ -155,16 +176,25 @@ func (r *run) commitDue() error {
 	if err := r.settle(); err != nil || len(r.unflushed) == 0 {
 		return err
 	}
-	if err := r.flush(); err != nil {
+	if err := r.flush(0); err != nil {
 		return err
 	}
 	return r.settle()
 }
 
+// queue appends es, taken from the frontier (or the outage's retries),
+// to the entries waiting for a worker.
+func (r *run) queue(es []Entry) {
+	for _, e := range es {
+		r.budget.taken[e.Topic]++
+	}
+	r.pending = append(r.pending, r.jobs(es)...)
+}
+
 // refill takes the next entries from the frontier when none wait to be
-// fetched, after the learner's rescore.
+// fetched, after the learner's rescore (in lockstep).
 func (r *run) refill() error {
-	r.pending = append(r.pending, r.jobs(r.out.due(nil, r.inflight))...)
+	r.queue(r.out.due(nil, r.inflight))
 	if len(r.pending) > 0 || !r.betweenRounds() {
 		return nil
 	}
@@ -176,9 +206,32 @@ func (r *run) refill() error {
 	if !r.budget.open(r.queued()) || r.ctx.Err() != nil || r.out.paused() {
 		return nil
 	}
-	es, err := r.front.take(r.ctx, r.budget, r.budget.room(r.queued()))
-	r.pending = r.jobs(es)
+	es, err := r.front.take(r.ctx, r.budget.closed(r.front.topics), r.budget.room(r.queued()))
+	r.queue(es)
 	return err
+}
+
+// feed keeps the workers of a crawl not in lockstep fed while the store
+// catches up. When the committer is idle it hands it the results
+// received, once flushSize of them gathered, the batch timer fired or no
+// fetch is left in flight, and, when fewer than lowWater entries wait, a
+// pop of the next ones after the commit. A bfs queue serves the same
+// entries however far ahead it pops; per-topic stacks serve choices at
+// most one batch old.
+func (r *run) feed() error {
+	if r.batch != nil {
+		return nil
+	}
+	r.queue(r.out.due(nil, r.inflight))
+	pop := 0
+	if len(r.pending) < r.lowWater && (!r.dry || len(r.unflushed) > 0) &&
+		r.budget.open(r.queued()) && r.ctx.Err() == nil && !r.out.paused() {
+		pop = r.front.popSize(r.budget.room(r.queued()))
+	}
+	if pop == 0 && len(r.unflushed) < r.flushSize && !r.flushDue && (r.inflight > 0 || len(r.unflushed) == 0) {
+		return nil
+	}
+	return r.flush(pop)
 }
 
 // finished tells why the crawl ends now, or "" while it goes on; again
@@ -191,12 +244,14 @@ func (r *run) finished() (finish string, again bool, err error) {
 	if err := r.out.stopped(); err != nil {
 		return "", false, err
 	}
-	if len(r.pending) > 0 || r.inflight > 0 || r.batch != nil {
+	if len(r.pending) > 0 || r.inflight > 0 || r.batch != nil || len(r.unflushed) > 0 {
 		return "", false, nil
 	}
 	switch {
 	case !r.budget.open(r.queued()):
 		return "budget reached", false, nil
+	case r.ahead && !r.dry:
+		return "", false, nil // feed pops next
 	case r.out.idle():
 		if more, err := r.front.await(r.ctx); more || err != nil {
 			return "", more, err
@@ -228,21 +283,15 @@ func (r *run) step() error {
 	case send <- head:
 		r.pending = r.pending[1:]
 		r.inflight++
-		r.budget.inflight[head.e.Topic]++
 		if r.ordered != nil {
 			r.ordered.send(head.e)
 		}
 	case res := <-r.results:
 		return r.received(res)
 	case err := <-committed:
-		if err := r.done(err); err != nil {
-			return err
-		}
-		if len(r.unflushed) >= r.c.cfg.Workers {
-			return r.flush()
-		}
+		return r.done(err)
 	case <-r.flushTimer:
-		return r.flush()
+		r.flushTimer, r.flushDue = nil, true
 	case <-tick:
 		r.progress(r.ctx, false)
 	case <-r.out.wake():
@@ -251,13 +300,14 @@ func (r *run) step() error {
 	return nil
 }
 
-// received takes a result and those that arrived with it, and commits
-// them when the frontier needs their pushes: before the next pop
-// (commitDue), or once Workers results or 20 ms have gathered. A bfs
-// crawl commits in send order. A crash loses at most the fetches in
-// progress, the results waiting for an earlier one and those of the open
-// batch. A lockstep round pops nothing before its end, so it commits its
-// results in one batch, in send order, at its end (commitDue).
+// received takes a result and those that arrived with it. A crawl not
+// in lockstep commits them in batches (feed): once flushSize gathered,
+// 50 ms after the first, when a pop is due or no fetch is left in
+// flight; a bfs crawl commits in send order. A crash loses at most the
+// fetches in progress, the results waiting for an earlier one and those
+// not yet committed: their entries stay leased and are served again at
+// resume. A lockstep round pops nothing before its end, so it commits
+// its results in one batch, in send order, at its end (commitDue).
 func (r *run) received(res result) error {
 	r.receive(res)
 	for len(r.unflushed) < 256 {
@@ -269,12 +319,8 @@ func (r *run) received(res result) error {
 		}
 		break
 	}
-	switch {
-	case r.lockstep:
-	case len(r.pending) == 0 || len(r.unflushed) >= r.c.cfg.Workers:
-		return r.flush()
-	case r.flushTimer == nil:
-		r.flushTimer = time.After(20 * time.Millisecond)
+	if r.ahead && r.flushTimer == nil && !r.flushDue && len(r.unflushed) > 0 {
+		r.flushTimer = time.After(50 * time.Millisecond)
 	}
 	return nil
 }
@@ -285,7 +331,9 @@ func (r *run) received(res result) error {
 func (r *run) receive(res result) {
 	r.out.received(res.entry, res.canceled)
 	r.inflight--
-	r.budget.inflight[res.entry.Topic]--
+	if res.canceled {
+		r.budget.taken[res.entry.Topic]--
+	}
 	n := len(r.unflushed)
 	if r.ordered == nil {
 		r.unflushed = append(r.unflushed, res)
@@ -304,48 +352,81 @@ func (r *run) receive(res result) {
 	}
 }
 
-// commitJob is one batch of results for the committer.
+// commitJob is one batch of results for the committer, and the pop it
+// makes after it commits them.
 type commitJob struct {
 	rs    []result
 	pages []*Page
 	push  []Entry
+
+	pop    int             // entries to take after the commit (0: none)
+	closed map[string]bool // topics closed by the budget when the pop was asked
+	popped []Entry         // what the pop took
 }
 
 // startCommitter starts the goroutine that commits the batches of
 // results while the scheduler goes on handing out entries and receiving
 // results: fetchers never wait for a commit. It commits one batch at a
-// time, in order, and lets the learner see each batch once it is stored
-// (Learner.Observe in commit order, from that one goroutine). The
-// scheduler calls no other Store method while a batch is with it
-// (settle).
+// time, in order, lets the learner see each batch once it is stored
+// (Learner.Observe in commit order, from that one goroutine), and then
+// makes the batch's pop, if any (after the learner's rescore). The
+// scheduler calls no Store method and leaves the frontier and the
+// learner alone while a batch is with it (settle, feed).
 func (r *run) startCommitter() {
 	r.commits = make(chan *commitJob)
 	r.committed = make(chan error, 1)
 	go func() {
 		for j := range r.commits {
-			ctx := context.WithoutCancel(r.ctx)
-			err := r.c.store.Commit(ctx, r.front.crawl, j.pages, j.push)
-			if err == nil && r.learn != nil {
-				err = r.learn.observe(ctx, j.rs)
-			}
-			r.committed <- err
+			r.committed <- r.commit(j)
 		}
 	}()
 }
 
-// flush hands the received results to the committer, unless it is busy
-// with a batch (they then go with the next one).
-func (r *run) flush() error {
+// commit commits j's pages and makes its pop, on the committer.
+func (r *run) commit(j *commitJob) error {
+	ctx := context.WithoutCancel(r.ctx)
+	if len(j.pages) > 0 {
+		if err := r.c.store.Commit(ctx, r.front.crawl, j.pages, j.push); err != nil {
+			return err
+		}
+		if r.learn != nil {
+			if err := r.learn.observe(ctx, j.rs); err != nil {
+				return err
+			}
+		}
+	}
+	if j.pop == 0 {
+		return nil
+	}
+	r.front.pushed(j.push)
+	if r.learn != nil {
+		if err := r.learn.rescore(ctx); err != nil {
+			return err
+		}
+	}
+	var err error
+	j.popped, err = r.front.take(r.ctx, j.closed, j.pop)
+	return err
+}
+
+// flush hands the received results to the committer, with a pop of pop
+// entries after them (0: none), unless it is busy with a batch (they
+// then go with the next one).
+func (r *run) flush(pop int) error {
 	if r.batch != nil {
 		return nil
 	}
 	j := r.prepare(r.unflushed)
-	if j == nil {
+	if len(j.pages) == 0 {
 		r.fetched(r.unflushed) // all canceled: they wait for a resume
+		j.rs = nil
 	}
-	r.unflushed, r.flushTimer = nil, nil
-	if j == nil {
+	r.unflushed, r.flushTimer, r.flushDue = nil, nil, false
+	if len(j.pages) == 0 && pop == 0 {
 		return nil
+	}
+	if pop > 0 {
+		j.pop, j.closed = pop, r.budget.closed(r.front.topics)
 	}
 	r.batch = j
 	r.commits <- j
@@ -353,8 +434,7 @@ func (r *run) flush() error {
 }
 
 // prepare makes the batch of rs: their pages (canceled fetches stay
-// leased) and what they push after the stack policies; nil when there is
-// no page.
+// leased) and what they push after the stack policies.
 func (r *run) prepare(rs []result) *commitJob {
 	j := &commitJob{rs: rs, pages: make([]*Page, 0, len(rs))}
 	for _, res := range rs {
@@ -362,11 +442,9 @@ func (r *run) prepare(rs []result) *commitJob {
 			j.pages = append(j.pages, res.page)
 		}
 	}
-	j.push = r.front.route(rs)
-	if len(j.pages) == 0 {
-		return nil
+	if len(j.pages) > 0 {
+		j.push = r.c.canonical(r.front.route(rs)) // sitenorm.go
 	}
-	j.push = r.c.canonical(j.push) // sitenorm.go
 	return j
 }
 
@@ -385,6 +463,11 @@ func (r *run) done(err error) error {
 	if err != nil {
 		return err
 	}
+	for _, res := range j.rs {
+		if !res.canceled {
+			r.budget.taken[res.entry.Topic]--
+		}
+	}
 	for _, p := range j.pages {
 		r.budget.commit(p)
 		r.sum.Fetched++
@@ -399,6 +482,10 @@ func (r *run) done(err error) error {
 	}
 	r.front.pushed(j.push)
 	r.fetched(j.rs)
+	if j.pop > 0 {
+		r.dry = len(j.popped) == 0
+		r.queue(j.popped)
+	}
 	return nil
 }
 
@@ -427,7 +514,7 @@ func (r *run) end(finish string, runErr error) (Summary, error) {
 			}
 		}
 	}
-	if err := r.flush(); err != nil && runErr == nil {
+	if err := r.flush(0); err != nil && runErr == nil {
 		runErr = err
 	}
 	if err := r.settle(); err != nil && runErr == nil {
