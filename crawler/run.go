@@ -39,10 +39,10 @@ type run struct {
 	ordered    *inOrder            // bfs, lockstep: results wait for those sent before them
 	lockstep   bool
 
-	// A crawl not in lockstep pops ahead (feed): the committer pops the
-	// next entries after it commits a batch, while the workers fetch what
-	// waits in pending.
-	ahead     bool
+	// The committer pops the next entries after it commits a batch: a
+	// crawl not in lockstep once fewer than lowWater wait in pending,
+	// while the workers fetch them (feed); a lockstep crawl the next
+	// round, once the last one is back (round).
 	lowWater  int  // pop when fewer entries than this wait in pending
 	flushSize int  // commit once this many results are received
 	flushDue  bool // the batch timer fired
@@ -64,17 +64,12 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	r.startWorkers()
 	r.startCommitter()
 	for {
-		if r.ahead {
-			if err := r.feed(); err != nil {
-				return r.end("", err)
-			}
-		} else {
-			if err := r.commitDue(); err != nil {
-				return r.end("", err)
-			}
-			if err := r.refill(); err != nil {
-				return r.end("", err)
-			}
+		turn := r.feed
+		if r.lockstep {
+			turn = r.round
+		}
+		if err := turn(); err != nil {
+			return r.end("", err)
 		}
 		finish, again, err := r.finished()
 		if finish != "" || err != nil {
@@ -122,7 +117,6 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 	if c.order == FIFO || r.lockstep {
 		r.ordered = newInOrder()
 	}
-	r.ahead = !r.lockstep
 	r.lowWater, r.flushSize = r.front.batch, c.cfg.Workers
 	if c.order == FIFO {
 		r.lowWater, r.flushSize = r.front.batch, max(1, r.front.batch/2)
@@ -148,10 +142,6 @@ func (r *run) startWorkers() {
 	}
 }
 
-// betweenRounds reports whether the scheduler may pop: always, but in
-// lockstep only once the round's last fetch is back.
-func (r *run) betweenRounds() bool { return !r.lockstep || r.inflight == 0 }
-
 // queued counts the fetches taken from the frontier but not committed.
 func (r *run) queued() int {
 	n := r.inflight + len(r.pending) + len(r.unflushed)
@@ -164,24 +154,6 @@ func (r *run) queued() int {
 	return n
 }
 
-// commitDue commits the received results before the next pop, and waits
-// for the committer: the store is used by one goroutine at a time, and
-// the stacks must see every push before they are served. A lockstep
-// round commits once, when its last fetch is back: no pop comes before
-// then, so nothing needs its pushes sooner.
-func (r *run) commitDue() error {
-	if len(r.pending) > 0 || !r.betweenRounds() {
-		return nil
-	}
-	if err := r.settle(); err != nil || len(r.unflushed) == 0 {
-		return err
-	}
-	if err := r.flush(0); err != nil {
-		return err
-	}
-	return r.settle()
-}
-
 // queue appends es, taken from the frontier (or the outage's retries),
 // to the entries waiting for a worker.
 func (r *run) queue(es []Entry) {
@@ -191,24 +163,40 @@ func (r *run) queue(es []Entry) {
 	r.pending = append(r.pending, r.jobs(es)...)
 }
 
-// refill takes the next entries from the frontier when none wait to be
-// fetched, after the learner's rescore (in lockstep).
-func (r *run) refill() error {
-	r.queue(r.out.due(nil, r.inflight))
-	if len(r.pending) > 0 || !r.betweenRounds() {
-		return nil
+// round runs a lockstep crawl's rounds: once a round's fetches are all
+// back, the committer commits its results, in the order they were
+// taken, and then (after the learner's rescore) pops the next round,
+// which goes out when it is back; the learner's values and the site
+// rules the next round sees are those of every round before it, however
+// its fetches are timed.
+func (r *run) round() error {
+	if r.inflight > 0 || len(r.pending) > 0 {
+		return nil // the round goes on
 	}
-	if r.learn != nil {
-		if err := r.learn.rescore(r.ctx); err != nil {
+	if err := r.settle(); err != nil {
+		return err
+	}
+	if len(r.unflushed) > 0 || !r.dry {
+		if err := r.handOver(); err != nil {
+			return err
+		}
+		if err := r.settle(); err != nil {
 			return err
 		}
 	}
-	if !r.budget.open(r.queued()) || r.ctx.Err() != nil || r.out.paused() {
-		return nil
+	r.queue(r.out.due(nil, r.inflight))
+	return nil
+}
+
+// handOver hands the committer the results received and a pop of the
+// next entries after them, when the budget and the frontier may give
+// any.
+func (r *run) handOver() error {
+	pop := 0
+	if (!r.dry || len(r.unflushed) > 0) && r.budget.open(r.queued()) && r.ctx.Err() == nil && !r.out.paused() {
+		pop = r.front.popSize(r.budget.room(r.queued()))
 	}
-	es, err := r.front.take(r.ctx, r.budget.closed(r.front.topics), r.budget.room(r.queued()))
-	r.queue(es)
-	return err
+	return r.flush(pop)
 }
 
 // feed keeps the workers of a crawl not in lockstep fed while the store
@@ -223,15 +211,13 @@ func (r *run) feed() error {
 		return nil
 	}
 	r.queue(r.out.due(nil, r.inflight))
-	pop := 0
-	if len(r.pending) < r.lowWater && (!r.dry || len(r.unflushed) > 0) &&
-		r.budget.open(r.queued()) && r.ctx.Err() == nil && !r.out.paused() {
-		pop = r.front.popSize(r.budget.room(r.queued()))
+	if len(r.pending) < r.lowWater {
+		return r.handOver()
 	}
-	if pop == 0 && len(r.unflushed) < r.flushSize && !r.flushDue && (r.inflight > 0 || len(r.unflushed) == 0) {
+	if len(r.unflushed) < r.flushSize && !r.flushDue && (r.inflight > 0 || len(r.unflushed) == 0) {
 		return nil
 	}
-	return r.flush(pop)
+	return r.flush(0)
 }
 
 // finished tells why the crawl ends now, or "" while it goes on; again
@@ -250,8 +236,8 @@ func (r *run) finished() (finish string, again bool, err error) {
 	switch {
 	case !r.budget.open(r.queued()):
 		return "budget reached", false, nil
-	case r.ahead && !r.dry:
-		return "", false, nil // feed pops next
+	case !r.dry && !r.out.paused():
+		return "", true, nil // the last pop was cut by the budget, which the commit opened again: pop
 	case r.out.idle():
 		if more, err := r.front.await(r.ctx); more || err != nil {
 			return "", more, err
@@ -319,7 +305,7 @@ func (r *run) received(res result) error {
 		}
 		break
 	}
-	if r.ahead && r.flushTimer == nil && !r.flushDue && len(r.unflushed) > 0 {
+	if r.flushTimer == nil && !r.flushDue && len(r.unflushed) > 0 {
 		r.flushTimer = time.After(50 * time.Millisecond)
 	}
 	return nil

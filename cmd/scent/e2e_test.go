@@ -202,10 +202,8 @@ func TestCrawl_killAndResume(t *testing.T) {
 		}
 	}
 	t.Logf("killed after %v of %d pages; %d pages fetched twice", kills, len(want), twice)
-	// In flight at each kill: the fetches in progress (workers), the
-	// batch being committed and the results gathered for the next one
-	// (each at most workers, or what arrived while a commit ran).
-	if limit := len(kills) * 4 * workers; twice > limit {
+	// Fetched and not committed at each kill: at most what was leased.
+	if limit := len(kills) * leasedAtKill(workers); twice > limit {
 		t.Errorf("%d pages fetched twice; only those in flight at the %d kills (at most %d) may be", twice, len(kills), limit)
 	}
 }
@@ -398,4 +396,16 @@ func TestConfig_precedence(t *testing.T) {
 		t.Errorf("a bad value in the config file: error %v, want one naming max-pages", err)
 	}
 	_ = context.Background
+}
+
+// leasedAtKill bounds the entries a bfs process with workers workers may
+// hold leased and not committed when it is killed, all of which another
+// process may then fetch again. The bfs queue is popped ahead in batches
+// of b = 16 × workers (at most 512), a pop riding with each commit while
+// fewer than b entries wait: up to 2b waiting, fetched or received since
+// the last pop, as many in the batch being committed, and the fetches in
+// flight and held for an earlier one (5 × workers).
+func leasedAtKill(workers int) int {
+	b := min(16*workers, 512)
+	return 4*b + 5*workers
 }

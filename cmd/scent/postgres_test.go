@@ -145,18 +145,6 @@ func (r *sharedRun) waitOthers(t *testing.T, victim int) {
 	}
 }
 
-// leasedAtKill bounds the entries a bfs process with workers workers may
-// hold leased and not committed when it is killed, all of which another
-// process may then fetch again. The bfs queue is popped ahead in batches
-// of b = 16 × workers (at most 512), a pop riding with each commit while
-// fewer than b entries wait: up to 2b waiting, fetched or received since
-// the last pop, as many in the batch being committed, and the fetches in
-// flight and held for an earlier one (5 × workers).
-func leasedAtKill(workers int) int {
-	b := min(16*workers, 512)
-	return 4*b + 5*workers
-}
-
 // TestCrawl_postgresShared: four crawl processes share one crawl on
 // PostgreSQL; one is killed with -9 midway. Every page of the site is
 // stored once, every page was requested, and no page was requested twice
