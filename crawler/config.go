@@ -134,7 +134,7 @@ type Config struct {
 	// from: links to them are never followed.
 	Known []urlnorm.URL
 	// Sitemaps reads the sitemaps of each site (robots.txt Sitemap:
-	// lines, /sitemap.xml) at the first fetch from it, when the Fetcher
+	// lines, /sitemap.xml) at the first fetch from it that does not fail, when the Fetcher
 	// implements SitemapFetcher, and pushes the URLs they list, scored by
 	// their URL's words (see sitemaps.go). Off by default.
 	Sitemaps bool

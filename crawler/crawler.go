@@ -159,7 +159,6 @@ func (w *worker) process(ctx context.Context, j job) result {
 		p.Duration = res.Duration
 		p.Exchanges = res.Exchanges
 	}
-	r.push = w.sitemapEntries(ctx, e, p)
 	if err != nil {
 		if ctx.Err() != nil || fetch.ReasonOf(err) == fetch.ReasonCanceled {
 			r.canceled = true
@@ -168,6 +167,7 @@ func (w *worker) process(ctx context.Context, j job) result {
 		}
 		return r
 	}
+	r.push = w.sitemapEntries(ctx, e, p)
 	if !res.Location.IsZero() {
 		r.push = append(r.push, c.redirected(e, p, res.Location)...)
 		return r

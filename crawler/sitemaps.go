@@ -12,7 +12,7 @@ import (
 // SitemapFetcher is an optional interface of a Fetcher that reads the
 // sitemaps of a site (robots.txt Sitemap: lines, /sitemap.xml);
 // *fetch.Fetcher implements it. With Config.Sitemaps the crawler reads
-// them once per site, at the first fetch from it.
+// them once per site, at the first fetch from it that does not fail.
 type SitemapFetcher interface {
 	Sitemaps(ctx context.Context, origin string) ([]fetch.Sitemap, error)
 }
@@ -42,8 +42,10 @@ func (s *sitemapSites) first(origin string) bool {
 }
 
 // sitemapEntries reads the sitemaps of the site of p when it is the first
-// page of that site this run fetches, records them on p and returns the
-// entries to push for the URLs they list.
+// page of that site this run fetches without failure (a site that
+// answered only errors so far, a dead host or a 404 for every link to
+// it, is not asked), records them on p and returns the entries to push
+// for the URLs they list.
 //
 // A sitemap URL has no link context: no anchor, no words around it. Its
 // segment is the words of its URL path alone, which the classifier

@@ -108,3 +108,44 @@ func TestCrawler_Run_sitemaps(t *testing.T) {
 		}
 	}
 }
+
+func TestCrawler_Run_sitemapsOnlyOfSitesThatAnswer(t *testing.T) {
+	// Every URL of the site dead is a 404; the first URL fetched from the
+	// site live is one too, the next is its home page. Sitemaps are read
+	// once, of live, at its home page: a host that answered only errors
+	// is not asked.
+	sitemap := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xml")
+		w.Write([]byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://` + r.Host + `/listed.html</loc></url></urlset>`))
+	}
+	dead := crawlertest.NewSite(t, map[string]string{}, map[string]http.HandlerFunc{"/sitemap.xml": sitemap})
+	live := crawlertest.NewSite(t, map[string]string{
+		"/":            `<html><body>Home page.</body></html>`,
+		"/listed.html": `<html><body>Listed only in the sitemap.</body></html>`,
+	}, map[string]http.HandlerFunc{"/sitemap.xml": sitemap})
+	st := openStore(t)
+	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 1, Sitemaps: true}, st, crawlertest.NewFetcher(t, fetch.Config{}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(context.Background(), []urlnorm.URL{dead.URL("/gone"), live.URL("/gone"), live.URL("/")}, "{}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := dead.Hits("/sitemap.xml"); n != 0 {
+		t.Errorf("the sitemap of a site that answered only 404s was asked %d times", n)
+	}
+	if n := live.Hits("/sitemap.xml"); n != 1 {
+		t.Errorf("the sitemap of the live site was asked %d times, want once", n)
+	}
+	if n := live.Hits("/listed.html"); n != 1 {
+		t.Errorf("the URL its sitemap lists was fetched %d times, want once", n)
+	}
+	sms, err := st.Sitemaps(context.Background(), sum.Crawl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sms) != 1 || !strings.HasPrefix(sms[0].URL, live.Server.URL) {
+		t.Errorf("sitemaps recorded: %+v, want the live site's only", sms)
+	}
+}

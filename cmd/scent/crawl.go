@@ -104,7 +104,7 @@ link-context window the crawl takes; --threshold replaces any model's:
 	fs.IntVar(&cf.retryLater, "retry-later", 4, "times a page that failed for a transient reason (no answer, timeout, 5xx, 429) is fetched again later, after its host waited (0: none)")
 	fs.DurationVar(&cf.maxOutage, "max-outage", 30*time.Minute, "how long a crawl that reaches no server waits for the network before it stops (exit status 3)")
 	fs.StringVar(&cf.metrics, "metrics-addr", "", "serve Prometheus metrics of the crawl at this address (e.g. 127.0.0.1:9090, path /metrics)")
-	fs.BoolVar(&cf.sitemaps, "sitemaps", true, "read each site's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) at its first fetch and push the URLs they list, scored by their URL's words")
+	fs.BoolVar(&cf.sitemaps, "sitemaps", true, "read each site's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) at its first fetch that does not fail and push the URLs they list, scored by their URL's words")
 	cf.pf.register(fs)
 	cf.ff.register(fs)
 	cf.mf.registerCrawl(fs)
