@@ -77,7 +77,7 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 		}
 		if again {
 			r.dry = false
-			continue // others sharing the crawl may have pushed: refill
+			continue // pop again at once
 		}
 		if err := r.step(); err != nil {
 			return r.end("", err)
@@ -221,8 +221,10 @@ func (r *run) feed() error {
 }
 
 // finished tells why the crawl ends now, or "" while it goes on; again
-// when the frontier was empty but other processes sharing the crawl may
-// have pushed since (the loop then refills at once).
+// when the loop should pop at once: the last pop was cut short by the
+// budget, which the commit after it opened again (fetches that failed
+// gave their places back), or the frontier was empty but other
+// processes sharing the crawl may have pushed since.
 func (r *run) finished() (finish string, again bool, err error) {
 	if r.ctx.Err() != nil {
 		return "interrupted", false, nil
@@ -237,7 +239,7 @@ func (r *run) finished() (finish string, again bool, err error) {
 	case !r.budget.open(r.queued()):
 		return "budget reached", false, nil
 	case !r.dry && !r.out.paused():
-		return "", true, nil // the last pop was cut by the budget, which the commit opened again: pop
+		return "", true, nil
 	case r.out.idle():
 		if more, err := r.front.await(r.ctx); more || err != nil {
 			return "", more, err
