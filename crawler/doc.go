@@ -9,14 +9,18 @@
 //	   ▲                                                         │
 //	   └────────────── Store.Commit (page, links, pushes) ◄──────┘
 //
-// One scheduler goroutine owns the store: it pops entries round-robin over
-// the topics, hands them to a fixed pool of workers and commits their
-// results in batches, so the frontier, the visited set and the pages live
-// in the store and a crawl stopped at any moment resumes where it stopped.
+// One scheduler goroutine hands popped entries to a fixed pool of workers
+// and gathers their results; one committer goroutine commits the results
+// in batches and then pops the next entries, round-robin over the topics
+// (the scheduler uses the store only while the committer is idle). The
+// frontier, the visited set and the pages live in the store, so a crawl
+// stopped at any moment resumes where it stopped.
+//
 // The crawler declares the interfaces it needs (Store, Scorer, Fetcher);
 // the command wires the implementations.
 //
-// The code follows that loop: Run (run.go) repeats commit, refill,
+// The code follows that loop: Run (run.go) repeats a turn (hand the
+// committer the results and a pop: round in lockstep, feed otherwise),
 // dispatch and receive; the frontier (frontier.go) serves the stacks — a
 // Stack is a topic and a Kind: its stack, reserve or parts (stack.go) —
 // and owns the policies that decide which stack a push lands on
