@@ -101,8 +101,9 @@ func (f *frontier) spec(s CrawlSpec) CrawlSpec {
 }
 
 // take pops entries for the next topic in turn that has any and whose
-// budget is open (not in closed); left is how many more fetches the budget allows. It
-// returns no entries when every stack is empty (or ctx ended).
+// budget is open (not in closed); left is how many more fetches the
+// budget allows. It returns no entries when every stack is empty (or ctx
+// ended).
 func (f *frontier) take(ctx context.Context, closed map[string]bool, left int) ([]Entry, error) {
 	f.closed = false
 	for k := 0; k < len(f.topics); k++ {
@@ -168,7 +169,7 @@ func (f *frontier) popTopic(ctx context.Context, topic string, left int) ([]Entr
 const aheadShare = 4
 
 // fifoAhead sets how far a bfs crawl pops ahead: batches of fifoAhead ×
-// Workers entries (at most 256). The queue's order does not change with
+// Workers entries (at most 512). The queue's order does not change with
 // commits, so a large batch serves the same entries a small one would,
 // in fewer store transactions.
 const fifoAhead = 16

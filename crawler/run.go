@@ -119,7 +119,7 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 	}
 	r.lowWater, r.flushSize = r.front.batch, c.cfg.Workers
 	if c.order == FIFO {
-		r.lowWater, r.flushSize = r.front.batch, max(1, r.front.batch/2)
+		r.flushSize = max(1, r.front.batch/2)
 	}
 	return r, nil
 }
@@ -295,7 +295,7 @@ func (r *run) step() error {
 // fetches in progress, the results waiting for an earlier one and those
 // not yet committed: their entries stay leased and are served again at
 // resume. A lockstep round pops nothing before its end, so it commits
-// its results in one batch, in send order, at its end (commitDue).
+// its results in one batch, in send order, at its end (round).
 func (r *run) received(res result) error {
 	r.receive(res)
 	for len(r.unflushed) < 256 {
@@ -377,6 +377,7 @@ func (r *run) commit(j *commitJob) error {
 		if err := r.c.store.Commit(ctx, r.front.crawl, j.pages, j.push); err != nil {
 			return err
 		}
+		r.front.pushed(j.push)
 		if r.learn != nil {
 			if err := r.learn.observe(ctx, j.rs); err != nil {
 				return err
@@ -386,7 +387,6 @@ func (r *run) commit(j *commitJob) error {
 	if j.pop == 0 {
 		return nil
 	}
-	r.front.pushed(j.push)
 	if r.learn != nil {
 		if err := r.learn.rescore(ctx); err != nil {
 			return err
@@ -468,7 +468,6 @@ func (r *run) done(err error) error {
 			}
 		}
 	}
-	r.front.pushed(j.push)
 	r.fetched(j.rs)
 	if j.pop > 0 {
 		r.dry = len(j.popped) == 0

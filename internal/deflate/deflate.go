@@ -2,6 +2,7 @@ package deflate
 
 import (
 	"bytes"
+	"errors"
 	"io"
 
 	"github.com/klauspost/compress/flate"
@@ -61,8 +62,4 @@ func Inflate(b, dict []byte, limit int64) ([]byte, error) {
 }
 
 // ErrTooLong is Inflate's error for output beyond its limit.
-var ErrTooLong = errTooLong{}
-
-type errTooLong struct{}
-
-func (errTooLong) Error() string { return "deflate: output beyond its limit" }
+var ErrTooLong = errors.New("deflate: output beyond its limit")
