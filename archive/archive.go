@@ -226,6 +226,15 @@ type Store struct {
 	DropRaw bool
 }
 
+// GroupCommits passes crawler.Grouper on to the wrapped store; a store
+// that is none makes each call a transaction of its own anyway.
+func (s *Store) GroupCommits(ctx context.Context, d time.Duration) error {
+	if g, ok := s.Store.(crawler.Grouper); ok {
+		return g.GroupCommits(ctx, d)
+	}
+	return nil
+}
+
 // OpenCrawl opens the crawl and learns its topics.
 func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.CrawlState, error) {
 	s.W.SetTopics(spec.Topics)

@@ -174,6 +174,12 @@ type Config struct {
 	// Log, when set, receives notices about the crawl (the network lost
 	// and found again), one line each.
 	Log io.Writer
+	// GroupCommit, when the Store is a Grouper, keeps its writes in one
+	// transaction committed at least this often while the crawl runs
+	// (group commit): a crash loses at most the last group's results,
+	// which a resume fetches again. Default 250ms; negative: every
+	// commit of results is a transaction of its own.
+	GroupCommit time.Duration
 	// Progress, when set, is given the crawl's progress every
 	// ProgressEvery and once more when Run ends (Progress.Final), from
 	// the goroutine that runs the crawl; it must return quickly.
@@ -192,6 +198,10 @@ const (
 	DefaultMaxFrontierPerHost = 10_000
 	DefaultMaxFrontier        = 1_000_000
 )
+
+// DefaultGroupCommit is how often a crawl commits its store's group of
+// writes by default (Config.GroupCommit).
+var DefaultGroupCommit = 250 * time.Millisecond
 
 // DefaultSkipExtensions are the extensions of non-HTML documents that a
 // crawl does not follow by default.
@@ -237,6 +247,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ProgressEvery == 0 {
 		c.ProgressEvery = time.Second
+	}
+	if c.GroupCommit == 0 {
+		c.GroupCommit = DefaultGroupCommit
 	}
 	if c.Now == nil {
 		c.Now = time.Now

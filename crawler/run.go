@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -59,6 +60,9 @@ type run struct {
 func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (Summary, error) {
 	r, err := c.open(ctx, seeds, config)
 	if err != nil {
+		return r.sum, err
+	}
+	if err := r.group(); err != nil {
 		return r.sum, err
 	}
 	r.startWorkers()
@@ -524,13 +528,39 @@ func (r *run) end(finish string, runErr error) (Summary, error) {
 	switch {
 	case runErr != nil:
 		sum.Finish = "error"
-		return *sum, runErr
+		return *sum, errors.Join(runErr, r.ungroup())
 	case r.ctx.Err() != nil:
 		sum.Finish = "interrupted"
+		if err := r.ungroup(); err != nil {
+			return *sum, err
+		}
 		return *sum, r.ctx.Err()
 	}
 	sum.Finish = finish
-	return *sum, r.c.store.FinishCrawl(r.ctx, r.front.crawl, finish)
+	if err := r.c.store.FinishCrawl(r.ctx, r.front.crawl, finish); err != nil {
+		return *sum, errors.Join(err, r.ungroup())
+	}
+	return *sum, r.ungroup()
+}
+
+// group makes a store that can keep its writes in one transaction for
+// a while (Grouper) do so while the crawl runs: Config.GroupCommit.
+func (r *run) group() error {
+	g, ok := r.c.store.(Grouper)
+	if !ok || r.c.cfg.GroupCommit <= 0 {
+		return nil
+	}
+	return g.GroupCommits(r.ctx, r.c.cfg.GroupCommit)
+}
+
+// ungroup commits the store's open group when the crawl ends, however it
+// ends: the results committed are kept.
+func (r *run) ungroup() error {
+	g, ok := r.c.store.(Grouper)
+	if !ok || r.c.cfg.GroupCommit <= 0 {
+		return nil
+	}
+	return g.GroupCommits(context.WithoutCancel(r.ctx), 0)
 }
 
 // inOrder gives results back in the order their entries were sent to the

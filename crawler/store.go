@@ -47,6 +47,19 @@ type Store interface {
 	SaveLearner(ctx context.Context, crawl int64, state []byte) error
 }
 
+// A Grouper is a Store that can keep the writes of its calls in one
+// transaction committed every so often (group commit) instead of one
+// transaction per call: a crash then loses the calls of the group not
+// committed, all of them together, which a resume serves again as it
+// does fetches in flight. A crawl groups its store's writes while it
+// runs (Config.GroupCommit) and commits the group when it ends.
+type Grouper interface {
+	// GroupCommits commits the open group and then groups the writes of
+	// the following calls, committing them at least every d; 0 makes each
+	// call its own transaction again.
+	GroupCommits(ctx context.Context, d time.Duration) error
+}
+
 // CrawlSpec identifies a crawl and what it was started with.
 type CrawlSpec struct {
 	Name     string

@@ -137,6 +137,15 @@ type Store struct {
 	next    time.Time
 }
 
+// GroupCommits passes crawler.Grouper on to the wrapped store; a store
+// that is none makes each call a transaction of its own anyway.
+func (s *Store) GroupCommits(ctx context.Context, d time.Duration) error {
+	if g, ok := s.Store.(crawler.Grouper); ok {
+		return g.GroupCommits(ctx, d)
+	}
+	return nil
+}
+
 // OpenCrawl opens the crawl and starts counting its harvest.
 func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.CrawlState, error) {
 	st, err := s.Store.OpenCrawl(ctx, spec)

@@ -165,10 +165,18 @@ func (s *Store) Rescore(ctx context.Context, crawl int64, entries []crawler.Entr
 
 // SaveLearner implements crawler.Store.
 func (s *Store) SaveLearner(ctx context.Context, crawl int64, state []byte) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO learners(crawl_id, state, saved_at) VALUES (?, ?, ?)
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("save learner: %w", err)
+	}
+	defer tx.Rollback()
+	_, err = tx.exec(ctx, `INSERT INTO learners(crawl_id, state, saved_at) VALUES (?, ?, ?)
 		ON CONFLICT(crawl_id) DO UPDATE SET state = excluded.state, saved_at = excluded.saved_at`,
 		crawl, state, time.Now().UTC().Format(time.RFC3339Nano))
 	if err != nil {
+		return fmt.Errorf("save learner: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("save learner: %w", err)
 	}
 	return nil
@@ -254,6 +262,12 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 		return err
 	}
 	defer insQueue.Close()
+	// A URL new to the crawl is on no stack yet: a plain insert.
+	insNew, err := tx.PrepareContext(ctx, `INSERT INTO frontier(crawl_id, topic, url_id, depth, score) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insNew.Close()
 	w := newWaitingCount(tx, crawl)
 	for _, e := range entries {
 		var id int64
@@ -279,6 +293,10 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 				return err
 			}
 			w.add(host, 1)
+			if _, err := insNew.ExecContext(ctx, crawl, e.Topic, id, e.Depth, e.Score); err != nil {
+				return fmt.Errorf("push %s: %w", e.URL, err)
+			}
+			continue
 		case err != nil:
 			return fmt.Errorf("push %s: %w", e.URL, err)
 		case state != 0:
@@ -433,12 +451,17 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 	s.pops.mu.Lock()
 	c := s.pops.of(crawl)
 	s.pops.mu.Unlock()
+	rd, done, err := s.read(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pop %q: %w", topic, err)
+	}
+	defer done()
 	var out []crawler.Entry
 	for len(out) < n {
 		// Rows taken but not deleted yet come back from the query and
 		// are passed over; the limit makes room for all of them, so a
 		// query that returns no other row has reached the stack's end.
-		rows, err := s.queryCached(ctx, query, crawl, topic, 2*(n-len(out))+8+len(c.taken))
+		rows, err := rd.query(ctx, query, crawl, topic, 2*(n-len(out))+8+len(c.taken))
 		if err != nil {
 			return nil, fmt.Errorf("pop %q: %w", topic, err)
 		}
@@ -476,7 +499,7 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 			}
 			if maxPerHost > 0 {
 				var count int
-				err := s.queryRowCached(ctx, `SELECT pages FROM hosts WHERE crawl_id = ? AND host = ?`, crawl, cd.host).Scan(&count)
+				err := rd.queryRow(ctx, `SELECT pages FROM hosts WHERE crawl_id = ? AND host = ?`, crawl, cd.host).Scan(&count)
 				if err != nil && !errors.Is(err, sql.ErrNoRows) {
 					return nil, fmt.Errorf("pop %q: %w", topic, err)
 				}
@@ -756,7 +779,12 @@ func (s *Store) FrontierSizes(ctx context.Context, crawl int64) (map[string]int,
 	if err := s.writePops(ctx, crawl); err != nil {
 		return nil, fmt.Errorf("frontier sizes: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT topic, COUNT(*) FROM frontier WHERE crawl_id = ? GROUP BY topic`, crawl)
+	rd, done, err := s.read(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("frontier sizes: %w", err)
+	}
+	defer done()
+	rows, err := rd.query(ctx, `SELECT topic, COUNT(*) FROM frontier WHERE crawl_id = ? GROUP BY topic`, crawl)
 	if err != nil {
 		return nil, fmt.Errorf("frontier sizes: %w", err)
 	}
@@ -778,9 +806,17 @@ func (s *Store) FinishCrawl(ctx context.Context, crawl int64, reason string) err
 	if err := s.writePops(ctx, crawl); err != nil {
 		return fmt.Errorf("finish crawl %d: %w", crawl, err)
 	}
-	_, err := s.db.ExecContext(ctx, `UPDATE crawls SET finished_at = ?, finish = ? WHERE id = ?`,
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("finish crawl %d: %w", crawl, err)
+	}
+	defer tx.Rollback()
+	_, err = tx.exec(ctx, `UPDATE crawls SET finished_at = ?, finish = ? WHERE id = ?`,
 		time.Now().UTC().Format(timeFormat), reason, crawl)
 	if err != nil {
+		return fmt.Errorf("finish crawl %d: %w", crawl, err)
+	}
+	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("finish crawl %d: %w", crawl, err)
 	}
 	return nil

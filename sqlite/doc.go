@@ -29,7 +29,9 @@
 // only reads: the frontier rows it takes and the URLs it leases are
 // written by the crawl's next write transaction (see pops.go), so a
 // killed process serves them again on resume, as it does any URL leased
-// and not committed.
+// and not committed. While a crawl runs, GroupCommits keeps the writes of
+// all these calls in one transaction committed every so often (group.go):
+// a crash loses the last group whole.
 //
 // Near-duplicates are decided at store time. Commit takes every successful
 // page's min-hash signature (made by the crawler or, if missing, here; it

@@ -143,9 +143,14 @@ func (s *Store) Elapsed(ctx context.Context, crawl int64) (time.Duration, int, e
 // whose fetch order is above after, and returns the highest order (after
 // when there is no such page).
 func (s *Store) DuplicatesSince(ctx context.Context, crawl int64, after int) (int, int, error) {
+	rd, done, err := s.read(ctx) // the metrics call it while the crawl runs
+	if err != nil {
+		return 0, after, fmt.Errorf("count duplicates: %w", err)
+	}
+	defer done()
 	var dups int
 	var last sql.NullInt64
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(duplicate_of), MAX(ord) FROM pages WHERE crawl_id = ? AND ord > ?`, crawl, after).Scan(&dups, &last)
+	err = rd.queryRow(ctx, `SELECT COUNT(duplicate_of), MAX(ord) FROM pages WHERE crawl_id = ? AND ord > ?`, crawl, after).Scan(&dups, &last)
 	if err != nil {
 		return 0, after, fmt.Errorf("count duplicates: %w", err)
 	}

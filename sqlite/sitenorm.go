@@ -21,8 +21,13 @@ func (s *Store) KnownURL(ctx context.Context, crawl int64, u urlnorm.URL) (known
 	if _, ok := s.pops.isLeased(crawl, u.String()); ok {
 		return true, true, nil // leased by a pop not written yet
 	}
+	rd, done, err := s.read(ctx)
+	if err != nil {
+		return false, false, fmt.Errorf("known %s: %w", u, err)
+	}
+	defer done()
 	var state int
-	err = s.db.QueryRowContext(ctx, `SELECT state FROM urls WHERE crawl_id = ? AND url = ?`, crawl, u.String()).Scan(&state)
+	err = rd.queryRow(ctx, `SELECT state FROM urls WHERE crawl_id = ? AND url = ?`, crawl, u.String()).Scan(&state)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, false, nil
 	}

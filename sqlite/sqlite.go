@@ -27,6 +27,7 @@ type Store struct {
 	stmts stmtCache
 	lease leases
 	pops  pops // what Pop took and the next write transaction writes
+	group group
 
 	// Read once by Commit: the topics of each crawl (the order of page
 	// scores) and the database's min-hash parameters.
@@ -79,6 +80,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // Close closes the database.
 func (s *Store) Close() error {
 	var errs []error
+	if err := s.GroupCommits(context.Background(), 0); err != nil {
+		errs = append(errs, fmt.Errorf("close: %w", err))
+	}
 	for _, crawl := range s.pops.pending() {
 		if err := s.writePops(context.Background(), crawl); err != nil {
 			errs = append(errs, fmt.Errorf("close: %w", err))

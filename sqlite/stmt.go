@@ -65,10 +65,19 @@ func (c *stmtCache) close() {
 // cached statement bound to the transaction.
 type cachedTx struct {
 	*sql.Tx
-	s *Store
+	s    *Store
+	call *call // the call in the store's group, nil outside one
 }
 
+// begin begins a write transaction: a call in the store's group when
+// it groups its commits (group.go), else a transaction of its own.
 func (s *Store) begin(ctx context.Context) (cachedTx, error) {
+	s.group.mu.Lock()
+	grouped := s.group.every > 0
+	s.group.mu.Unlock()
+	if grouped {
+		return s.enter(ctx)
+	}
 	if err := s.stmts.prepareWanted(ctx, s.db); err != nil {
 		return cachedTx{}, err
 	}
@@ -77,6 +86,33 @@ func (s *Store) begin(ctx context.Context) (cachedTx, error) {
 		return cachedTx{}, err
 	}
 	return cachedTx{Tx: tx, s: s}, nil
+}
+
+// Commit commits the transaction, or ends the call in the store's
+// group (which commits the group when it is due).
+func (t cachedTx) Commit() error {
+	if t.call != nil {
+		return t.leave(true)
+	}
+	return t.Tx.Commit()
+}
+
+// Rollback rolls the transaction back; in the store's group it undoes
+// the whole group, once the call has not ended with Commit.
+func (t cachedTx) Rollback() error {
+	if t.call != nil {
+		return t.leave(false)
+	}
+	return t.Tx.Rollback()
+}
+
+// query runs a cached query within the transaction.
+func (t cachedTx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := t.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
 }
 
 // PrepareContext returns the cached statement for query within the
@@ -126,4 +162,38 @@ func (s *Store) queryRowCached(ctx context.Context, query string, args ...any) *
 		}
 	}
 	return s.db.QueryRowContext(ctx, query, args...)
+}
+
+// reader runs the reads of a hot path (Pop, FrontierSizes): within the
+// store's group when it groups its commits (its open transaction holds
+// the one connection), else on the database with cached statements.
+type reader interface {
+	query(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	queryRow(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+type dbReader struct{ s *Store }
+
+func (r dbReader) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return r.s.queryCached(ctx, query, args...)
+}
+
+func (r dbReader) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return r.s.queryRowCached(ctx, query, args...)
+}
+
+// read returns the reader of a hot path's reads and the function that
+// ends them (a call in the store's group ends with it).
+func (s *Store) read(ctx context.Context) (reader, func(), error) {
+	s.group.mu.Lock()
+	grouped := s.group.every > 0
+	s.group.mu.Unlock()
+	if !grouped {
+		return dbReader{s}, func() {}, nil
+	}
+	tx, err := s.enter(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tx, func() { _ = tx.Commit() }, nil
 }

@@ -37,6 +37,7 @@ type crawlFlags struct {
 	logEvery                     time.Duration
 	retryLater                   int
 	maxOutage                    time.Duration
+	groupCommit                  time.Duration
 	sitemaps                     bool
 	metrics                      string
 	leaseExpiry                  time.Duration
@@ -102,6 +103,7 @@ link-context window the crawl takes; --threshold replaces any model's:
 	fs.BoolVar(&cf.quiet, "quiet", false, "no progress line")
 	fs.DurationVar(&cf.logEvery, "log-every", 10*time.Second, "when stderr is not a terminal, a plain progress line this often (0: none)")
 	fs.IntVar(&cf.retryLater, "retry-later", 4, "times a page that failed for a transient reason (no answer, timeout, 5xx, 429) is fetched again later, after its host waited (0: none)")
+	fs.DurationVar(&cf.groupCommit, "group-commit", crawler.DefaultGroupCommit, "with a SQLite store: keep the crawl's writes in one transaction committed this often (a crash loses at most this much work, fetched again on resume; 0: a transaction per batch of results)")
 	fs.DurationVar(&cf.maxOutage, "max-outage", 30*time.Minute, "how long a crawl that reaches no server waits for the network before it stops (exit status 3)")
 	fs.StringVar(&cf.metrics, "metrics-addr", "", "serve Prometheus metrics of the crawl at this address (e.g. 127.0.0.1:9090, path /metrics)")
 	fs.BoolVar(&cf.sitemaps, "sitemaps", true, "read each site's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) at its first fetch that does not fail and push the URLs they list, scored by their URL's words")
@@ -109,7 +111,7 @@ link-context window the crawl takes; --threshold replaces any model's:
 	cf.ff.register(fs)
 	cf.mf.registerCrawl(fs)
 	cf.af.register(fs)
-	setFlagGroup(fs, "input", "seeds", "model", "threshold", "db", "crawl", "lease-expiry")
+	setFlagGroup(fs, "input", "seeds", "model", "threshold", "db", "crawl", "lease-expiry", "group-commit")
 	setFlagGroup(fs, "budget", "max-pages", "max-fetches", "max-pages-per-topic", "max-depth", "max-per-host",
 		"max-frontier-per-host", "max-frontier", "max-url-length")
 	setFlagGroup(fs, "politeness", "retry-later", "max-outage", "sitemaps")
@@ -197,6 +199,10 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	defer f.Close()
 	crawlProgress(&cfg, cmd.ErrOrStderr(), cf.quiet, cf.logEvery)
 	cfg.RetryLater, cfg.MaxOutage, cfg.Log = retryLater(cf.retryLater), cf.maxOutage, cmd.ErrOrStderr()
+	cfg.GroupCommit = cf.groupCommit
+	if cf.groupCommit == 0 {
+		cfg.GroupCommit = -1
+	}
 	// The metrics see the store itself (it counts duplicates); the
 	// archive writes each batch before passing it on.
 	cs, stopMetrics, err := serveMetrics(cf.metrics, store, cmd.ErrOrStderr())
