@@ -92,7 +92,10 @@ func (s *downSite) up(t *testing.T) {
 
 func outageCrawl(bin, seeds, db string, extra ...string) *exec.Cmd {
 	args := append([]string{"crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--max-pages", "0",
-		"--delay", "0", "--host-parallelism", "0", "--workers", "4", "--quiet"}, extra...)
+		"--delay", "0", "--host-parallelism", "0", "--workers", "4", "--quiet",
+		// Short groups of writes, so the pages committed show soon and
+		// the tests' outages land where they count them.
+		"--group-commit", "20ms"}, extra...)
 	return exec.Command(bin, args...)
 }
 

@@ -87,7 +87,8 @@ func TestCrawl_warcKillAndResume(t *testing.T) {
 	db, warcDir := filepath.Join(dir, "c.db"), filepath.Join(dir, "warc")
 	crawl := func() *exec.Cmd {
 		return exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--max-pages", "0",
-			"--delay", "0", "--host-parallelism", "0", "--workers", "4", "--quiet", "--warc", warcDir, "--warc-max-size", "20000")
+			"--delay", "0", "--host-parallelism", "0", "--workers", "4", "--quiet", "--warc", warcDir, "--warc-max-size", "20000",
+			"--group-commit", "20ms") // many groups: the kill lands within the crawl
 	}
 	cmd := crawl()
 	if err := cmd.Start(); err != nil {
