@@ -61,7 +61,10 @@
 // popped up to 16 × Workers entries ahead (its order does not change
 // with commits); per-topic stacks a quarter of Workers, so that they
 // serve choices at most a batch old. What was popped and not committed
-// when a process dies stays leased, and is served again at resume.
+// when a process dies stays leased, and is served again at resume. A
+// store that is a Grouper keeps the writes of the crawl's calls in one
+// transaction committed every Config.GroupCommit (250 ms): a crash then
+// loses the last group whole, served again at resume too.
 //
 // Config.Tunnel keeps each topic's off-topic links on a reserve served,
 // shallowest first, when the topic's stack runs empty; Config.Promote
