@@ -24,6 +24,11 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 	if spec.Name == "" {
 		return crawler.CrawlState{}, errors.New("open crawl: empty name")
 	}
+	// Opening reads the crawl back from the database: a group of writes
+	// undone before no longer stands in the way (group.go).
+	s.group.mu.Lock()
+	s.group.err = nil
+	s.group.mu.Unlock()
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)

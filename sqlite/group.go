@@ -28,8 +28,10 @@ import (
 //
 // A call that fails undoes the whole group (SQLite cannot undo one call
 // of a transaction without the others'), so the store refuses every
-// write after it with the error: the crawl stops, and its resume starts
-// from the last group committed.
+// write after it with the error, grouped or not, until the crawl is
+// opened again (OpenCrawl reads back what the store keeps in memory of
+// it: the pops not written, the next fetch order): the crawl stops, and
+// its resume starts from the last group committed.
 //
 // Reads outside the store's write calls use the store's one connection,
 // which the open group holds: they wait for the group's commit, at most
@@ -121,10 +123,10 @@ func (g *group) commitLocked() error {
 }
 
 // enter begins a call in the group, opening its transaction when none is
-// open; the call holds g.mu until it ends.
+// open; the call holds g.mu until it ends. g.mu is held, and the store
+// groups its writes (g.every > 0).
 func (s *Store) enter(ctx context.Context) (cachedTx, error) {
 	g := &s.group
-	g.mu.Lock()
 	if g.err != nil {
 		g.mu.Unlock()
 		return cachedTx{}, g.err

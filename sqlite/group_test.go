@@ -160,7 +160,8 @@ func TestStore_GroupCommits_timerCommitsAnIdleGroup(t *testing.T) {
 func TestStore_GroupCommits_failedCallUndoesTheGroup(t *testing.T) {
 	ctx := context.Background()
 	s, path := open(t)
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyBFS, Stacks: []string{""}, Seeds: []urlnorm.URL{u("/1"), u("/2")}})
+	spec := crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyBFS, Stacks: []string{""}, Seeds: []urlnorm.URL{u("/1"), u("/2")}}
+	st, err := s.OpenCrawl(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,5 +185,30 @@ func TestStore_GroupCommits_failedCallUndoesTheGroup(t *testing.T) {
 	}
 	if n := pagesSeen(t, path); n != 0 {
 		t.Errorf("another connection sees %d pages of the undone group, want 0", n)
+	}
+	// Writes are refused, grouped or not, until the crawl is opened
+	// again; then the store writes again (the URLs popped in the undone
+	// group wait again).
+	if err := s.Commit(ctx, st.ID, []*crawler.Page{{URL: es[1].URL, FetchedAt: time.Now()}}, nil); !errors.Is(err, errGroupUndone) {
+		t.Errorf("a commit after the group ended: %v, want %v", err, errGroupUndone)
+	}
+	if _, err := s.OpenCrawl(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.GroupCommits(ctx, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	es, err = s.Pop(ctx, st.ID, "", crawler.FIFO, 2, 0)
+	if err != nil || len(es) != 2 {
+		t.Fatalf("pop after the undone group: %v, %v; want the two seeds", es, err)
+	}
+	if err := s.Commit(ctx, st.ID, []*crawler.Page{{URL: es[0].URL, FetchedAt: time.Now()}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.GroupCommits(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if n := pagesSeen(t, path); n != 1 {
+		t.Errorf("after a new group: %d pages, want 1", n)
 	}
 }

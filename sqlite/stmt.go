@@ -73,10 +73,13 @@ type cachedTx struct {
 // it groups its commits (group.go), else a transaction of its own.
 func (s *Store) begin(ctx context.Context) (cachedTx, error) {
 	s.group.mu.Lock()
-	grouped := s.group.every > 0
-	s.group.mu.Unlock()
-	if grouped {
+	if s.group.every > 0 {
 		return s.enter(ctx)
+	}
+	undone := s.group.err
+	s.group.mu.Unlock()
+	if undone != nil {
+		return cachedTx{}, undone
 	}
 	if err := s.stmts.prepareWanted(ctx, s.db); err != nil {
 		return cachedTx{}, err
@@ -186,9 +189,8 @@ func (r dbReader) queryRow(ctx context.Context, query string, args ...any) *sql.
 // ends them (a call in the store's group ends with it).
 func (s *Store) read(ctx context.Context) (reader, func(), error) {
 	s.group.mu.Lock()
-	grouped := s.group.every > 0
-	s.group.mu.Unlock()
-	if !grouped {
+	if s.group.every == 0 {
+		s.group.mu.Unlock()
 		return dbReader{s}, func() {}, nil
 	}
 	tx, err := s.enter(ctx)
