@@ -385,8 +385,20 @@ func TestStore_frontierBounds(t *testing.T) {
 // BenchmarkStore_PopCommit is the store's share of a crawl outside
 // lockstep: a pop of one URL from a breadth-first queue, then the commit
 // of its page (a failed fetch, the most common kind) with its 10 links
-// pushed, one of them new. It reports the time a page.
+// pushed, one of them new, each call a transaction of its own or in a
+// group committed every 250 ms (GroupCommits, as a crawl runs). It
+// reports the time a page.
 func BenchmarkStore_PopCommit(b *testing.B) {
+	for _, group := range []time.Duration{0, 250 * time.Millisecond} {
+		name := "transactions"
+		if group > 0 {
+			name = "grouped"
+		}
+		b.Run(name, func(b *testing.B) { benchPopCommit(b, group) })
+	}
+}
+
+func benchPopCommit(b *testing.B, group time.Duration) {
 	ctx := context.Background()
 	s, err := Open(ctx, b.TempDir()+"/b.db")
 	if err != nil {
@@ -399,6 +411,9 @@ func BenchmarkStore_PopCommit(b *testing.B) {
 	}
 	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "b", Strategy: crawler.StrategyBFS, Stacks: []string{""}, Seeds: seeds})
 	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.GroupCommits(ctx, group); err != nil {
 		b.Fatal(err)
 	}
 	next := 0
