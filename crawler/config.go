@@ -117,6 +117,14 @@ type Config struct {
 	// waiting for each round's slowest fetch: for experiments that must
 	// repeat exactly. Off by default.
 	Lockstep bool
+	// Overlap, with Lockstep, fetches each round while the round before
+	// it is committed: a round is popped one round earlier (its pop sees
+	// the rounds before the last), the link values its fetches give
+	// new links are those learnt through the round before the last, and
+	// a redirect's target is queued, not fetched in the same fetch (as
+	// breadth-first does). The crawl still repeats exactly. Ignored with
+	// SiteNorm. Off by default.
+	Overlap bool
 	// Learner, when set, gives the value of every link and learns from
 	// the crawl's own pages (see Learner); the stacks are then served
 	// best first, Tunnel and Promote do not apply, and Sections sends the

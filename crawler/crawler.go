@@ -55,9 +55,12 @@ type Crawler struct {
 	topics  []string
 	strat   strategy
 	order   Order // of the topics' stacks
-	signer  *minhash.Signer
-	known   map[urlnorm.URL]bool
-	crawlID int64 // of the running crawl, set by Run
+	// queueRedirects: a redirect's target goes through the frontier,
+	// never fetched in the same fetch (Config.Overlap; bfs always).
+	queueRedirects bool
+	signer         *minhash.Signer
+	known          map[urlnorm.URL]bool
+	crawlID        int64 // of the running crawl, set by Run
 	// sitemapSites are the sites whose sitemaps were read (sitemaps.go).
 	sitemapSites sitemapSites
 }

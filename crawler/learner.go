@@ -33,6 +33,15 @@ type Learner interface {
 	RestoreState(state []byte) error
 }
 
+// A ModelHolder is a Learner that can hold the models its Rescore
+// builds until PublishModels, so that the values ScoreLink gives change
+// only when the crawl says (Config.Overlap: between rounds, whatever the
+// committer is doing).
+type ModelHolder interface {
+	HoldModels()
+	PublishModels()
+}
+
 // LinkFeatures is what a Learner sees of one link.
 type LinkFeatures struct {
 	Source urlnorm.URL // the page the link is on

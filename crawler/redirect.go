@@ -45,7 +45,7 @@ func (w *worker) fetchFollowing(ctx context.Context, e Entry, p *Page) (*fetch.R
 		}
 		target := res.Location
 		p.Redirects = append(p.Redirects, Redirect{URL: cur, Target: target, Status: res.Status})
-		if c.order == FIFO || hops+1 >= maxRedirects || !c.inScope(target) || c.seenInFetch(p, target) || c.takenURL(ctx, target) {
+		if c.order == FIFO || c.queueRedirects || hops+1 >= maxRedirects || !c.inScope(target) || c.seenInFetch(p, target) || c.takenURL(ctx, target) {
 			return res, nil
 		}
 		cur = target

@@ -39,6 +39,8 @@ type run struct {
 	flushTimer <-chan time.Time    // when unflushed must be committed
 	ordered    *inOrder            // bfs, lockstep: results wait for those sent before them
 	lockstep   bool
+	overlap    bool    // lockstep rounds fetched while the one before commits (Config.Overlap)
+	ahead      []Entry // overlap: popped for the next round, not handed out yet
 
 	// The committer pops the next entries after it commits a batch: a
 	// crawl not in lockstep once fewer than lowWater wait in pending,
@@ -69,7 +71,10 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	r.startCommitter()
 	for {
 		turn := r.feed
-		if r.lockstep {
+		switch {
+		case r.overlap:
+			turn = r.roundAhead
+		case r.lockstep:
 			turn = r.round
 		}
 		if err := turn(); err != nil {
@@ -118,6 +123,13 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 	// The bfs queue's order does not change with commits, so a lockstep
 	// bfs crawl needs no rounds: committing in send order is enough.
 	r.lockstep = c.cfg.Lockstep && c.order != FIFO
+	r.overlap = r.lockstep && c.cfg.Overlap && c.cfg.SiteNorm == nil
+	if r.overlap {
+		c.queueRedirects = true
+		if h, ok := c.cfg.Learner.(ModelHolder); ok {
+			h.HoldModels()
+		}
+	}
 	if c.order == FIFO || r.lockstep {
 		r.ordered = newInOrder()
 	}
@@ -148,7 +160,7 @@ func (r *run) startWorkers() {
 
 // queued counts the fetches taken from the frontier but not committed.
 func (r *run) queued() int {
-	n := r.inflight + len(r.pending) + len(r.unflushed)
+	n := r.inflight + len(r.pending) + len(r.unflushed) + len(r.ahead)
 	if r.batch != nil {
 		n += len(r.batch.rs)
 	}
@@ -185,6 +197,44 @@ func (r *run) round() error {
 			return err
 		}
 		if err := r.settle(); err != nil {
+			return err
+		}
+	}
+	r.queue(r.out.due(nil, r.inflight))
+	return nil
+}
+
+// roundAhead runs the rounds of a lockstep crawl with Config.Overlap:
+// once a round's fetches are all back and the committer is done with
+// the round before (its commit and the pop of this round's successor),
+// the next round goes out while the committer commits this one and pops
+// the round after the next. Every choice is made at a round's end from
+// the rounds committed by then, so the crawl repeats exactly; the
+// learner's models the next round's fetches use are published here.
+func (r *run) roundAhead() error {
+	if r.inflight > 0 || len(r.pending) > 0 {
+		return nil // the round goes on
+	}
+	if err := r.settle(); err != nil {
+		return err
+	}
+	if len(r.ahead) == 0 && (len(r.unflushed) > 0 || !r.dry) {
+		// Nothing popped ahead (the crawl's start, or the last pop
+		// found the stacks empty): commit and pop now.
+		if err := r.handOver(); err != nil {
+			return err
+		}
+		if err := r.settle(); err != nil {
+			return err
+		}
+	}
+	if h, ok := r.c.cfg.Learner.(ModelHolder); ok {
+		h.PublishModels()
+	}
+	r.pending = append(r.pending, r.jobs(r.ahead)...)
+	r.ahead = nil
+	if len(r.unflushed) > 0 || (!r.dry && len(r.pending) > 0) {
+		if err := r.handOver(); err != nil {
 			return err
 		}
 	}
@@ -236,7 +286,7 @@ func (r *run) finished() (finish string, again bool, err error) {
 	if err := r.out.stopped(); err != nil {
 		return "", false, err
 	}
-	if len(r.pending) > 0 || r.inflight > 0 || r.batch != nil || len(r.unflushed) > 0 {
+	if len(r.pending) > 0 || r.inflight > 0 || r.batch != nil || len(r.unflushed) > 0 || len(r.ahead) > 0 {
 		return "", false, nil
 	}
 	switch {
@@ -475,7 +525,14 @@ func (r *run) done(err error) error {
 	r.fetched(j.rs)
 	if j.pop > 0 {
 		r.dry = len(j.popped) == 0
-		r.queue(j.popped)
+		if r.overlap {
+			for _, e := range j.popped {
+				r.budget.taken[e.Topic]++
+			}
+			r.ahead = append(r.ahead, j.popped...)
+		} else {
+			r.queue(j.popped)
+		}
 	}
 	return nil
 }
@@ -484,6 +541,9 @@ func (r *run) done(err error) error {
 // finish (the reason the loop ended) or runErr. Entries popped but never
 // fetched stay leased and go back on their stacks at resume.
 func (r *run) end(finish string, runErr error) (Summary, error) {
+	if h, ok := r.c.cfg.Learner.(ModelHolder); ok && r.overlap {
+		defer h.PublishModels() // the learner ends with the models it built
+	}
 	close(r.work)
 	if runErr != nil || r.ctx.Err() != nil {
 		r.cancelWork()

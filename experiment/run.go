@@ -134,7 +134,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	}
 
 	cfg := crawler.Config{Name: "experiment", Strategy: strategy, Frontier: o.Frontier,
-		Workers: o.Workers, MaxPages: o.Budget, Segment: o.Model.Segment(), Tunnel: o.Tunnel, Promote: o.Promote, Sections: o.Sections, Lockstep: o.Lockstep, Survey: o.Survey}
+		Workers: o.Workers, MaxPages: o.Budget, Segment: o.Model.Segment(), Tunnel: o.Tunnel, Promote: o.Promote, Sections: o.Sections, Lockstep: o.Lockstep, Overlap: o.Overlap, Survey: o.Survey}
 	if o.SiteNorm {
 		cfg.SiteNorm = sitenorm.NewRules(sitenorm.Policy{})
 	}

@@ -15,7 +15,7 @@ func RecordedSettings(cfg crawler.Config, extra map[string]any) string {
 	m := map[string]any{
 		"strategy": cfg.Strategy, "frontier": cfg.Frontier, "max_pages": cfg.MaxPages, "workers": cfg.Workers,
 		"window": cfg.Segment.Window, "learn": cfg.Learner != nil, "sections": cfg.Sections, "tunnel": cfg.Tunnel,
-		"promote": cfg.Promote, "lockstep": cfg.Lockstep, "site_norm": cfg.SiteNorm != nil,
+		"promote": cfg.Promote, "lockstep": cfg.Lockstep, "overlap": cfg.Overlap, "site_norm": cfg.SiteNorm != nil,
 		"survey": cfg.Survey,
 	}
 	for k, v := range extra {

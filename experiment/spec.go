@@ -49,7 +49,7 @@ type Spec struct {
 	// examples' sites that finds backlinks (link+backlinks).
 	Discovery int
 	// The crawl's policies, as in crawler.Config.
-	Tunnel, Promote, Sections, Lockstep, SiteNorm, Survey bool
+	Tunnel, Promote, Sections, Lockstep, Overlap, SiteNorm, Survey bool
 	// Learn adds the link learner with LearnOptions; SkipExamples never
 	// fetches the pages the model learnt from.
 	Learn        bool

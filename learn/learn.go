@@ -136,6 +136,10 @@ type Learner struct {
 	opts   Options
 	counts []*classify.Counts // per topic
 	models atomic.Pointer[[]*classify.Model]
+	// held: the models build makes wait in next until PublishModels
+	// (crawler.ModelHolder).
+	held bool
+	next *[]*classify.Model
 
 	links    map[urlnorm.URL]*record // by target URL (and a fetched page's final URL)
 	ring     []urlnorm.URL           // targets in the order remembered, for eviction
@@ -463,9 +467,27 @@ func (l *Learner) build() []*classify.Model {
 		}
 		models[t] = m
 	}
-	l.models.Store(&models)
+	if l.held {
+		l.next = &models
+	} else {
+		l.models.Store(&models)
+	}
 	return models
 }
+
+// HoldModels implements crawler.ModelHolder: the models a rescore builds
+// are used by ScoreLink only after PublishModels.
+func (l *Learner) HoldModels() { l.held = true }
+
+// PublishModels implements crawler.ModelHolder.
+func (l *Learner) PublishModels() {
+	if l.next != nil {
+		l.models.Store(l.next)
+		l.next = nil
+	}
+}
+
+var _ crawler.ModelHolder = (*Learner)(nil)
 
 // Model returns topic t's current link model, or nil while it has too
 // little evidence.

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"math/rand/v2"
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
@@ -40,7 +43,11 @@ func (s wordScorer) Score(tokens []string, dst []float64) []float64 {
 // word no topic page holds — whose 8 pages are about robots; the others
 // are news lists of 8 pages about gardens. Every listing link is
 // anchored "page N": nothing in it tells the topic.
-func labWeb(t *testing.T) (*httptest.Server, map[string]bool) {
+func labWeb(t *testing.T) (*httptest.Server, map[string]bool) { return labWebJitter(t, false) }
+
+// labWebJitter is labWeb whose answers, with jitter, take a random 0–3
+// ms, so that fetches of one round finish in a different order each run.
+func labWebJitter(t *testing.T, jitter bool) (*httptest.Server, map[string]bool) {
 	people := map[int]bool{3: true, 11: true, 17: true}
 	pages := map[string]string{}
 	on := map[string]bool{}
@@ -70,6 +77,9 @@ func labWeb(t *testing.T) (*httptest.Server, map[string]bool) {
 	home.WriteString("</ul></body></html>")
 	pages["/"] = home.String()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if jitter {
+			time.Sleep(time.Duration(rand.IntN(3000)) * time.Microsecond)
+		}
 		body, ok := pages[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)
@@ -358,6 +368,63 @@ func TestLearner_resumedCrawlScoresAsTheStoppedOne(t *testing.T) {
 		want, got := stopped.ScoreLink(&lf, nil), resumed.ScoreLink(&lf, nil)
 		if math.Abs(want[0]-got[0]) > 1e-12 {
 			t.Errorf("%s: resumed learner scores %v, the stopped one %v", lf.Target, got, want)
+		}
+	}
+}
+
+// TestCrawler_overlappedRoundsRepeatExactly: a learning crawl in
+// lockstep whose rounds are fetched while the one before is committed
+// (Config.Overlap) fetches the same pages in the same order however its
+// fetches are timed.
+func TestCrawler_overlappedRoundsRepeatExactly(t *testing.T) {
+	srv, on := labWebJitter(t, true)
+	ctx := context.Background()
+	scorer := wordScorer{words: map[string]bool{"robot": true, "vision": true}}
+	crawl := func() (order []string, found int) {
+		st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "crawl.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		f, err := fetch.New(fetch.Config{IgnoreRobots: true, HostParallelism: 0, Retries: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		l, _ := learn.New(scorer.Topics(), learn.Options{})
+		c, err := crawler.New(crawler.Config{Workers: 4, Lockstep: true, Overlap: true, MaxPages: 60, Learner: l}, st, f, scorer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Run(ctx, []urlnorm.URL{urlnorm.MustParse(srv.URL + "/")}, "{}"); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := st.DB().QueryContext(ctx, `SELECT u.url, p.failure FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY p.ord`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var u, failure string
+			if err := rows.Scan(&u, &failure); err != nil {
+				t.Fatal(err)
+			}
+			u = strings.TrimPrefix(u, srv.URL)
+			order = append(order, u)
+			if failure == "" && on[u] {
+				found++
+			}
+		}
+		return order, found
+	}
+	first, found := crawl()
+	if found == 0 {
+		t.Fatalf("the crawl found no topic page in %d fetches", len(first))
+	}
+	for range 2 {
+		again, _ := crawl()
+		if strings.Join(again, " ") != strings.Join(first, " ") {
+			t.Fatalf("the crawl fetched\n%v\nthen\n%v", first, again)
 		}
 	}
 }
