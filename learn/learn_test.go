@@ -46,7 +46,9 @@ func (s wordScorer) Score(tokens []string, dst []float64) []float64 {
 func labWeb(t *testing.T) (*httptest.Server, map[string]bool) { return labWebJitter(t, false) }
 
 // labWebJitter is labWeb whose answers, with jitter, take a random 0–3
-// ms, so that fetches of one round finish in a different order each run.
+// ms, so that fetches of one round finish in a different order each run,
+// and whose lists link each page twice, once through a redirect
+// (/labK/pJ answers 301 to /labK/pJ.html).
 func labWebJitter(t *testing.T, jitter bool) (*httptest.Server, map[string]bool) {
 	people := map[int]bool{3: true, 11: true, 17: true}
 	pages := map[string]string{}
@@ -64,6 +66,9 @@ func labWebJitter(t *testing.T, jitter bool) (*httptest.Server, map[string]bool)
 		for j := 1; j <= 8; j++ {
 			p := fmt.Sprintf("/lab%d/p%d.html", k, j)
 			fmt.Fprintf(&list, `<li><a href="%s">page %d</a></li>`, p, j)
+			if jitter {
+				fmt.Fprintf(&list, `<li><a href="%s">page %d again</a></li>`, strings.TrimSuffix(p, ".html"), j)
+			}
 			if people[k] {
 				pages[p] = `<html><body><p>robot arm vision and robot planning</p><a href="/">home</a></body></html>`
 				on[p] = true
@@ -79,6 +84,10 @@ func labWebJitter(t *testing.T, jitter bool) (*httptest.Server, map[string]bool)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if jitter {
 			time.Sleep(time.Duration(rand.IntN(3000)) * time.Microsecond)
+			if _, ok := pages[r.URL.Path+".html"]; ok {
+				http.Redirect(w, r, r.URL.Path+".html", http.StatusMovedPermanently)
+				return
+			}
 		}
 		body, ok := pages[r.URL.Path]
 		if !ok {
@@ -392,7 +401,7 @@ func TestCrawler_overlappedRoundsRepeatExactly(t *testing.T) {
 		}
 		defer f.Close()
 		l, _ := learn.New(scorer.Topics(), learn.Options{})
-		c, err := crawler.New(crawler.Config{Workers: 4, Lockstep: true, Overlap: true, MaxPages: 60, Learner: l}, st, f, scorer)
+		c, err := crawler.New(crawler.Config{Workers: 8, Lockstep: true, Overlap: true, Learner: l}, st, f, scorer)
 		if err != nil {
 			t.Fatal(err)
 		}
