@@ -1,14 +1,10 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
-	"sync"
 
-	"github.com/klauspost/compress/flate"
 	"github.com/mattn/go-sqlite3"
 	"github.com/scent-crawler/scent/internal/deflate"
 )
@@ -53,24 +49,13 @@ func storeText(text string) any {
 	return z
 }
 
-var textReaders = sync.Pool{New: func() any {
-	return flate.NewReaderDict(bytes.NewReader(nil), textDict)
-}}
-
 // inflateText decompresses a text stored by storeText.
 func inflateText(b []byte) (string, error) {
-	r := textReaders.Get().(io.ReadCloser)
-	if err := r.(flate.Resetter).Reset(bytes.NewReader(b), textDict); err != nil {
-		return "", fmt.Errorf("inflate page text: %w", err)
-	}
-	var buf bytes.Buffer
-	buf.Grow(3 * len(b))
-	_, err := buf.ReadFrom(r)
-	textReaders.Put(r)
+	out, err := deflate.Inflate(b, textDict, 0)
 	if err != nil {
 		return "", fmt.Errorf("inflate page text: %w", err)
 	}
-	return buf.String(), nil
+	return string(out), nil
 }
 
 // readText returns the text of a stored value: a BLOB is compressed

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/flate"
 )
@@ -49,17 +50,27 @@ func (ws *Writers) Append(dst, b []byte) []byte {
 // dictionary), reading at most limit bytes of output (0: no limit); it
 // fails when the output is longer.
 func Inflate(b, dict []byte, limit int64) ([]byte, error) {
-	r := flate.NewReaderDict(bytes.NewReader(b), dict)
-	defer r.Close()
-	if limit <= 0 {
-		return io.ReadAll(r)
+	r := readers.Get().(io.ReadCloser)
+	defer readers.Put(r)
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(b), dict); err != nil {
+		return nil, err
 	}
-	out, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err == nil && int64(len(out)) > limit {
+	var src io.Reader = r
+	if limit > 0 {
+		src = io.LimitReader(r, limit+1)
+	}
+	out := bytes.NewBuffer(make([]byte, 0, 3*len(b)+64))
+	_, err := out.ReadFrom(src)
+	if err == nil && limit > 0 && int64(out.Len()) > limit {
 		err = ErrTooLong
 	}
-	return out, err
+	return out.Bytes(), err
 }
+
+// readers are DEFLATE readers reset for each Inflate: a reader is tens
+// of kilobytes of window and tables, made once rather than per call (a
+// page's text, links and exchanges are each read through one).
+var readers = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
 
 // ErrTooLong is Inflate's error for output beyond its limit.
 var ErrTooLong = errors.New("deflate: output beyond its limit")
