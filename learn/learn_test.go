@@ -101,13 +101,23 @@ func labWebJitter(t *testing.T, jitter bool) (*httptest.Server, map[string]bool)
 	return srv, on
 }
 
-// crawlLabs crawls labWeb with a learner of opts for budget pages and
-// returns how many topic pages it fetched.
-func crawlLabs(t *testing.T, opts learn.Options, budget int) int {
+// labScorer is the page and base link model of the lab web's crawls.
+var labScorer = wordScorer{words: map[string]bool{"robot": true, "vision": true}}
+
+// fetched is one fetch of a crawl: its URL's path on the test site and
+// whether it gave a page.
+type fetched struct {
+	path string
+	ok   bool
+}
+
+// labCrawl runs a crawl of cfg (with labScorer) from srv's home page
+// into the store at path, a new one or one to resume, and returns its
+// fetches in their order.
+func labCrawl(t *testing.T, srv *httptest.Server, path string, cfg crawler.Config) []fetched {
 	t.Helper()
-	srv, on := labWeb(t)
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "crawl.db"))
+	st, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,34 +127,54 @@ func crawlLabs(t *testing.T, opts learn.Options, budget int) int {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	scorer := wordScorer{words: map[string]bool{"robot": true, "vision": true}}
-	l, err := learn.New(scorer.Topics(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := crawler.New(crawler.Config{Workers: 4, Lockstep: true, MaxPages: budget, Learner: l}, st, f, scorer)
+	c, err := crawler.New(cfg, st, f, labScorer)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Run(ctx, []urlnorm.URL{urlnorm.MustParse(srv.URL + "/")}, "{}"); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := st.DB().QueryContext(ctx, `SELECT u.url FROM pages p JOIN urls u ON u.id = p.url_id WHERE p.failure = ''`)
+	rows, err := st.DB().QueryContext(ctx, `SELECT u.url, p.failure FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY p.ord`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	found := 0
+	var out []fetched
 	for rows.Next() {
-		var u string
-		if err := rows.Scan(&u); err != nil {
+		var u, failure string
+		if err := rows.Scan(&u, &failure); err != nil {
 			t.Fatal(err)
 		}
-		if on[strings.TrimPrefix(u, srv.URL)] {
-			found++
+		out = append(out, fetched{path: strings.TrimPrefix(u, srv.URL), ok: failure == ""})
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// topicPages counts the fetches that gave a page of on.
+func topicPages(fs []fetched, on map[string]bool) int {
+	n := 0
+	for _, f := range fs {
+		if f.ok && on[f.path] {
+			n++
 		}
 	}
-	return found
+	return n
+}
+
+// crawlLabs crawls labWeb with a learner of opts for budget pages and
+// returns how many topic pages it fetched.
+func crawlLabs(t *testing.T, opts learn.Options, budget int) int {
+	t.Helper()
+	srv, on := labWeb(t)
+	l, err := learn.New(labScorer.Topics(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := crawler.Config{Workers: 4, Lockstep: true, MaxPages: budget, Learner: l}
+	return topicPages(labCrawl(t, srv, filepath.Join(t.TempDir(), "crawl.db"), cfg), on)
 }
 
 func TestLearner_findsTopicBehindOffTopicListings(t *testing.T) {
@@ -340,28 +370,10 @@ func BenchmarkLearner_Rescore(b *testing.B) {
 
 func TestLearner_resumedCrawlScoresAsTheStoppedOne(t *testing.T) {
 	srv, _ := labWeb(t)
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "crawl.db")
-	scorer := wordScorer{words: map[string]bool{"robot": true, "vision": true}}
 	run := func(budget int) *learn.Learner {
-		st, err := sqlite.Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		f, err := fetch.New(fetch.Config{IgnoreRobots: true, HostParallelism: 0, Retries: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		l, _ := learn.New(scorer.Topics(), learn.Options{})
-		c, err := crawler.New(crawler.Config{Workers: 4, Lockstep: true, MaxPages: budget, Learner: l}, st, f, scorer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Run(ctx, []urlnorm.URL{urlnorm.MustParse(srv.URL + "/")}, "{}"); err != nil {
-			t.Fatal(err)
-		}
+		l, _ := learn.New(labScorer.Topics(), learn.Options{})
+		labCrawl(t, srv, path, crawler.Config{Workers: 4, Lockstep: true, MaxPages: budget, Learner: l})
 		return l
 	}
 	stopped := run(50)
@@ -387,44 +399,14 @@ func TestLearner_resumedCrawlScoresAsTheStoppedOne(t *testing.T) {
 // fetches are timed.
 func TestCrawler_overlappedRoundsRepeatExactly(t *testing.T) {
 	srv, on := labWebJitter(t, true)
-	ctx := context.Background()
-	scorer := wordScorer{words: map[string]bool{"robot": true, "vision": true}}
 	crawl := func() (order []string, found int) {
-		st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "crawl.db"))
-		if err != nil {
-			t.Fatal(err)
+		l, _ := learn.New(labScorer.Topics(), learn.Options{})
+		cfg := crawler.Config{Workers: 8, Lockstep: true, Overlap: true, Learner: l}
+		fs := labCrawl(t, srv, filepath.Join(t.TempDir(), "crawl.db"), cfg)
+		for _, f := range fs {
+			order = append(order, f.path)
 		}
-		defer st.Close()
-		f, err := fetch.New(fetch.Config{IgnoreRobots: true, HostParallelism: 0, Retries: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		l, _ := learn.New(scorer.Topics(), learn.Options{})
-		c, err := crawler.New(crawler.Config{Workers: 8, Lockstep: true, Overlap: true, Learner: l}, st, f, scorer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Run(ctx, []urlnorm.URL{urlnorm.MustParse(srv.URL + "/")}, "{}"); err != nil {
-			t.Fatal(err)
-		}
-		rows, err := st.DB().QueryContext(ctx, `SELECT u.url, p.failure FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY p.ord`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var u, failure string
-			if err := rows.Scan(&u, &failure); err != nil {
-				t.Fatal(err)
-			}
-			u = strings.TrimPrefix(u, srv.URL)
-			order = append(order, u)
-			if failure == "" && on[u] {
-				found++
-			}
-		}
-		return order, found
+		return order, topicPages(fs, on)
 	}
 	first, found := crawl()
 	if found == 0 {
