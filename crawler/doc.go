@@ -52,7 +52,7 @@
 // finish, unless Config.Lockstep makes the crawl go in rounds: up to
 // Workers entries popped at once, committed in pop order before the next
 // round, so that the crawl repeats exactly. Config.Overlap fetches each
-// round while the one before commits (roundAhead in run.go): every choice
+// round while the one before commits (round in run.go): every choice
 // is still made at a round's end, from the rounds committed by then.
 //
 // A crawl not in lockstep is a pipeline (run.go): the workers fetch the

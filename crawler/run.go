@@ -39,8 +39,9 @@ type run struct {
 	flushTimer <-chan time.Time    // when unflushed must be committed
 	ordered    *inOrder            // bfs, lockstep: results wait for those sent before them
 	lockstep   bool
-	overlap    bool    // lockstep rounds fetched while the one before commits (Config.Overlap)
-	ahead      []Entry // overlap: popped for the next round, not handed out yet
+	overlap    bool        // lockstep rounds fetched while the one before commits (Config.Overlap)
+	ahead      []Entry     // overlap: popped for the next round, not handed out yet
+	holder     ModelHolder // overlap: the learner, when it holds its models until told
 
 	// The committer pops the next entries after it commits a batch: a
 	// crawl not in lockstep once fewer than lowWater wait in pending,
@@ -64,17 +65,14 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	if err != nil {
 		return r.sum, err
 	}
-	if err := r.group(); err != nil {
+	if err := r.group(r.c.cfg.GroupCommit); err != nil {
 		return r.sum, err
 	}
 	r.startWorkers()
 	r.startCommitter()
 	for {
 		turn := r.feed
-		switch {
-		case r.overlap:
-			turn = r.roundAhead
-		case r.lockstep:
+		if r.lockstep {
 			turn = r.round
 		}
 		if err := turn(); err != nil {
@@ -124,11 +122,10 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 	// bfs crawl needs no rounds: committing in send order is enough.
 	r.lockstep = c.cfg.Lockstep && c.order != FIFO
 	r.overlap = r.lockstep && c.cfg.Overlap && c.cfg.SiteNorm == nil
-	if r.overlap {
-		c.queueRedirects = true
-		if h, ok := c.cfg.Learner.(ModelHolder); ok {
-			h.HoldModels()
-		}
+	c.queueRedirects = r.overlap
+	if h, ok := c.cfg.Learner.(ModelHolder); ok && r.overlap {
+		r.holder = h
+		h.HoldModels()
 	}
 	if c.order == FIFO || r.lockstep {
 		r.ordered = newInOrder()
@@ -173,10 +170,15 @@ func (r *run) queued() int {
 // queue appends es, taken from the frontier (or the outage's retries),
 // to the entries waiting for a worker.
 func (r *run) queue(es []Entry) {
+	r.take(es)
+	r.pending = append(r.pending, r.jobs(es)...)
+}
+
+// take counts es, taken from the frontier, against the budget.
+func (r *run) take(es []Entry) {
 	for _, e := range es {
 		r.budget.taken[e.Topic]++
 	}
-	r.pending = append(r.pending, r.jobs(es)...)
 }
 
 // round runs a lockstep crawl's rounds: once a round's fetches are all
@@ -185,6 +187,12 @@ func (r *run) queue(es []Entry) {
 // which goes out when it is back; the learner's values and the site
 // rules the next round sees are those of every round before it, however
 // its fetches are timed.
+//
+// With Config.Overlap the next round was popped ahead, after the round
+// before this one: it goes out at once (with the learner's models built
+// by then) while the committer commits this round and pops the round
+// after the next. Every choice is still made at a round's end from the
+// rounds committed by then, so the crawl repeats exactly.
 func (r *run) round() error {
 	if r.inflight > 0 || len(r.pending) > 0 {
 		return nil // the round goes on
@@ -192,35 +200,9 @@ func (r *run) round() error {
 	if err := r.settle(); err != nil {
 		return err
 	}
-	if len(r.unflushed) > 0 || !r.dry {
-		if err := r.handOver(); err != nil {
-			return err
-		}
-		if err := r.settle(); err != nil {
-			return err
-		}
-	}
-	r.queue(r.out.due(nil, r.inflight))
-	return nil
-}
-
-// roundAhead runs the rounds of a lockstep crawl with Config.Overlap:
-// once a round's fetches are all back and the committer is done with
-// the round before (its commit and the pop of this round's successor),
-// the next round goes out while the committer commits this one and pops
-// the round after the next. Every choice is made at a round's end from
-// the rounds committed by then, so the crawl repeats exactly; the
-// learner's models the next round's fetches use are published here.
-func (r *run) roundAhead() error {
-	if r.inflight > 0 || len(r.pending) > 0 {
-		return nil // the round goes on
-	}
-	if err := r.settle(); err != nil {
-		return err
-	}
 	if len(r.ahead) == 0 && (len(r.unflushed) > 0 || !r.dry) {
-		// Nothing popped ahead (the crawl's start, or the last pop
-		// found the stacks empty): commit and pop now.
+		// Commit and pop now: always in plain lockstep; with overlap at
+		// the crawl's start, or when the last pop found the stacks empty.
 		if err := r.handOver(); err != nil {
 			return err
 		}
@@ -228,14 +210,16 @@ func (r *run) roundAhead() error {
 			return err
 		}
 	}
-	if h, ok := r.c.cfg.Learner.(ModelHolder); ok {
-		h.PublishModels()
-	}
-	r.pending = append(r.pending, r.jobs(r.ahead)...)
-	r.ahead = nil
-	if len(r.unflushed) > 0 || (!r.dry && len(r.pending) > 0) {
-		if err := r.handOver(); err != nil {
-			return err
+	if r.overlap {
+		if r.holder != nil {
+			r.holder.PublishModels()
+		}
+		r.pending = append(r.pending, r.jobs(r.ahead)...)
+		r.ahead = nil
+		if len(r.unflushed) > 0 || (!r.dry && len(r.pending) > 0) {
+			if err := r.handOver(); err != nil {
+				return err
+			}
 		}
 	}
 	r.queue(r.out.due(nil, r.inflight))
@@ -526,9 +510,7 @@ func (r *run) done(err error) error {
 	if j.pop > 0 {
 		r.dry = len(j.popped) == 0
 		if r.overlap {
-			for _, e := range j.popped {
-				r.budget.taken[e.Topic]++
-			}
+			r.take(j.popped)
 			r.ahead = append(r.ahead, j.popped...)
 		} else {
 			r.queue(j.popped)
@@ -541,8 +523,8 @@ func (r *run) done(err error) error {
 // finish (the reason the loop ended) or runErr. Entries popped but never
 // fetched stay leased and go back on their stacks at resume.
 func (r *run) end(finish string, runErr error) (Summary, error) {
-	if h, ok := r.c.cfg.Learner.(ModelHolder); ok && r.overlap {
-		defer h.PublishModels() // the learner ends with the models it built
+	if r.holder != nil {
+		defer r.holder.PublishModels() // the learner ends with the models it built
 	}
 	close(r.work)
 	if runErr != nil || r.ctx.Err() != nil {
@@ -588,39 +570,31 @@ func (r *run) end(finish string, runErr error) (Summary, error) {
 	switch {
 	case runErr != nil:
 		sum.Finish = "error"
-		return *sum, errors.Join(runErr, r.ungroup())
+		return *sum, errors.Join(runErr, r.group(0))
 	case r.ctx.Err() != nil:
 		sum.Finish = "interrupted"
-		if err := r.ungroup(); err != nil {
+		if err := r.group(0); err != nil {
 			return *sum, err
 		}
 		return *sum, r.ctx.Err()
 	}
 	sum.Finish = finish
 	if err := r.c.store.FinishCrawl(r.ctx, r.front.crawl, finish); err != nil {
-		return *sum, errors.Join(err, r.ungroup())
+		return *sum, errors.Join(err, r.group(0))
 	}
-	return *sum, r.ungroup()
+	return *sum, r.group(0)
 }
 
-// group makes a store that can keep its writes in one transaction for
-// a while (Grouper) do so while the crawl runs: Config.GroupCommit.
-func (r *run) group() error {
+// group has a store that can keep its writes in one transaction for a
+// while (Grouper) commit them every d while the crawl runs
+// (Config.GroupCommit); d = 0, when the crawl ends however it ends,
+// commits the open group: the results committed are kept.
+func (r *run) group(d time.Duration) error {
 	g, ok := r.c.store.(Grouper)
 	if !ok || r.c.cfg.GroupCommit <= 0 {
 		return nil
 	}
-	return g.GroupCommits(r.ctx, r.c.cfg.GroupCommit)
-}
-
-// ungroup commits the store's open group when the crawl ends, however it
-// ends: the results committed are kept.
-func (r *run) ungroup() error {
-	g, ok := r.c.store.(Grouper)
-	if !ok || r.c.cfg.GroupCommit <= 0 {
-		return nil
-	}
-	return g.GroupCommits(context.WithoutCancel(r.ctx), 0)
+	return g.GroupCommits(context.WithoutCancel(r.ctx), d)
 }
 
 // inOrder gives results back in the order their entries were sent to the

@@ -109,7 +109,9 @@ func (t cachedTx) Rollback() error {
 	return t.Tx.Rollback()
 }
 
-// query runs a cached query within the transaction.
+// query runs a cached query within the transaction. The statement bound
+// to the transaction outlives its rows: it is closed when the
+// transaction ends (in the store's group, at the group's commit).
 func (t cachedTx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	st, err := t.PrepareContext(ctx, query)
 	if err != nil {
