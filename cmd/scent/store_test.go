@@ -29,7 +29,10 @@ func TestCrawl_secondRunnerRefused(t *testing.T) {
 	os.WriteFile(seeds, []byte("seed "+site.srv.URL+"/p0\n"), 0o644)
 	db := filepath.Join(dir, "c.db")
 	args := []string{"crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--max-pages", "0",
-		"--delay", "0", "--host-parallelism", "0", "--workers", "2", "--quiet"}
+		"--delay", "0", "--host-parallelism", "0", "--workers", "2", "--quiet",
+		// Short groups of writes: the first pages show while the first
+		// crawl still runs, so the second starts against a running crawl.
+		"--group-commit", "20ms"}
 	first := exec.Command(bin, args...)
 	var firstOut bytes.Buffer
 	first.Stdout, first.Stderr = &firstOut, &firstOut
