@@ -211,7 +211,7 @@ func (c *Counts) Model(opts Options) (*Model, error) {
 	}
 	terms := make([]term, len(order))
 	for i, k := range order {
-		t := term{text: c.words[k], chi2max: chiMax[k], df: int(math.Round(df[k])),
+		t := term{text: c.words[k], chi2max: chiMax[k], df: wholeDocs(df[k], 1),
 			chi2: slices.Clone(chi[k*nc : k*nc+nc]), theta: make([]float64, nc)}
 		p := df[k] / n
 		for ci := range nc {
@@ -223,10 +223,18 @@ func (c *Counts) Model(opts Options) (*Model, error) {
 		thresh: newThresholds(nc, opts.Threshold), terms: terms, hash: c.hash()}
 	for ci := range nc {
 		m.priors[ci] = max(c.docs[ci], 0) / n
-		m.docs[ci] = int(math.Round(c.docs[ci]))
+		m.docs[ci] = wholeDocs(c.docs[ci], 0)
 	}
 	m.prepare()
 	return m, nil
+}
+
+// wholeDocs is a weight of documents as the whole number a model file
+// keeps, at least least, rounded up, so that a term counted only in
+// documents of weight below one (a learner's prior) still has a document
+// and no term has more documents than the classes in all.
+func wholeDocs(w float64, least int) int {
+	return max(least, int(math.Ceil(w-1e-9)))
 }
 
 // hash is the hex SHA-256 of the counts (classes, class weights, and

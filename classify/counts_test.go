@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
@@ -207,5 +208,37 @@ func BenchmarkCounts_Add(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		d := docs[i%len(docs)]
 		c.Add(slices.Index([]string{"leads", "not"}, d.Class), d.Tokens, 1)
+	}
+}
+
+// TestCounts_Model_fractionalWeights saves and loads a model built from
+// documents of weight below one (a learner's prior): a term counted only
+// in such documents keeps one document in the file.
+func TestCounts_Model_fractionalWeights(t *testing.T) {
+	c, err := NewCounts([]string{"a", "b"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Add(0, []string{"x", "y"}, 0.25)
+	c.Add(0, []string{"x"}, 0.25)
+	c.Add(1, []string{"z"}, 0.25)
+	c.Add(1, []string{"w"}, 1)
+	m, err := c.Model(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := m.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(&b)
+	if err != nil {
+		t.Fatalf("load a model of fractional counts: %v", err)
+	}
+	sameModel(t, m, back, []Example{{Tokens: []string{"x"}}, {Tokens: []string{"z", "w"}}})
+	for _, tm := range back.terms {
+		if tm.df < 1 {
+			t.Errorf("term %q: df %d", tm.text, tm.df)
+		}
 	}
 }
