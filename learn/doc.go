@@ -25,6 +25,17 @@
 // Once the evidence has grown enough the models are rebuilt and every
 // remembered link still waiting on the stacks is rescored.
 //
+// Before the crawl, the learner is primed with the links between the
+// training pages (TrainingLinks, Learner.Prime): a link to an example
+// counts as leading to the topic, a link to a training page that links to
+// an example as leading on, a link to another training page as leading
+// nowhere, each with a small weight (DefaultPrior, 0.25) — the first
+// layers of a context graph around the examples (Diligenti et al. 2000).
+// So the crawl's first links are valued by what the training sites' own
+// listings teach ("people" lists lead to faculty pages) before the crawl
+// has found where its own listings lead; the crawl's own evidence,
+// counted in full, adds to it.
+//
 //	crawler ─ScoreLink─► Learner (current models, lock-free)
 //	crawler ─Observe(page)─► counts ─Rescore─► rebuilt models ─► new scores ─► store
 //

@@ -232,6 +232,9 @@ func sharedFeatures(dst []string, source, target urlnorm.URL, tokens, anchor []s
 	} else {
 		dst = append(dst, "link:other-host")
 	}
+	if depth < 0 {
+		return dst // unknown: a link of the training pages (Prime)
+	}
 	return append(dst, "depth:"+strconv.Itoa(min(depth, 8)))
 }
 
