@@ -1,9 +1,12 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/scent-crawler/scent/internal/atomicfile"
+	"github.com/scent-crawler/scent/urlnorm"
+	"io"
 	"os"
 
 	"github.com/scent-crawler/scent/classify"
@@ -54,6 +57,10 @@ type Spec struct {
 	// fetches the pages the model learnt from.
 	Learn        bool
 	LearnOptions learn.Options
+	// LearnPrior, when positive, primes the learner with the links
+	// between the training pages, each with this weight
+	// (learn.TrainingLinks, Learner.Prime).
+	LearnPrior   float64
 	SkipExamples bool
 	// Oracle scores links by their target's label, HubOracle scores 1 the
 	// links to the topic's hubs.
@@ -117,9 +124,24 @@ func (o *Spec) Validate() error {
 	return atomicfile.CheckWritableDir(o.Out, "--out")
 }
 
-// learning sets cfg's link learner (--learn) and the URLs it never
-// fetches (--skip-examples: the pages the model learnt from).
-func (o Spec) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Scorer) error {
+// TopicExamples returns the URLs of each topic's example pages, in the
+// order of topics.
+func TopicExamples(s *training.Seeds, topics []string) [][]urlnorm.URL {
+	out := make([][]urlnorm.URL, len(topics))
+	for t, topic := range topics {
+		for _, src := range s.Train[topic] {
+			if !src.URL.IsZero() {
+				out[t] = append(out[t], src.URL)
+			}
+		}
+	}
+	return out
+}
+
+// learning sets cfg's link learner (--learn), primed with the links
+// between the training pages fetched with f (LearnPrior), and the URLs
+// it never fetches (--skip-examples: the pages the model learnt from).
+func (o Spec) learning(ctx context.Context, cfg *crawler.Config, seeds *training.Seeds, sc crawler.Scorer, f crawler.Fetcher, progress io.Writer) error {
 	if o.SkipExamples && cfg.Strategy != crawler.StrategyBFS {
 		cfg.Known = seeds.Examples()
 	}
@@ -131,6 +153,14 @@ func (o Spec) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Sc
 		lo.Canonical = cfg.SiteNorm.Canonical
 	}
 	l, err := learn.New(sc.Topics(), lo)
+	if err != nil {
+		return err
+	}
 	cfg.Learner = l
-	return err
+	if o.LearnPrior > 0 {
+		prior, n := learn.TrainingLinks(ctx, f, sc, cfg.Segment, seeds.Examples(), TopicExamples(seeds, sc.Topics()))
+		l.Prime(prior, o.LearnPrior)
+		fmt.Fprintf(progress, "learner primed with %d links between %d training pages\n", len(prior), n)
+	}
+	return ctx.Err()
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -145,8 +146,9 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 // crawlLearning sets cfg's URLs never fetched (--skip-examples: the pages
 // the model learnt from) and its link learner (--learn), whose reward
 // thresholds come from the model's cross-validation when crawl trained
-// it (trep) and --learn-reward is not given.
-func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strategy, seeds *training.Seeds, scorer crawler.Scorer, trep *training.Report) error {
+// it (trep) and --learn-reward is not given, primed with the links
+// between the training pages, fetched with f (--learn-prior).
+func crawlLearning(ctx context.Context, cfg *crawler.Config, pf *policyFlags, strategy crawler.Strategy, seeds *training.Seeds, scorer crawler.Scorer, trep *training.Report, f crawler.Fetcher, progress io.Writer) error {
 	if pf.skipExamples && strategy != crawler.StrategyBFS {
 		cfg.Known = seeds.Examples()
 	}
@@ -160,7 +162,15 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 	if pf.reward == 0 && trep != nil {
 		lo.Rewards = experiment.RewardThresholds(trep, scorer.Topics())
 	}
-	var err error
-	cfg.Learner, err = learn.New(scorer.Topics(), lo)
-	return err
+	l, err := learn.New(scorer.Topics(), lo)
+	if err != nil {
+		return err
+	}
+	cfg.Learner = l
+	if pf.prior > 0 {
+		prior, n := learn.TrainingLinks(ctx, f, scorer, cfg.Segment, seeds.Examples(), experiment.TopicExamples(seeds, scorer.Topics()))
+		l.Prime(prior, pf.prior)
+		fmt.Fprintf(progress, "learner primed with %d links between %d training pages\n", len(prior), n)
+	}
+	return ctx.Err()
 }

@@ -25,6 +25,7 @@ type policyFlags struct {
 	skipExamples bool
 	reward       float64
 	gamma        float64
+	prior        float64
 	preset       string
 }
 
@@ -33,6 +34,7 @@ func (p *policyFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&p.learn, "learn", true, "learn the value of links from the crawl's own pages and serve every link best first by it")
 	fs.Float64Var(&p.reward, "learn-reward", 0, "with --learn: the page score at which a fetched page rewards the links that led to it (0: per topic, where the cross-validated page F1 of the examples is best when the model is trained here, else 0.5)")
 	fs.Float64Var(&p.gamma, "learn-gamma", learn.DefaultGamma, "with --learn: the weight of a link's value that comes from the pages beyond its target")
+	fs.Float64Var(&p.prior, "learn-prior", learn.DefaultPrior, "with --learn: the weight of each link between the training pages (those of the seed file) in the evidence the learner starts from — a link to an example leads to the topic, a link to a page linking to one leads on, others lead nowhere; the training pages are fetched again at the crawl's start (0: start from no evidence)")
 	fs.BoolVar(&p.survey, "survey", true, "with best-first order (--learn or --frontier best-first): fetch each seed's own links, its site's navigation, before any deeper link, so that the learner sees where each of them leads first")
 	fs.BoolVar(&p.skipExamples, "skip-examples", true, "never fetch the pages the model learnt from (they are in hand); bfs fetches them")
 	fs.BoolVar(&p.sections, "sections", true, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the stack (and with --tunnel the reserve) is spent, or are dropped")
@@ -43,7 +45,7 @@ func (p *policyFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&p.siteNorm, "site-norm", false, "site-based URL normalization: measure which extended normalizations (EN1–EN6) each host tolerates, within 5 % of the fetches, and apply those it adopts to the URLs pushed (scent normalize-eval shows them)")
 	fs.StringVar(&p.preset, "preset", "", `"paper": the paper's crawler (no learner, no sections, no example skipped, one model), for the settings not given`)
 	setFlagGroup(fs, "budget", "workers")
-	setFlagGroup(fs, "research", "learn", "survey", "learn-reward", "learn-gamma", "skip-examples", "sections", "lockstep", "overlap", "tunnel", "promote", "site-norm", "preset")
+	setFlagGroup(fs, "research", "learn", "survey", "learn-reward", "learn-gamma", "learn-prior", "skip-examples", "sections", "lockstep", "overlap", "tunnel", "promote", "site-norm", "preset")
 }
 
 // apply sets the preset's flags the command line did not set and checks
@@ -51,6 +53,9 @@ func (p *policyFlags) register(fs *pflag.FlagSet) {
 func (p *policyFlags) apply(fs *pflag.FlagSet) error {
 	if err := applyPreset(fs, p.preset); err != nil {
 		return err
+	}
+	if p.prior < 0 || p.prior != p.prior {
+		return fmt.Errorf("--learn-prior %v: want a weight of 0 or more", p.prior)
 	}
 	if p.learn && (p.tunnel || p.promote) {
 		return errors.New("--tunnel and --promote steer the paper's stacks, but the link learner (on by default) keeps every link on them: add --learn=false or --preset paper")
