@@ -42,6 +42,14 @@ type ModelHolder interface {
 	PublishModels()
 }
 
+// A Primer is a Learner that gathers evidence before a crawl starts
+// (learn: the links between the training pages). The crawler calls
+// PrimeCrawl when it opens a crawl whose learner has no saved state: a
+// new crawl, not a resumed one, which restores what its learner had.
+type Primer interface {
+	PrimeCrawl(ctx context.Context) error
+}
+
 // LinkFeatures is what a Learner sees of one link.
 type LinkFeatures struct {
 	Source urlnorm.URL // the page the link is on

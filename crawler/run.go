@@ -111,6 +111,10 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 			if err := c.cfg.Learner.RestoreState(st.Learner); err != nil {
 				return r, fmt.Errorf("resume crawl %s: %w", c.cfg.Name, err)
 			}
+		} else if p, ok := c.cfg.Learner.(Primer); ok {
+			if err := p.PrimeCrawl(ctx); err != nil {
+				return r, fmt.Errorf("crawl %s: %w", c.cfg.Name, err)
+			}
 		}
 	}
 	if c.cfg.SiteNorm != nil {

@@ -76,7 +76,7 @@ func TestGrid_settings(t *testing.T) {
 		t.Fatalf("the same grid has two keys: %s, %s", key, again)
 	}
 	same := map[string]bool{
-		"Out": true, "Command": true, "CrawlProgress": true, "LearnOptions.Canonical": true, // not a cell's result
+		"Out": true, "Command": true, "CrawlProgress": true, "LearnOptions.Canonical": true, "LearnOptions.Prior": true, // not a cell's result (LearnPrior sets Prior)
 		"Topics": true, "Strategy": true, "Frontier": true, "Model.K": true, "Model.Window": true, "Model.Threshold": true, // the cells' own
 	}
 	tested := 0

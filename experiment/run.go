@@ -152,7 +152,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 		o.LearnOptions.Rewards = RewardThresholds(trep, scorer.Topics())
 		fmt.Fprintf(progress, "learner reward thresholds (best cross-validated page F1): %v\n", o.LearnOptions.Rewards)
 	}
-	if err := o.learning(ctx, &cfg, seeds, scorer, f, progress); err != nil {
+	if err := o.learning(&cfg, seeds, scorer, f, progress); err != nil {
 		return nil, err
 	}
 	c, err := crawler.New(cfg, store, f, scorer)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/scent-crawler/scent/internal/atomicfile"
+	"github.com/scent-crawler/scent/segment"
 	"github.com/scent-crawler/scent/urlnorm"
 	"io"
 	"os"
@@ -141,7 +142,7 @@ func TopicExamples(s *training.Seeds, topics []string) [][]urlnorm.URL {
 // learning sets cfg's link learner (--learn), primed with the links
 // between the training pages fetched with f (LearnPrior), and the URLs
 // it never fetches (--skip-examples: the pages the model learnt from).
-func (o Spec) learning(ctx context.Context, cfg *crawler.Config, seeds *training.Seeds, sc crawler.Scorer, f crawler.Fetcher, progress io.Writer) error {
+func (o Spec) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Scorer, f crawler.Fetcher, progress io.Writer) error {
 	if o.SkipExamples && cfg.Strategy != crawler.StrategyBFS {
 		cfg.Known = seeds.Examples()
 	}
@@ -152,15 +153,24 @@ func (o Spec) learning(ctx context.Context, cfg *crawler.Config, seeds *training
 	if cfg.SiteNorm != nil {
 		lo.Canonical = cfg.SiteNorm.Canonical
 	}
-	l, err := learn.New(sc.Topics(), lo)
-	if err != nil {
-		return err
-	}
-	cfg.Learner = l
 	if o.LearnPrior > 0 {
-		prior, n := learn.TrainingLinks(ctx, f, sc, cfg.Segment, seeds.Examples(), TopicExamples(seeds, sc.Topics()))
-		l.Prime(prior, o.LearnPrior)
-		fmt.Fprintf(progress, "learner primed with %d links between %d training pages\n", len(prior), n)
+		lo.Prior, lo.PriorWeight = TrainingPrior(seeds, sc, f, cfg.Segment, progress), o.LearnPrior
 	}
-	return ctx.Err()
+	l, err := learn.New(sc.Topics(), lo)
+	cfg.Learner = l
+	return err
+}
+
+// TrainingPrior returns the learner's prior (learn.Options.Prior): the
+// links between the training pages of s, fetched with f when a new crawl
+// opens, with a line to progress.
+func TrainingPrior(s *training.Seeds, sc crawler.Scorer, f crawler.Fetcher, seg segment.Options, progress io.Writer) func(context.Context) ([]learn.PriorLink, error) {
+	return func(ctx context.Context) ([]learn.PriorLink, error) {
+		links, n := learn.TrainingLinks(ctx, f, sc, seg, s.Examples(), TopicExamples(s, sc.Topics()))
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(progress, "learner primed with %d links between %d training pages\n", len(links), n)
+		return links, nil
+	}
 }

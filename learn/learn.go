@@ -2,6 +2,7 @@ package learn
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,6 +63,11 @@ type Options struct {
 	// Rewards, when set, are per topic (in the order of New's topics)
 	// reward thresholds that replace RewardAt; a zero entry keeps it.
 	Rewards []float64
+	// Prior, when set, gives the links the learner counts before a new
+	// crawl (PrimeCrawl: usually TrainingLinks), each with weight
+	// PriorWeight (DefaultPrior when 0).
+	Prior       func(context.Context) ([]PriorLink, error) `json:"-"`
+	PriorWeight float64
 	// Canonical, when set, gives the form in which the frontier keeps a
 	// link's target (the crawl's site-based normalization,
 	// sitenorm.Rules.Canonical): links are remembered under it, so that
@@ -83,6 +89,8 @@ func (o Options) Validate() error {
 		return errors.New("learner reward threshold must be in [0, 1]")
 	case slices.ContainsFunc(o.Rewards, func(v float64) bool { return math.IsNaN(v) || v < 0 || v > 1 }):
 		return errors.New("learner reward thresholds must be in [0, 1]")
+	case math.IsNaN(o.PriorWeight) || o.PriorWeight < 0:
+		return errors.New("learner prior weight must not be negative")
 	case math.IsNaN(o.Growth) || o.Growth < 0:
 		return errors.New("learner growth must not be negative")
 	}
@@ -116,6 +124,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RewardAt == 0 {
 		o.RewardAt = DefaultRewardAt
+	}
+	if o.PriorWeight == 0 {
+		o.PriorWeight = DefaultPrior
 	}
 	return o
 }

@@ -2,6 +2,7 @@ package learn
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/scent-crawler/scent/crawler"
@@ -165,4 +166,20 @@ func (l *Learner) Prime(links []PriorLink, w float64) {
 		}
 	}
 	l.build()
+}
+
+var _ crawler.Primer = (*Learner)(nil)
+
+// PrimeCrawl implements crawler.Primer: it counts the links of
+// Options.Prior, if set, each with weight Options.PriorWeight.
+func (l *Learner) PrimeCrawl(ctx context.Context) error {
+	if l.opts.Prior == nil {
+		return nil
+	}
+	links, err := l.opts.Prior(ctx)
+	if err != nil {
+		return fmt.Errorf("learner prior: %w", err)
+	}
+	l.Prime(links, l.opts.PriorWeight)
+	return nil
 }

@@ -171,3 +171,43 @@ func TestLearner_primedFindsTopicSooner(t *testing.T) {
 		t.Errorf("primed learner found %d topic pages in %d, unprimed %d: want at least 8 more", primed, budget, plain)
 	}
 }
+
+func TestLearner_PrimeCrawl_newCrawlsOnly(t *testing.T) {
+	// A new crawl counts the prior; the same crawl resumed restores the
+	// evidence it saved, prior included, and does not gather it again.
+	_, links, _ := trainingLinks(t)
+	srv, _ := labWeb(t)
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	calls := 0
+	crawl := func(budget int) *learn.Learner {
+		l, err := learn.New(labScorer.Topics(), learn.Options{Prior: func(context.Context) ([]learn.PriorLink, error) {
+			calls++
+			return links, nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		labCrawl(t, srv, path, crawler.Config{Workers: 4, Lockstep: true, MaxPages: budget, Learner: l})
+		return l
+	}
+	first := crawl(10)
+	if calls != 1 {
+		t.Fatalf("prior gathered %d times by a new crawl, want once", calls)
+	}
+	var primed float64
+	for _, pl := range links {
+		if pl.Class[0] == learn.PriorLeads {
+			primed += learn.DefaultPrior
+		}
+	}
+	if got := first.Counts(0).Docs(0); got < primed {
+		t.Errorf("%v documents that lead counted, want the prior's %v at least", got, primed)
+	}
+	resumed := crawl(20)
+	if calls != 1 {
+		t.Errorf("prior gathered %d times after a resume, want once", calls)
+	}
+	if got := resumed.Counts(0).Docs(0); got < primed {
+		t.Errorf("resumed: %v documents that lead counted, want the prior's %v at least (restored)", got, primed)
+	}
+}

@@ -147,8 +147,9 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 // the model learnt from) and its link learner (--learn), whose reward
 // thresholds come from the model's cross-validation when crawl trained
 // it (trep) and --learn-reward is not given, primed with the links
-// between the training pages, fetched with f (--learn-prior).
-func crawlLearning(ctx context.Context, cfg *crawler.Config, pf *policyFlags, strategy crawler.Strategy, seeds *training.Seeds, scorer crawler.Scorer, trep *training.Report, f crawler.Fetcher, progress io.Writer) error {
+// between the training pages, fetched with f when the crawl is new
+// (--learn-prior).
+func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strategy, seeds *training.Seeds, scorer crawler.Scorer, trep *training.Report, f crawler.Fetcher, progress io.Writer) error {
 	if pf.skipExamples && strategy != crawler.StrategyBFS {
 		cfg.Known = seeds.Examples()
 	}
@@ -162,15 +163,10 @@ func crawlLearning(ctx context.Context, cfg *crawler.Config, pf *policyFlags, st
 	if pf.reward == 0 && trep != nil {
 		lo.Rewards = experiment.RewardThresholds(trep, scorer.Topics())
 	}
-	l, err := learn.New(scorer.Topics(), lo)
-	if err != nil {
-		return err
-	}
-	cfg.Learner = l
 	if pf.prior > 0 {
-		prior, n := learn.TrainingLinks(ctx, f, scorer, cfg.Segment, seeds.Examples(), experiment.TopicExamples(seeds, scorer.Topics()))
-		l.Prime(prior, pf.prior)
-		fmt.Fprintf(progress, "learner primed with %d links between %d training pages\n", len(prior), n)
+		lo.Prior, lo.PriorWeight = experiment.TrainingPrior(seeds, scorer, f, cfg.Segment, progress), pf.prior
 	}
-	return ctx.Err()
+	var err error
+	cfg.Learner, err = learn.New(scorer.Topics(), lo)
+	return err
 }
