@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/scent-crawler/scent/internal/atomicfile"
-	"github.com/scent-crawler/scent/segment"
-	"github.com/scent-crawler/scent/urlnorm"
 	"io"
 	"os"
 
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/internal/atomicfile"
 	"github.com/scent-crawler/scent/learn"
+	"github.com/scent-crawler/scent/segment"
 	"github.com/scent-crawler/scent/training"
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // Spec is one experiment: a crawl of a replayed labelled collection with

@@ -40,11 +40,13 @@ func TestValidate_beforeWork(t *testing.T) {
 		{append(crawl, "--db", db, "--timeout", "0"), "--timeout"},
 		{append(crawl, "--db", db, "--retries", "-1"), "--retries"},
 		{append(crawl, "--db", db, "--max-pages", "-1"), "--max-pages"},
+		{append(crawl, "--db", db, "--learn-prior", "-1"), "--learn-prior"},
 		{append(crawl, "--db", db, "--model", filepath.Join(dir, "none.json")), "--model"},
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "missing", "m.json")}, "does not exist"},
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--timeout", "0"}, "--timeout"},
 		{[]string{"experiment", archive, "--topic", "course", "--budget", "-1", "--out", filepath.Join(dir, "out1")}, "--budget"},
 		{[]string{"experiment", archive, "--topic", "course", "--workers", "0", "--out", filepath.Join(dir, "out2")}, "--workers"},
+		{[]string{"experiment", archive, "--topic", "course", "--learn-prior", "NaN", "--out", filepath.Join(dir, "out2")}, "--learn-prior"},
 		{[]string{"experiment", archive, "--topic", "course", "--out", filepath.Join(file, "out")}, "--out"},
 	} {
 		out, err := runScent(t, tc.args...)
