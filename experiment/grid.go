@@ -72,7 +72,7 @@ type gridRun struct {
 	work       string // temporary folder of the crawls
 	labelPath  string
 	fetcher    *fetch.Fetcher
-	examples   *cachingFetcher
+	examples   *FetchCache
 	seeds      map[string]*training.Seeds // by topic set
 	discovery  map[string]*sqlite.Store   // backlinks of link+backlinks per topic set and window, opened on first use
 	models     map[modelKey]*trained
@@ -139,7 +139,7 @@ func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.
 		return nil, err
 	}
 	defer g.fetcher.Close()
-	g.examples = newCachingFetcher(g.fetcher)
+	g.examples = NewFetchCache(g.fetcher)
 	g.discovery = make(map[string]*sqlite.Store)
 	defer func() {
 		for _, st := range g.discovery {

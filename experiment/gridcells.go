@@ -208,10 +208,10 @@ type thresholdScorer struct {
 // Threshold implements crawler.Scorer.
 func (s thresholdScorer) Threshold(int) float64 { return s.th }
 
-// cachingFetcher keeps the results of the fetches of training examples
-// (and their backlink parents) in memory, so that the models of a grid
-// fetch each page once.
-type cachingFetcher struct {
+// FetchCache keeps the results of the fetches of training examples (and
+// their backlink parents) in memory, so that the models of a grid, or a
+// crawl's model and its learner's prior, fetch each page once.
+type FetchCache struct {
 	f  training.Fetcher
 	mu sync.Mutex
 	m  map[urlnorm.URL]cachedFetch
@@ -222,13 +222,14 @@ type cachedFetch struct {
 	err error
 }
 
-func newCachingFetcher(f training.Fetcher) *cachingFetcher {
-	return &cachingFetcher{f: f, m: make(map[urlnorm.URL]cachedFetch)}
+// NewFetchCache returns a FetchCache of f's fetches.
+func NewFetchCache(f training.Fetcher) *FetchCache {
+	return &FetchCache{f: f, m: make(map[urlnorm.URL]cachedFetch)}
 }
 
 // Fetch implements training.Fetcher. Results are shared: callers must not
 // change them. Cancelled fetches are not kept.
-func (c *cachingFetcher) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fetch.Result, error) {
+func (c *FetchCache) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fetch.Result, error) {
 	c.mu.Lock()
 	r, ok := c.m[u]
 	c.mu.Unlock()
@@ -240,7 +241,16 @@ func (c *cachingFetcher) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Head
 		return res, err
 	}
 	c.mu.Lock()
-	c.m[u] = cachedFetch{res, err}
+	if c.m != nil {
+		c.m[u] = cachedFetch{res, err}
+	}
 	c.mu.Unlock()
 	return res, err
+}
+
+// Release forgets the results kept; later fetches are not kept.
+func (c *FetchCache) Release() {
+	c.mu.Lock()
+	c.m = nil
+	c.mu.Unlock()
 }

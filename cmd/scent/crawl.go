@@ -150,6 +150,15 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if err := fcfg.Validate(); err != nil {
 		return nil, err
 	}
+	f, err := fetch.New(fcfg)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// The model's training and the learner's prior read the same example
+	// pages: each is fetched once.
+	examples := experiment.NewFetchCache(f)
+	defer examples.Release()
 
 	// A database URL selects the PostgreSQL store, shared by every
 	// process of the crawl; a file path the embedded SQLite store.
@@ -160,7 +169,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if pg != nil {
 		defer pg.Close()
 	}
-	modelPath, scorer, trep, err := crawlScorer(cmd, cf, pg, seeds, strategy)
+	modelPath, scorer, trep, err := crawlScorer(cmd, cf, pg, seeds, strategy, examples)
 	if err != nil {
 		return nil, err
 	}
@@ -192,11 +201,6 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 			return nil, err
 		}
 	}
-	f, err := fetch.New(fcfg)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	crawlProgress(&cfg, cmd.ErrOrStderr(), cf.quiet, cf.logEvery)
 	cfg.RetryLater, cfg.MaxOutage, cfg.Log = retryLater(cf.retryLater), cf.maxOutage, cmd.ErrOrStderr()
 	cfg.GroupCommit = cf.groupCommit
@@ -215,7 +219,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 	defer closeWARC()
-	if err := crawlLearning(&cfg, &cf.pf, strategy, seeds, scorer, trep, f, cmd.ErrOrStderr()); err != nil {
+	if err := crawlLearning(&cfg, &cf.pf, strategy, seeds, scorer, trep, examples, cmd.ErrOrStderr()); err != nil {
 		return nil, err
 	}
 	c, err := crawler.New(cfg, cs, f, scorer)

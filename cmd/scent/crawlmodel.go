@@ -24,10 +24,10 @@ import (
 // seed file's examples (and kept beside the database, with its training
 // report), else none for bfs. On PostgreSQL without --model, the model
 // is the one kept in the database (sharedScorer).
-func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy) (string, crawler.Scorer, *training.Report, error) {
+func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (string, crawler.Scorer, *training.Report, error) {
 	ctx := cmd.Context()
 	if pg != nil && cf.model == "" {
-		return sharedScorer(cmd, cf, pg, seeds, strategy)
+		return sharedScorer(cmd, cf, pg, seeds, strategy, f)
 	}
 	modelPath := cf.model
 	if modelPath == "" {
@@ -61,7 +61,7 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		if cf.pf.learn && cf.pf.reward == 0 && cf.mf.Folds >= 2 {
 			cf.mf.CVThresholds = experiment.WithRewardGrid(cf.mf.CVThresholds)
 		}
-		m, rep, err := trainModel(ctx, seeds, &cf.ff, &cf.mf, cmd.ErrOrStderr(), src)
+		m, rep, err := trainModel(ctx, seeds, f, &cf.mf, cmd.ErrOrStderr(), src)
 		if err != nil {
 			return "", nil, nil, err
 		}
@@ -83,7 +83,7 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 // file's examples and stored for the others. It returns a nil model when
 // there is none and the seed file has no examples, and the training
 // report when the model was trained here.
-func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store, cf *crawlFlags, seeds *training.Seeds) (*classify.Model, *training.Report, error) {
+func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store, cf *crawlFlags, seeds *training.Seeds, f training.Fetcher) (*classify.Model, *training.Report, error) {
 	var trep *training.Report
 	b, err := store.ModelOnce(ctx, "crawl/"+cf.name, func() ([]byte, error) {
 		if len(seeds.Topics) == 0 {
@@ -93,7 +93,7 @@ func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store,
 		if cf.pf.learn && cf.pf.reward == 0 && cf.mf.Folds >= 2 {
 			cf.mf.CVThresholds = experiment.WithRewardGrid(cf.mf.CVThresholds)
 		}
-		m, rep, err := trainModel(ctx, seeds, &cf.ff, &cf.mf, cmd.ErrOrStderr(), nil)
+		m, rep, err := trainModel(ctx, seeds, f, &cf.mf, cmd.ErrOrStderr(), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -126,9 +126,9 @@ var errNoExamples = errors.New("no example pages to train a model")
 // sharedScorer returns the scorer of a crawl on PostgreSQL: the first
 // process trains the model and keeps it in the database; the others use
 // it.
-func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy) (string, crawler.Scorer, *training.Report, error) {
+func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (string, crawler.Scorer, *training.Report, error) {
 	modelPath := "database model of crawl " + cf.name
-	m, trep, err := sharedModel(cmd.Context(), cmd, pg, cf, seeds)
+	m, trep, err := sharedModel(cmd.Context(), cmd, pg, cf, seeds, f)
 	switch {
 	case err != nil:
 		return "", nil, nil, err
@@ -147,9 +147,10 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 // the model learnt from) and its link learner (--learn), whose reward
 // thresholds come from the model's cross-validation when crawl trained
 // it (trep) and --learn-reward is not given, primed with the links
-// between the training pages, fetched with f when the crawl is new
+// between the training pages, read through examples (which the model's
+// training filled) when the crawl is new, and then released
 // (--learn-prior).
-func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strategy, seeds *training.Seeds, scorer crawler.Scorer, trep *training.Report, f crawler.Fetcher, progress io.Writer) error {
+func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strategy, seeds *training.Seeds, scorer crawler.Scorer, trep *training.Report, examples *experiment.FetchCache, progress io.Writer) error {
 	if pf.skipExamples && strategy != crawler.StrategyBFS {
 		cfg.Known = seeds.Examples()
 	}
@@ -164,7 +165,12 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 		lo.Rewards = experiment.RewardThresholds(trep, scorer.Topics())
 	}
 	if pf.prior > 0 {
-		lo.Prior, lo.PriorWeight = experiment.TrainingPrior(seeds, scorer, f, cfg.Segment, progress), pf.prior
+		prior := experiment.TrainingPrior(seeds, scorer, examples, cfg.Segment, progress)
+		lo.PriorWeight = pf.prior
+		lo.Prior = func(ctx context.Context) ([]learn.PriorLink, error) {
+			defer examples.Release()
+			return prior(ctx)
+		}
 	}
 	var err error
 	cfg.Learner, err = learn.New(scorer.Topics(), lo)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/experiment"
+	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/training"
 )
 
@@ -44,7 +45,12 @@ scent crawl with --model.`,
 			if err != nil {
 				return err
 			}
-			m, rep, err := trainModel(cmd.Context(), s, &ff, &mf, cmd.ErrOrStderr(), nil)
+			f, err := fetch.New(ff.config())
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			m, rep, err := trainModel(cmd.Context(), s, f, &mf, cmd.ErrOrStderr(), nil)
 			if err != nil {
 				return err
 			}
@@ -79,8 +85,8 @@ scent crawl with --model.`,
 
 // trainModel builds a model from the seeds with the fetch and model
 // flags (experiment.TrainModel).
-func trainModel(ctx context.Context, s *training.Seeds, ff *fetchFlags, mf *modelFlags, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
-	return experiment.TrainModel(ctx, s, ff.config(), &mf.Settings, progress, src)
+func trainModel(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *modelFlags, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
+	return experiment.TrainModelWith(ctx, s, f, &mf.Settings, progress, src)
 }
 
 func loadModel(path string) (*classify.Model, error) {

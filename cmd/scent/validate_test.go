@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -60,6 +61,58 @@ func TestValidate_beforeWork(t *testing.T) {
 	for _, p := range []string{db, db + ".model.json", filepath.Join(dir, "m.json"), filepath.Join(dir, "out1"), filepath.Join(dir, "out2", "command")} {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s was written by a command whose flags were invalid", p)
+		}
+	}
+}
+
+// TestCrawl_examplesFetchedOnce: a crawl that trains its model and
+// primes its learner with the same example pages fetches each once; the
+// same crawl resumed trains nothing and primes nothing.
+func TestCrawl_examplesFetchedOnce(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/", "/list":
+			fmt.Fprint(w, `<html><body>department <a href="/c1">course one lecture</a> <a href="/c2">course two</a> <a href="/o1">news</a> <a href="/list">people</a></body></html>`)
+		case "/c1", "/c2":
+			fmt.Fprint(w, `<html><body>course lecture homework syllabus <a href="/c2">course two</a> <a href="/">home</a></body></html>`)
+		case "/o1":
+			fmt.Fprint(w, `<html><body>news of the garden <a href="/c1">course one</a></body></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\ncourse %s/c2\nother %s/o1\n", srv.URL, srv.URL, srv.URL, srv.URL)), 0o644)
+	args := []string{"crawl", "--seeds", seeds, "--db", filepath.Join(dir, "c.db"), "--delay", "0", "--ignore-robots", "--quiet"}
+	out, err := runScent(t, append(args, "--max-pages", "2")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "learner primed with") {
+		t.Errorf("no line of the learner's prior:\n%s", out)
+	}
+	for _, p := range []string{"/c1", "/c2", "/o1"} {
+		if hits[p] != 1 {
+			t.Errorf("example %s fetched %d times by the crawl that trained on it, want once", p, hits[p])
+		}
+	}
+	out, err = runScent(t, append(args, "--max-pages", "4")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Contains(out, "learner primed with") {
+		t.Errorf("the resumed crawl primed its learner again:\n%s", out)
+	}
+	for _, p := range []string{"/c1", "/c2", "/o1"} {
+		if hits[p] != 1 {
+			t.Errorf("example %s fetched %d times after the resume, want once (examples are never crawled)", p, hits[p])
 		}
 	}
 }
