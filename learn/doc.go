@@ -29,7 +29,7 @@
 // training pages (TrainingLinks, Learner.Prime): a link to an example
 // counts as leading to the topic, a link to a training page that links to
 // an example as leading on, a link to another training page as leading
-// nowhere, each with a small weight (DefaultPrior, 0.25) — the first
+// nowhere, each as one document (DefaultPrior) — the first
 // layers of a context graph around the examples (Diligenti et al. 2000).
 // So the crawl's first links are valued by what the training sites' own
 // listings teach ("people" lists lead to faculty pages) before the crawl

@@ -12,7 +12,7 @@ import (
 
 // DefaultPrior is the weight of each link of the training pages in the
 // evidence a crawl's learner starts from (Prime).
-const DefaultPrior = 0.25
+const DefaultPrior = 1.0
 
 // PriorLink is a link of the training pages, known before the crawl,
 // with where it leads for each topic.
@@ -42,18 +42,20 @@ const (
 // link to another training page leads nowhere; a link to a page outside
 // the training set says nothing and is left out. Each link is scored by
 // sc (its segment, and its page) as the crawl scores links. It returns
-// the links and how many pages it read; a page that fails to fetch or
-// parse is left out.
+// the links and how many pages it read; a page listed twice, or reached
+// again through a redirect, is read once, and a page that fails to fetch
+// or parse is left out.
 func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, seg segment.Options, pages []urlnorm.URL, examples [][]urlnorm.URL) ([]PriorLink, int) {
 	type page struct {
 		url    urlnorm.URL // final
 		segs   []segment.Segment
 		scores []float64
 	}
+	pages = uniqueURLs(pages)
 	read := make([]*page, len(pages))
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for w := 0; w < 8; w++ {
+	for w := 0; w < priorFetchers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -82,16 +84,20 @@ func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, se
 	n := 0
 	known := make(map[urlnorm.URL]bool) // training pages read, by requested and final URL
 	for i, p := range read {
-		if p != nil {
+		switch {
+		case p == nil:
+		case known[p.url]: // the final URL of a page read already
+			read[i] = nil
+		default:
 			known[pages[i]], known[p.url] = true, true
 			n++
 		}
 	}
 	topics := sc.Topics()
-	leads := make([]map[urlnorm.URL]bool, len(topics)) // examples, by requested and final URL
-	next2 := make([]map[urlnorm.URL]bool, len(topics)) // pages linking to an example
+	leads := make([]map[urlnorm.URL]bool, len(topics))   // examples, by requested and final URL
+	linkers := make([]map[urlnorm.URL]bool, len(topics)) // pages linking to an example
 	for t := range topics {
-		leads[t], next2[t] = make(map[urlnorm.URL]bool), make(map[urlnorm.URL]bool)
+		leads[t], linkers[t] = make(map[urlnorm.URL]bool), make(map[urlnorm.URL]bool)
 		if t < len(examples) {
 			for _, u := range examples[t] {
 				leads[t][u] = true
@@ -108,7 +114,7 @@ func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, se
 			}
 			for _, s := range p.segs {
 				if leads[t][s.URL] && s.URL != p.url {
-					next2[t][pages[i]], next2[t][p.url] = true, true
+					linkers[t][pages[i]], linkers[t][p.url] = true, true
 					break
 				}
 			}
@@ -131,7 +137,7 @@ func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, se
 				switch {
 				case leads[t][s.URL]:
 					pl.Class[t] = PriorLeads
-				case next2[t][s.URL]:
+				case linkers[t][s.URL]:
 					pl.Class[t] = PriorNext
 				default:
 					pl.Class[t] = PriorNot
@@ -141,6 +147,23 @@ func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, se
 		}
 	}
 	return out, n
+}
+
+// priorFetchers is how many training pages TrainingLinks fetches at
+// once (the fetcher's per-host politeness still holds).
+const priorFetchers = 8
+
+// uniqueURLs returns us without repeats, in first order.
+func uniqueURLs(us []urlnorm.URL) []urlnorm.URL {
+	seen := make(map[urlnorm.URL]bool, len(us))
+	out := make([]urlnorm.URL, 0, len(us))
+	for _, u := range us {
+		if !seen[u] {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // Prime counts links of the training pages (TrainingLinks) as evidence

@@ -20,7 +20,8 @@ import (
 // list of group B, each linking to its four pages (A's about robots: the
 // examples; B's about gardens), and to a page missing from the
 // training set (/elsewhere). It returns the server, every training
-// page's URL (with one that is not found) and the examples'.
+// page's URL (with one that is not found and one listed twice) and the
+// examples'.
 func trainingWeb(t *testing.T) (*httptest.Server, []urlnorm.URL, []urlnorm.URL) {
 	pages := map[string]string{
 		"/dept": `<html><body><h1>department</h1><ul><li><a href="/ga/">people of group A</a> in the hall</li>
@@ -55,6 +56,7 @@ func trainingWeb(t *testing.T) (*httptest.Server, []urlnorm.URL, []urlnorm.URL) 
 		}
 	}
 	all = append(all, urlnorm.MustParse(srv.URL+"/gone.html")) // not found
+	all = append(all, all[0])                                  // listed twice: read once
 	return srv, all, examples
 }
 
@@ -96,6 +98,9 @@ func TestTrainingLinks_layersAroundTheExamples(t *testing.T) {
 		if g, ok := got[k]; !ok || g != c {
 			t.Errorf("%s: class %d (found %v), want %d", k, g, ok, c)
 		}
+	}
+	if len(links) != len(want) {
+		t.Errorf("%d links counted, want %d, each once", len(links), len(want))
 	}
 	if len(got) != len(want) {
 		t.Errorf("%d links, want %d (the link to /elsewhere, outside the training pages, left out): %v", len(got), len(want), got)
