@@ -81,13 +81,27 @@ func labWebJitter(t *testing.T, jitter bool) (*httptest.Server, map[string]bool)
 	}
 	home.WriteString("</ul></body></html>")
 	pages["/"] = home.String()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if jitter {
+	var redirect func(w http.ResponseWriter, r *http.Request) bool
+	if jitter {
+		redirect = func(w http.ResponseWriter, r *http.Request) bool {
 			time.Sleep(time.Duration(rand.IntN(3000)) * time.Microsecond)
 			if _, ok := pages[r.URL.Path+".html"]; ok {
 				http.Redirect(w, r, r.URL.Path+".html", http.StatusMovedPermanently)
-				return
+				return true
 			}
+			return false
+		}
+	}
+	return servePages(t, pages, redirect), on
+}
+
+// servePages serves pages (path → HTML) on a test server closed with the
+// test; before, when set, sees each request first and may answer it
+// itself (it returns true then).
+func servePages(t *testing.T, pages map[string]string, before func(http.ResponseWriter, *http.Request) bool) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if before != nil && before(w, r) {
+			return
 		}
 		body, ok := pages[r.URL.Path]
 		if !ok {
@@ -98,7 +112,7 @@ func labWebJitter(t *testing.T, jitter bool) (*httptest.Server, map[string]bool)
 		fmt.Fprint(w, body)
 	}))
 	t.Cleanup(srv.Close)
-	return srv, on
+	return srv
 }
 
 // labScorer is the page and base link model of the lab web's crawls.

@@ -3,7 +3,6 @@ package learn_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
@@ -37,16 +36,7 @@ func trainingWeb(t *testing.T) (*httptest.Server, []urlnorm.URL, []urlnorm.URL) 
 		}
 		pages[list] = body + "</ul></body></html>"
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, body)
-	}))
-	t.Cleanup(srv.Close)
+	srv := servePages(t, pages, nil)
 	var all, examples []urlnorm.URL
 	for p := range pages {
 		u := urlnorm.MustParse(srv.URL + p)
