@@ -577,10 +577,7 @@ func (r *run) end(finish string, runErr error) (Summary, error) {
 		return *sum, errors.Join(runErr, r.group(0))
 	case r.ctx.Err() != nil:
 		sum.Finish = "interrupted"
-		if err := r.group(0); err != nil {
-			return *sum, err
-		}
-		return *sum, r.ctx.Err()
+		return *sum, errors.Join(r.ctx.Err(), r.group(0))
 	}
 	sum.Finish = finish
 	if err := r.c.store.FinishCrawl(r.ctx, r.front.crawl, finish); err != nil {
