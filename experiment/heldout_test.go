@@ -12,6 +12,7 @@ import (
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/internal/sharedtest"
+	"github.com/scent-crawler/scent/learn"
 	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/training"
 )
@@ -208,7 +209,7 @@ func TestExperiment_overlapRepeats_webkb(t *testing.T) {
 		out := filepath.Join(t.TempDir(), name)
 		s := Spec{Archive: archive, Out: out, Group: "misc", Negatives: "other", PageNegatives: "rest", Topics: []string{"course"},
 			Strategy: crawler.StrategyLink, Budget: 1000, Workers: 16, Discovery: 1000, Sections: true, Lockstep: true, Overlap: true,
-			Survey: true, Learn: true, SkipExamples: true, Model: training.DefaultSettings()}
+			Survey: true, Learn: true, LearnPrior: learn.DefaultPrior, SkipExamples: true, Model: training.DefaultSettings()}
 		s.Model.Folds = 0
 		if _, err := Run(context.Background(), s, io.Discard); err != nil {
 			t.Fatal(err)
