@@ -264,6 +264,75 @@ func TestLearner_creditAndRescore(t *testing.T) {
 	}
 }
 
+// A rescore moves a waiting link only when its value has moved by more
+// than MinMove (a share of the larger value) from the value last given to
+// its stack: a learner that moves every change (A) and one with the
+// default (B), fed the same evidence, build the same models; B names
+// exactly the links whose value in A is more than a fifth away from what
+// B last gave them, and skips some.
+func TestLearner_rescoreMovesOnlyWhatMoved(t *testing.T) {
+	a, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1, MinMove: 1e-9})
+	b, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1})
+	words := strings.Fields("people faculty course lab robot vision news garden student home")
+	given := map[string]float64{} // B's stack: the value B last gave each link
+	skipped, checked := 0, 0
+	for round := range 6 {
+		for i := range 4 {
+			src := fmt.Sprintf("/r%d/p%d/", round, i)
+			links := map[string]string{}
+			for j := range 6 {
+				path := fmt.Sprintf("%sl%d.html", src, j)
+				links[path] = words[(round+i+j)%len(words)] + " " + words[(i*j+round)%len(words)]
+				given[path] = 0.1 // the base score: no model when pushed, or moved below
+			}
+			for _, l := range []*learn.Learner{a, b} {
+				observe(l, entry(src, 1), false, links)
+				if round > 0 { // fetch some links of the round before
+					observe(l, entry(fmt.Sprintf("/r%d/p%d/l%d.html", round-1, i, i), 2), i%2 == 0, nil)
+				}
+			}
+			for path := range links {
+				if m := b.Model(0); m != nil {
+					given[path] = -1 // pushed with the model's value: unknown here, left out
+				}
+			}
+		}
+		upA, upB := a.Rescore(), b.Rescore()
+		moved := map[string]float64{}
+		for _, u := range upB {
+			moved[u.URL.Path()] = u.Score
+		}
+		for _, u := range upA {
+			p := u.URL.Path()
+			old, known := given[p]
+			if !known || old < 0 {
+				continue
+			}
+			far := math.Abs(u.Score-old) > learn.DefaultMinMove*max(u.Score, old)
+			got, ok := moved[p]
+			switch {
+			case far && !ok:
+				t.Errorf("round %d: %s moved from %v to %v, not rescored", round, p, old, u.Score)
+			case far && got != u.Score:
+				t.Errorf("round %d: %s rescored to %v, want %v", round, p, got, u.Score)
+			case !far && ok:
+				t.Errorf("round %d: %s rescored for a move from %v to %v", round, p, old, u.Score)
+			case !far:
+				skipped++
+				continue
+			}
+			checked++
+			given[p] = u.Score
+		}
+	}
+	if a.Model(0) == nil {
+		t.Fatal("no model")
+	}
+	if skipped == 0 || checked == 0 {
+		t.Errorf("%d small moves skipped, %d larger ones rescored: want some of each", skipped, checked)
+	}
+}
+
 // With Options.Canonical the learner keeps a link under the form the
 // frontier keeps its target in: the page fetched for that entry teaches
 // the link, and a rescore names the entry that waits.
@@ -324,7 +393,7 @@ func TestLearner_state(t *testing.T) {
 }
 
 func TestOptions_Validate(t *testing.T) {
-	for _, o := range []learn.Options{{K: -1}, {Gamma: 1}, {Gamma: -0.1}, {M: math.NaN()}, {Growth: -1}, {Memory: -1}} {
+	for _, o := range []learn.Options{{K: -1}, {Gamma: 1}, {Gamma: -0.1}, {M: math.NaN()}, {Growth: -1}, {Memory: -1}, {MinMove: 1}, {MinMove: -0.1}, {MinMove: math.NaN()}} {
 		if _, err := learn.New([]string{"a"}, o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
