@@ -186,7 +186,7 @@ type siblings struct {
 // record is one remembered link.
 type record struct {
 	source  urlnorm.URL
-	shared  []string    // features every topic's model sees
+	shared  string      // features every topic's model sees, joined by spaces (splitFeatures)
 	base    []float64   // the base model's score per topic
 	srcRel  []bool      // the source page's relevance per topic
 	score   []float64   // the value last given to the stack, per topic
@@ -264,6 +264,22 @@ func sharedFeatures(dst []string, source, target urlnorm.URL, tokens, anchor []s
 	return append(dst, "depth:"+strconv.Itoa(min(depth, 8)))
 }
 
+// splitFeatures appends the features of a record's shared string to dst.
+// A record keeps its features as one string: a remembered link is then
+// one pointer for the garbage collector to follow, not one per word (a
+// hundred thousand links of thirty words each). No feature holds a
+// space: the words come from strings.Fields, the others are made here.
+func splitFeatures(dst []string, s string) []string {
+	for s != "" {
+		i := strings.IndexByte(s, ' ')
+		if i < 0 {
+			return append(dst, s)
+		}
+		dst, s = append(dst, s[:i]), s[i+1:]
+	}
+	return dst
+}
+
 func topicFeatures(dst []string, base float64, rel bool, sib *siblings, t int) []string {
 	dst = append(dst, "base:"+strconv.Itoa(min(int(base*5), 4)))
 	if rel {
@@ -313,7 +329,7 @@ func (l *Learner) value(models []*classify.Model, r *record, t int) float64 {
 	if m == nil {
 		return r.base[t]
 	}
-	l.feats = append(l.feats[:0], r.shared...)
+	l.feats = splitFeatures(l.feats[:0], r.shared)
 	l.feats = topicFeatures(l.feats, r.base[t], r.srcRel[t], l.sources[r.source], t)
 	var post [3]float64
 	p := m.Posterior(l.feats, post[:0])
@@ -346,7 +362,7 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 			if rel {
 				w = 1
 			}
-			f := append([]string(nil), r.shared...)
+			f := splitFeatures(nil, r.shared)
 			f = topicFeatures(f, r.base[t], r.srcRel[t], sib, t)
 			r.taught[t] = f
 			l.counts[t].Add(classLeads, f, w)
@@ -430,7 +446,8 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 		for t := range l.topics {
 			r.srcRel[t] = l.rewarded(p, t)
 		}
-		r.shared = sharedFeatures(nil, p.FinalURL, lk.Target, strings.Fields(lk.Context), strings.Fields(lk.Anchor), e.Depth+1)
+		l.feats = sharedFeatures(l.feats[:0], p.FinalURL, lk.Target, strings.Fields(lk.Context), strings.Fields(lk.Anchor), e.Depth+1)
+		r.shared = strings.Join(l.feats, " ")
 		models := *l.models.Load()
 		for t := range l.topics {
 			r.score[t] = l.value(models, r, t)
