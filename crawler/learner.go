@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -64,9 +65,16 @@ type LinkFeatures struct {
 	Page []float64
 }
 
-// learnSaveEvery is how many pages committed without failure pass
-// between two saves of the learner's state.
-const learnSaveEvery = 200
+// The learner's state is saved once learnSaveEvery pages have been
+// committed without failure since the last save and learnSaveAfter has
+// passed, and when the crawl ends. A state is hundreds of kilobytes (a
+// topic's counts and model): saved every 200 pages it took a twentieth
+// of a fast crawl's time. A crawl killed at once loses at most that much
+// of what its learner learnt; its pages are in the store.
+const (
+	learnSaveEvery = 200
+	learnSaveAfter = 2 * time.Second
+)
 
 // learning feeds the crawl's commits to a Learner and applies its
 // rescores to the store.
@@ -75,11 +83,26 @@ type learning struct {
 	store   Store
 	crawl   int64
 	unsaved int
+	saved   time.Time // the last save (zero: none yet)
 }
 
-// observe tells the learner the committed results and saves its state
-// now and then.
-func (lg *learning) observe(ctx context.Context, rs []result) error {
+// step is what the learner made of one batch of results: the entries
+// its rescore moves and, when a save is due, its state.
+type step struct {
+	moves []Entry
+	state []byte
+	err   error
+}
+
+// step tells the learner the batch's results (rs) and, with rescore,
+// asks for its rescore; it marshals the learner's state when a save is
+// due. It touches no store: the committer runs it beside the store's
+// commit of the same batch (the learner needs the CPU, the commit
+// mostly SQLite's) and applies the step once that commit succeeded.
+// The rescore comes before the batch's pop: between two rounds of a
+// lockstep crawl, so that the values a round's fetches see do not
+// depend on the order in which they finish.
+func (lg *learning) step(rs []result, rescore bool) step {
 	for _, r := range rs {
 		if r.canceled {
 			continue
@@ -89,21 +112,33 @@ func (lg *learning) observe(ctx context.Context, rs []result) error {
 			lg.unsaved++ // a failed fetch teaches a learner little
 		}
 	}
-	if lg.unsaved >= learnSaveEvery {
-		return lg.save(ctx)
+	var st step
+	if rescore {
+		st.moves = lg.l.Rescore()
 	}
-	return nil
+	if lg.unsaved >= learnSaveEvery && time.Since(lg.saved) >= learnSaveAfter {
+		if st.state, st.err = lg.l.MarshalState(); st.err != nil {
+			st.err = fmt.Errorf("learner state: %w", st.err)
+		}
+	}
+	return st
 }
 
-// rescore moves the entries whose values changed, once the learner says
-// its model changed enough. The crawl calls it before it pops: between
-// two rounds of a lockstep crawl, so that the values a round's fetches
-// see do not depend on the order in which they finish.
-func (lg *learning) rescore(ctx context.Context) error {
-	if ups := lg.l.Rescore(); len(ups) > 0 {
-		return lg.store.Rescore(ctx, lg.crawl, ups)
+// apply writes a step to the store: the moves, then the state.
+func (lg *learning) apply(ctx context.Context, st step) error {
+	if st.err != nil {
+		return st.err
 	}
-	return nil
+	if len(st.moves) > 0 {
+		if err := lg.store.Rescore(ctx, lg.crawl, st.moves); err != nil {
+			return err
+		}
+	}
+	if st.state == nil {
+		return nil
+	}
+	lg.unsaved, lg.saved = 0, time.Now()
+	return lg.store.SaveLearner(ctx, lg.crawl, st.state)
 }
 
 // save stores the learner's state.
@@ -112,6 +147,6 @@ func (lg *learning) save(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("learner state: %w", err)
 	}
-	lg.unsaved = 0
+	lg.unsaved, lg.saved = 0, time.Now()
 	return lg.store.SaveLearner(ctx, lg.crawl, state)
 }

@@ -412,27 +412,48 @@ func (r *run) startCommitter() {
 	}()
 }
 
-// commit commits j's pages and makes its pop, on the committer.
+// commit commits j's pages and makes its pop, on the committer. The
+// learner learns from the batch (and rescores) while the store commits
+// it; its moves and state are written once the commit succeeded.
 func (r *run) commit(j *commitJob) error {
 	ctx := context.WithoutCancel(r.ctx)
+	var learnt chan step
+	if r.learn != nil && (len(j.pages) > 0 || j.pop > 0) {
+		learnt = make(chan step, 1)
+		var rs []result
+		if len(j.pages) > 0 {
+			// The learner reads its own copy of each page: the store may
+			// turn one into an alias of a page already stored (its
+			// fetch reached that page too), which the learner learns
+			// from all the same.
+			rs = make([]result, len(j.rs))
+			for i, res := range j.rs {
+				if res.page != nil {
+					cp := *res.page
+					res.page = &cp
+				}
+				rs[i] = res
+			}
+		}
+		go func() { learnt <- r.learn.step(rs, j.pop > 0) }()
+	}
 	if len(j.pages) > 0 {
-		if err := r.c.store.Commit(ctx, r.front.crawl, j.pages, j.push); err != nil {
+		err := r.c.store.Commit(ctx, r.front.crawl, j.pages, j.push)
+		if err != nil {
+			if learnt != nil {
+				<-learnt
+			}
 			return err
 		}
 		r.front.pushed(j.push)
-		if r.learn != nil {
-			if err := r.learn.observe(ctx, j.rs); err != nil {
-				return err
-			}
+	}
+	if learnt != nil {
+		if err := r.learn.apply(ctx, <-learnt); err != nil {
+			return err
 		}
 	}
 	if j.pop == 0 {
 		return nil
-	}
-	if r.learn != nil {
-		if err := r.learn.rescore(ctx); err != nil {
-			return err
-		}
 	}
 	var err error
 	j.popped, err = r.front.take(r.ctx, j.closed, j.pop)
