@@ -86,5 +86,5 @@ func (g *gridRun) cellLearning(ctx context.Context, c gridCell, cfg *crawler.Con
 	if o.Learn && o.LearnOptions.RewardAt == 0 {
 		o.LearnOptions.Rewards = RewardThresholds(rep, sc.Topics())
 	}
-	return sc, learnt, o.learning(cfg, seeds, sc, g.examples, g.progress)
+	return sc, learnt, o.learning(cfg, seeds, sc, g.examples, nil, g.progress) // the grid's cells share the pages
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
-	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/training"
 	"github.com/scent-crawler/scent/urlnorm"
@@ -126,7 +125,7 @@ func pageNegatives(s *training.Seeds, topics []string) []training.Source {
 // trainPageModel trains the model that judges pages (--page-negatives):
 // the experiment's examples with those negatives. It returns the model,
 // its report and the sources it learnt from beyond the topics' examples.
-func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, fc fetch.Config, progress io.Writer) (*classify.Model, *training.Report, []training.Source, error) {
+func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, f training.Fetcher, progress io.Writer) (*classify.Model, *training.Report, []training.Source, error) {
 	path := filepath.Join(o.Out, "seeds-page.txt")
 	if err := writeFileAtomic(path, func(f *os.File) error { return webkb.WriteSeeds(f, a, o.Topics, o.Group, o.PageNegatives) }); err != nil {
 		return nil, nil, nil, err
@@ -136,7 +135,7 @@ func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, fc fetch.Co
 		return nil, nil, nil, err
 	}
 	mf := o.pageSettings()
-	m, rep, err := TrainModel(ctx, seeds, fc, &mf, progress, nil)
+	m, rep, err := TrainModelWith(ctx, seeds, f, &mf, progress, nil)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("page model: %w", err)
 	}

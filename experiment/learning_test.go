@@ -1,11 +1,18 @@
 package experiment
 
 import (
+	"bytes"
+	"context"
+	"io"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/internal/collectiontest"
 	"github.com/scent-crawler/scent/training"
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -86,4 +93,59 @@ func TestPageNegatives(t *testing.T) {
 	if want := []string{"http://x/c", "http://x/o", "http://x/s1", "http://x/s2"}; !slices.Equal(got, want) {
 		t.Errorf("negatives %v, want %v", got, want)
 	}
+}
+
+// An experiment whose learner is primed reads each training page once:
+// the model, the page model and the prior share the fetches (they were
+// three before), and the crawl skips the examples.
+func TestRun_trainingPagesFetchedOnce(t *testing.T) {
+	var log lockedBuffer
+	loopbackLog = &log
+	defer func() { loopbackLog = nil }()
+	archive := collectiontest.Write(t)
+	out := filepath.Join(t.TempDir(), "once")
+	o := gridOpts(archive, out).Spec
+	o.Topics, o.Strategy, o.Frontier, o.Model.K, o.Model.Window, o.Model.Threshold = []string{"course"}, "link", crawler.FrontierStack, 20, 10, 0.76
+	o.Model.Folds = 0
+	o.PageNegatives, o.Learn, o.SkipExamples, o.LearnPrior = "labels", true, true, 1
+	if _, err := Run(context.Background(), o, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	seeds, err := training.LoadSeeds(filepath.Join(out, "seeds.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	requests := map[string]int{}
+	for _, line := range strings.Split(log.String(), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 {
+			requests[f[1]]++
+		}
+	}
+	pages := seeds.Examples()
+	if len(pages) == 0 {
+		t.Fatal("no training page")
+	}
+	for _, u := range pages {
+		if n := requests[u.String()]; n != 1 {
+			t.Errorf("%s requested %d times, want once", u, n)
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

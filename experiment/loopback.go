@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -10,6 +11,10 @@ import (
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/webkb"
 )
+
+// loopbackLog, when not nil, gets a line per request the replay answers
+// (replay.ServeOptions.Log); tests count requests with it.
+var loopbackLog io.Writer
 
 // replayOnLoopback serves the collection at path on a free loopback port
 // until stop is called, and returns the fetch settings of an experiment
@@ -20,7 +25,7 @@ func replayOnLoopback(ctx context.Context, path string) (a *replay.Archive, fc f
 		return nil, fc, nil, err
 	}
 	sctx, cancel := context.WithCancel(ctx)
-	srv, err := replay.Serve(sctx, a, "127.0.0.1:0")
+	srv, err := replay.ServeWith(sctx, a, "127.0.0.1:0", replay.ServeOptions{Log: loopbackLog})
 	if err != nil {
 		cancel()
 		return nil, fc, nil, err

@@ -103,7 +103,12 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	if o.Learn && o.LearnOptions.RewardAt == 0 && o.Model.Folds >= 2 {
 		o.Model.CVThresholds = WithRewardGrid(o.Model.CVThresholds)
 	}
-	model, trep, err := TrainModel(ctx, seeds, fc, &o.Model, progress, src)
+	// The model, the page model and the learner's prior read the same
+	// training pages: each is fetched once (released once the prior is
+	// counted, or when the experiment ends).
+	examples := NewFetchCache(f)
+	defer examples.Release()
+	model, trep, err := TrainModelWith(ctx, seeds, examples, &o.Model, progress, src)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +124,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	var pageModel *classify.Model
 	if o.PageNegatives != "" && o.PageNegatives != o.Negatives {
 		var known []training.Source
-		pageModel, trep, known, err = o.trainPageModel(ctx, a, fc, progress)
+		pageModel, trep, known, err = o.trainPageModel(ctx, a, examples, progress)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +157,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 		o.LearnOptions.Rewards = RewardThresholds(trep, scorer.Topics())
 		fmt.Fprintf(progress, "learner reward thresholds (best cross-validated page F1): %v\n", o.LearnOptions.Rewards)
 	}
-	if err := o.learning(&cfg, seeds, scorer, f, progress); err != nil {
+	if err := o.learning(&cfg, seeds, scorer, examples, examples.Release, progress); err != nil {
 		return nil, err
 	}
 	c, err := crawler.New(cfg, store, f, scorer)

@@ -140,9 +140,10 @@ func TopicExamples(s *training.Seeds, topics []string) [][]urlnorm.URL {
 }
 
 // learning sets cfg's link learner (--learn), primed with the links
-// between the training pages fetched with f (LearnPrior), and the URLs
-// it never fetches (--skip-examples: the pages the model learnt from).
-func (o Spec) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Scorer, f crawler.Fetcher, progress io.Writer) error {
+// between the training pages fetched with f (LearnPrior; release, when
+// not nil, is called once they are counted), and the URLs it never
+// fetches (--skip-examples: the pages the model learnt from).
+func (o Spec) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Scorer, f crawler.Fetcher, release func(), progress io.Writer) error {
 	if o.SkipExamples && cfg.Strategy != crawler.StrategyBFS {
 		cfg.Known = seeds.Examples()
 	}
@@ -154,7 +155,14 @@ func (o Spec) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Sc
 		lo.Canonical = cfg.SiteNorm.Canonical
 	}
 	if o.LearnPrior > 0 {
-		lo.Prior, lo.PriorWeight = TrainingPrior(seeds, sc, f, cfg.Segment, progress), o.LearnPrior
+		prior := TrainingPrior(seeds, sc, f, cfg.Segment, progress)
+		lo.PriorWeight = o.LearnPrior
+		lo.Prior = func(ctx context.Context) ([]learn.PriorLink, error) {
+			if release != nil {
+				defer release()
+			}
+			return prior(ctx)
+		}
 	}
 	l, err := learn.New(sc.Topics(), lo)
 	cfg.Learner = l
