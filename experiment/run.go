@@ -160,6 +160,9 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	if err := o.learning(&cfg, seeds, scorer, examples, examples.Release, progress); err != nil {
 		return nil, err
 	}
+	if cfg.Learner == nil || o.LearnPrior <= 0 {
+		examples.Release() // no prior to read them
+	}
 	c, err := crawler.New(cfg, store, f, scorer)
 	if err != nil {
 		return nil, err
