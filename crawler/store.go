@@ -60,6 +60,16 @@ type Grouper interface {
 	GroupCommits(ctx context.Context, d time.Duration) error
 }
 
+// A Preparer is a Store that does the work of storing a page that needs
+// no database — its encoding, compression — on the goroutine that
+// fetched it (Prepare, called by the crawl's workers, concurrently), so
+// that the crawl's one committer only writes. Prepare keeps what it makes
+// in Page.Prepared; Commit uses it when the page still holds what it was
+// made from.
+type Preparer interface {
+	Prepare(p *Page)
+}
+
 // CrawlSpec identifies a crawl and what it was started with.
 type CrawlSpec struct {
 	Name     string
@@ -187,6 +197,9 @@ type Page struct {
 	// (Config.Sitemaps; the first fetch from the site), with their URLs
 	// and lastmod, or why each was refused.
 	Sitemaps []fetch.Sitemap
+	// Prepared is what the store's Prepare made of the page (Preparer);
+	// the store's own.
+	Prepared any
 }
 
 // CheckScores returns an error unless p has no scores or one score for

@@ -696,9 +696,10 @@ func insertPages(ctx context.Context, tx cachedTx, crawl int64, ord *int, topics
 		if final != p.URL {
 			storedFinal = final.String()
 		}
+		text, links := textAndLinks(p)
 		res, err := insPage.ExecContext(ctx, crawl, *ord, urlID, storedFinal, p.Topic, p.Depth, p.Status,
 			p.FetchedAt.UTC().Format(timeFormat), float64(p.Duration)/float64(time.Millisecond), p.Size, p.ContentType,
-			p.ETag, p.Modified, p.ContentHash, p.Title, storeText(p.Text), p.Failure, encodeLinks(storedLinks(p.Links)))
+			p.ETag, p.Modified, p.ContentHash, p.Title, text, p.Failure, links)
 		if err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mattn/go-sqlite3"
+	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/internal/deflate"
 )
 
@@ -47,6 +48,39 @@ func storeText(text string) any {
 		return text
 	}
 	return z
+}
+
+// prepared is what Prepare made of a page: its text and links as a page
+// row keeps them, and what they were made from.
+type prepared struct {
+	text   string        // the page's text
+	first  *crawler.Link // its first link (nil: none)
+	links  int           // its number of links
+	zText  any           // storeText(text)
+	zLinks []byte        // encodeLinks of the links
+}
+
+// Prepare implements crawler.Preparer: it compresses the page's text and
+// links, on the goroutine of the fetch.
+func (s *Store) Prepare(p *crawler.Page) {
+	pp := &prepared{text: p.Text, links: len(p.Links), zText: storeText(p.Text), zLinks: encodeLinks(storedLinks(p.Links))}
+	if len(p.Links) > 0 {
+		pp.first = &p.Links[0]
+	}
+	p.Prepared = pp
+}
+
+var _ crawler.Preparer = (*Store)(nil)
+
+// textAndLinks returns p's text and links as a page row keeps them: those
+// Prepare made when p still holds what they were made from (an alias
+// has dropped its text and links since), else made now.
+func textAndLinks(p *crawler.Page) (text any, links []byte) {
+	if pp, ok := p.Prepared.(*prepared); ok && pp.text == p.Text && pp.links == len(p.Links) &&
+		(pp.links == 0 || pp.first == &p.Links[0]) {
+		return pp.zText, pp.zLinks
+	}
+	return storeText(p.Text), encodeLinks(storedLinks(p.Links))
 }
 
 // inflateText decompresses a text stored by storeText.

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -218,5 +219,53 @@ func BenchmarkReadText(b *testing.B) {
 		if _, err := readText(v); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A page the store prepared on its fetch's goroutine is stored as one it
+// did not: the same text and links read back. Prepare's work is used
+// while the page holds what it was made from, and made again when the
+// page changed since (the commit turns a page into an alias, dropping
+// its text and links).
+func TestStore_Prepare(t *testing.T) {
+	ctx := context.Background()
+	s, _ := open(t)
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := pageText(t)
+	links := []crawler.Link{{Target: u("/a"), Anchor: "a", Context: "the a page"}, {Target: u("/b"), Anchor: "b", Context: "the b page"}}
+	plain := &crawler.Page{URL: u("/plain"), Status: 200, Title: "T", Text: text, Links: links}
+	prep := &crawler.Page{URL: u("/prepared"), Status: 200, Title: "T", Text: text, Links: links}
+	s.Prepare(prep)
+	pp, ok := prep.Prepared.(*prepared)
+	if !ok {
+		t.Fatalf("Prepared = %T", prep.Prepared)
+	}
+	zt, zl := textAndLinks(prep)
+	if b, ok := zt.([]byte); !ok || &b[0] != &pp.zText.([]byte)[0] || &zl[0] != &pp.zLinks[0] {
+		t.Error("the prepared text and links are not used for the page they were made from")
+	}
+	changed := &crawler.Page{URL: u("/changed"), Text: "", Prepared: pp} // an alias drops text and links
+	if zt, zl := textAndLinks(changed); zt != "" || zl != nil {
+		t.Errorf("a page changed since Prepare stored %v and %d bytes of links, want neither", zt, len(zl))
+	}
+	if err := s.Commit(ctx, st.ID, []*crawler.Page{plain, prep}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got [2]struct {
+		text  string
+		links []byte
+	}
+	for i, path := range []string{"/plain", "/prepared"} {
+		err := s.DB().QueryRow(`SELECT scent_text(p.text), p.links FROM pages p JOIN urls u ON u.id = p.url_id WHERE u.url = ?`,
+			"http://a.test"+path).Scan(&got[i].text, &got[i].links)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got[0].text != text || got[1].text != text || !bytes.Equal(got[0].links, got[1].links) || len(got[0].links) == 0 {
+		t.Errorf("prepared page stored %d bytes of text, %d of links; unprepared %d and %d; want the same", len(got[1].text), len(got[1].links), len(got[0].text), len(got[0].links))
 	}
 }
