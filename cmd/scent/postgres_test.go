@@ -472,7 +472,18 @@ func TestCrawl_postgresReplayShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	run.await(t, victim, func() bool { return pgCount(t, db, `SELECT count(*) FROM pages`) >= fetches/4 })
+	// The kill waits for the victim's own first pages too: a process
+	// started last on a loaded machine may not have committed any when
+	// the others have stored a quarter of the scope.
+	victimPages := func() int {
+		var n int
+		if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM pages p JOIN holders h ON h.id = p.holder WHERE h.pid = $1`,
+			run.cmds[victim].Process.Pid).Scan(&n); err != nil {
+			return 0 // the schema is not there yet
+		}
+		return n
+	}
+	run.await(t, victim, func() bool { return pgCount(t, db, `SELECT count(*) FROM pages`) >= fetches/4 && victimPages() > 0 })
 	// The killed process's holder, by its process id, to tell its pages.
 	var victimHolder string
 	if err := conn.QueryRow(context.Background(), `SELECT id FROM holders WHERE pid = $1`, run.cmds[victim].Process.Pid).Scan(&victimHolder); err != nil {
