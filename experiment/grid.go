@@ -388,7 +388,7 @@ func (g *gridRun) model(ctx context.Context, c gridCell) (*trained, error) {
 	}
 	mf := g.o.Model
 	mf.K, mf.Window, mf.Threshold, mf.CVThresholds = c.k, c.window, g.trainTh, g.cvThresholds()
-	model, rep, err := buildModel(ctx, seeds, g.examples, &mf, io.Discard, src)
+	model, rep, err := TrainModelWith(ctx, seeds, g.examples, &mf, io.Discard, src)
 	if err != nil {
 		return nil, fmt.Errorf("train %s, K %d, n %d: %w", key.topics, key.k, key.window, err)
 	}

@@ -43,7 +43,7 @@ func (g *gridRun) pageModel(ctx context.Context, c gridCell) (*pageModel, error)
 	}
 	mf := g.o.pageSettings()
 	mf.K, mf.Window, mf.Threshold, mf.CVThresholds = c.k, c.window, g.trainTh, g.cvThresholds()
-	m, rep, err := buildModel(ctx, seeds, g.examples, &mf, io.Discard, nil)
+	m, rep, err := TrainModelWith(ctx, seeds, g.examples, &mf, io.Discard, nil)
 	if err != nil {
 		return nil, fmt.Errorf("page model of %s, K %d, n %d: %w", key.topics, key.k, key.window, err)
 	}

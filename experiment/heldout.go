@@ -35,9 +35,9 @@ func TrainedPathFor(model string) string {
 	return strings.TrimSuffix(model, filepath.Ext(model)) + ".trained.txt"
 }
 
-// learntOf returns the pages a model built by buildModel from s with the
+// learntOf returns the pages a model built by TrainModelWith from s with the
 // flags mf learnt from: its examples and the parents of its backlink
-// segments, those rec recorded (the source given to buildModel), those of
+// segments, those rec recorded (the source given to TrainModelWith), those of
 // --backlinks and, when no source was given, those --backlinks-db holds
 // for the examples.
 func learntOf(ctx context.Context, s *training.Seeds, mf *training.Settings, rec *training.BacklinkRecorder) ([]urlnorm.URL, error) {

@@ -21,16 +21,11 @@ func TrainModel(ctx context.Context, s *training.Seeds, fc fetch.Config, mf *tra
 		return nil, nil, err
 	}
 	defer f.Close()
-	return buildModel(ctx, s, f, mf, progress, src)
+	return TrainModelWith(ctx, s, f, mf, progress, src)
 }
 
 // TrainModelWith is TrainModel with the fetcher of the examples given.
 func TrainModelWith(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *training.Settings, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
-	return buildModel(ctx, s, f, mf, progress, src)
-}
-
-// buildModel is TrainModel with the fetcher of the examples given.
-func buildModel(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *training.Settings, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
 	opts, err := mf.Options(src)
 	if err != nil {
 		return nil, nil, err
