@@ -155,14 +155,7 @@ func (o Spec) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Sc
 		lo.Canonical = cfg.SiteNorm.Canonical
 	}
 	if o.LearnPrior > 0 {
-		prior := TrainingPrior(seeds, sc, f, cfg.Segment, progress)
-		lo.PriorWeight = o.LearnPrior
-		lo.Prior = func(ctx context.Context) ([]learn.PriorLink, error) {
-			if release != nil {
-				defer release()
-			}
-			return prior(ctx)
-		}
+		lo.Prior, lo.PriorWeight = TrainingPrior(seeds, sc, f, cfg.Segment, progress, release), o.LearnPrior
 	}
 	l, err := learn.New(sc.Topics(), lo)
 	cfg.Learner = l
@@ -171,9 +164,13 @@ func (o Spec) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Sc
 
 // TrainingPrior returns the learner's prior (learn.Options.Prior): the
 // links between the training pages of s, fetched with f when a new crawl
-// opens, with a line to progress.
-func TrainingPrior(s *training.Seeds, sc crawler.Scorer, f crawler.Fetcher, seg segment.Options, progress io.Writer) func(context.Context) ([]learn.PriorLink, error) {
+// opens, with a line to progress; release, when not nil, is called once
+// they are read (a fetch cache holding the pages lets them go).
+func TrainingPrior(s *training.Seeds, sc crawler.Scorer, f crawler.Fetcher, seg segment.Options, progress io.Writer, release func()) func(context.Context) ([]learn.PriorLink, error) {
 	return func(ctx context.Context) ([]learn.PriorLink, error) {
+		if release != nil {
+			defer release()
+		}
 		links, n := learn.TrainingLinks(ctx, f, sc, seg, s.Examples(), TopicExamples(s, sc.Topics()))
 		if err := ctx.Err(); err != nil {
 			return nil, err

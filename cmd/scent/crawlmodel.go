@@ -165,12 +165,7 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 		lo.Rewards = experiment.RewardThresholds(trep, scorer.Topics())
 	}
 	if pf.prior > 0 {
-		prior := experiment.TrainingPrior(seeds, scorer, examples, cfg.Segment, progress)
-		lo.PriorWeight = pf.prior
-		lo.Prior = func(ctx context.Context) ([]learn.PriorLink, error) {
-			defer examples.Release()
-			return prior(ctx)
-		}
+		lo.Prior, lo.PriorWeight = experiment.TrainingPrior(seeds, scorer, examples, cfg.Segment, progress, examples.Release), pf.prior
 	}
 	var err error
 	cfg.Learner, err = learn.New(scorer.Topics(), lo)
