@@ -117,9 +117,7 @@ func (lg *learning) step(rs []result, rescore bool) step {
 		st.moves = lg.l.Rescore()
 	}
 	if lg.unsaved >= learnSaveEvery && time.Since(lg.saved) >= learnSaveAfter {
-		if st.state, st.err = lg.l.MarshalState(); st.err != nil {
-			st.err = fmt.Errorf("learner state: %w", st.err)
-		}
+		st.state, st.err = lg.l.MarshalState()
 	}
 	return st
 }
@@ -127,7 +125,7 @@ func (lg *learning) step(rs []result, rescore bool) step {
 // apply writes a step to the store: the moves, then the state.
 func (lg *learning) apply(ctx context.Context, st step) error {
 	if st.err != nil {
-		return st.err
+		return fmt.Errorf("learner state: %w", st.err)
 	}
 	if len(st.moves) > 0 {
 		if err := lg.store.Rescore(ctx, lg.crawl, st.moves); err != nil {
@@ -143,10 +141,7 @@ func (lg *learning) apply(ctx context.Context, st step) error {
 
 // save stores the learner's state.
 func (lg *learning) save(ctx context.Context) error {
-	state, err := lg.l.MarshalState()
-	if err != nil {
-		return fmt.Errorf("learner state: %w", err)
-	}
-	lg.unsaved, lg.saved = 0, time.Now()
-	return lg.store.SaveLearner(ctx, lg.crawl, state)
+	var st step
+	st.state, st.err = lg.l.MarshalState()
+	return lg.apply(ctx, st)
 }
