@@ -230,7 +230,7 @@ func (c *Counts) Model(opts Options) (*Model, error) {
 }
 
 // wholeDocs is a weight of documents as the whole number a model file
-// keeps, at least least, rounded up, so that a term counted only in
+// keeps: rounded up, and no less than least, so that a term counted only in
 // documents of weight below one (a learner's prior) still has a document
 // and no term has more documents than the classes in all.
 func wholeDocs(w float64, least int) int {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/spf13/pflag"
 
@@ -54,7 +55,7 @@ func (p *policyFlags) apply(fs *pflag.FlagSet) error {
 	if err := applyPreset(fs, p.preset); err != nil {
 		return err
 	}
-	if p.prior < 0 || p.prior != p.prior {
+	if p.prior < 0 || math.IsNaN(p.prior) {
 		return fmt.Errorf("--learn-prior %v: want a weight of 0 or more", p.prior)
 	}
 	if p.learn && (p.tunnel || p.promote) {
