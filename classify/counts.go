@@ -174,47 +174,34 @@ func (c *Counts) Model(opts Options) (*Model, error) {
 	if with < 2 {
 		return nil, fmt.Errorf("counts model: %w with documents", ErrTooFewClasses)
 	}
-	chi := make([]float64, len(c.words)*nc)
 	chiMax := make([]float64, len(c.words))
 	df := make([]float64, len(c.words))
+	order := make([]int, 0, len(c.words))
 	for k := range c.words {
 		row := c.dfc[k*nc : k*nc+nc]
 		for _, v := range row {
 			df[k] += v
 		}
+		if df[k] <= 1e-12 {
+			continue
+		}
 		best := 0.0
 		for ci, a := range row {
 			b := df[k] - a
-			x := Chi2(a, b, c.docs[ci]-a, n-c.docs[ci]-b)
-			chi[k*nc+ci] = x
-			best = max(best, x)
+			best = max(best, Chi2(a, b, c.docs[ci]-a, n-c.docs[ci]-b))
 		}
 		chiMax[k] = best
+		order = append(order, k)
 	}
-	order := make([]int, 0, len(c.words))
-	for k := range c.words {
-		if df[k] > 1e-12 {
-			order = append(order, k)
-		}
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		if chiMax[a] != chiMax[b] {
-			if chiMax[a] > chiMax[b] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(c.words[a], c.words[b])
-	})
-	if len(order) > opts.K {
-		order = order[:opts.K]
-	}
+	order = topTerms(order, chiMax, c.words, opts.K)
 	terms := make([]term, len(order))
 	for i, k := range order {
 		t := term{text: c.words[k], chi2max: chiMax[k], df: wholeDocs(df[k], 1),
-			chi2: slices.Clone(chi[k*nc : k*nc+nc]), theta: make([]float64, nc)}
+			chi2: make([]float64, nc), theta: make([]float64, nc)}
 		p := df[k] / n
 		for ci := range nc {
+			a := c.dfc[k*nc+ci]
+			t.chi2[ci] = Chi2(a, df[k]-a, c.docs[ci]-a, n-c.docs[ci]-(df[k]-a))
 			t.theta[ci] = clampTheta((c.dfc[k*nc+ci] + opts.M*p) / (c.docs[ci] + opts.M))
 		}
 		terms[i] = t
@@ -227,6 +214,69 @@ func (c *Counts) Model(opts Options) (*Model, error) {
 	}
 	m.prepare()
 	return m, nil
+}
+
+// topTerms returns the k rows of order with the largest chiMax, largest
+// first, ties in the order of their words. Only the rows at or above the
+// k-th largest value are sorted: a learner's counts hold a hundred
+// thousand rows, most of them tied at the bottom.
+func topTerms(order []int, chiMax []float64, words []string, k int) []int {
+	if len(order) > k && k > 0 {
+		vals := make([]float64, len(order))
+		for i, r := range order {
+			vals[i] = chiMax[r]
+		}
+		cut := kthLargest(vals, k)
+		kept := order[:0]
+		for _, r := range order {
+			if chiMax[r] >= cut {
+				kept = append(kept, r)
+			}
+		}
+		order = kept
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if chiMax[a] != chiMax[b] {
+			if chiMax[a] > chiMax[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(words[a], words[b])
+	})
+	return order[:min(len(order), k)]
+}
+
+// kthLargest returns the k-th largest of vals (1 ≤ k ≤ len(vals)),
+// reordering vals (quickselect with a middle pivot).
+func kthLargest(vals []float64, k int) float64 {
+	lo, hi, want := 0, len(vals)-1, k-1
+	for lo < hi {
+		pivot := vals[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for vals[i] > pivot {
+				i++
+			}
+			for vals[j] < pivot {
+				j--
+			}
+			if i <= j {
+				vals[i], vals[j] = vals[j], vals[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case want <= j:
+			hi = j
+		case want >= i:
+			lo = i
+		default:
+			return vals[want]
+		}
+	}
+	return vals[want]
 }
 
 // wholeDocs is a weight of documents as the whole number a model file

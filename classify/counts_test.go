@@ -2,9 +2,13 @@ package classify
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -239,6 +243,37 @@ func TestCounts_Model_fractionalWeights(t *testing.T) {
 	for _, tm := range back.terms {
 		if tm.df < 1 {
 			t.Errorf("term %q: df %d", tm.text, tm.df)
+		}
+	}
+}
+
+// TestTopTerms checks the selection against a full sort, on values with
+// many ties (the learner's counts: most terms seen once).
+func TestTopTerms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 200 {
+		n := 1 + rng.IntN(300)
+		chiMax := make([]float64, n)
+		words := make([]string, n)
+		for i := range n {
+			chiMax[i] = float64(rng.IntN(1 + trial%7))
+			words[i] = strconv.Itoa(rng.IntN(1000)) + "w" + strconv.Itoa(i)
+		}
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		want := slices.Clone(all)
+		slices.SortFunc(want, func(a, b int) int {
+			if c := cmp.Compare(chiMax[b], chiMax[a]); c != 0 {
+				return c
+			}
+			return strings.Compare(words[a], words[b])
+		})
+		k := 1 + rng.IntN(n+5)
+		want = want[:min(k, n)]
+		if got := topTerms(slices.Clone(all), chiMax, words, k); !slices.Equal(got, want) {
+			t.Fatalf("trial %d, k %d of %d: got %v, want %v", trial, k, n, got, want)
 		}
 	}
 }
