@@ -404,8 +404,12 @@ func (w *waitingCount) save(ctx context.Context) error {
 
 // popQuery selects the first entries of a stack (crawl, topic, limit) in
 // order; each order has an index that yields them without sorting.
-func popQuery(order crawler.Order) (string, error) {
+// Shallowest is indexed for fallback stacks only (frontier_fallback:
+// crawler.Reserve and Parts, the stacks it serves); a main stack served
+// shallowest first is sorted.
+func popQuery(order crawler.Order, fallback bool) (string, error) {
 	var orderBy string
+	where := ""
 	switch order {
 	case crawler.LIFO:
 		orderBy = "f.seq DESC"
@@ -415,6 +419,9 @@ func popQuery(order crawler.Order) (string, error) {
 		orderBy = "f.score DESC, f.seq DESC"
 	case crawler.Shallowest:
 		orderBy = "f.depth ASC, f.score DESC, f.seq DESC"
+		if fallback {
+			where = " AND instr(f.topic, '~') > 0" // frontier_fallback's term
+		}
 	case crawler.SurveyFirst:
 		return surveyQuery, nil
 	default:
@@ -422,14 +429,15 @@ func popQuery(order crawler.Order) (string, error) {
 	}
 	return `SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
 		FROM frontier f JOIN urls u ON u.id = f.url_id
-		WHERE f.crawl_id = ? AND f.topic = ? ORDER BY ` + orderBy + ` LIMIT ?`, nil
+		WHERE f.crawl_id = ? AND f.topic = ?` + where + ` ORDER BY ` + orderBy + ` LIMIT ?`, nil
 }
 
 // surveyQuery serves crawler.SurveyFirst without sorting the stack: the
-// few entries within SurveyDepth through frontier_shallow, the others
-// through frontier_best ("+f.depth" keeps the planner off the depth
-// index there), each part highest score first; only the two parts' first
-// rows are sorted.
+// few entries within SurveyDepth through frontier_survey (a partial index
+// of them: its term, depth <= 1, is the first part's), the others through
+// frontier_best ("+f.depth" keeps the planner off the survey index
+// there), each part highest score first; only the two parts' first rows
+// are sorted.
 var surveyQuery = `SELECT * FROM (
 	SELECT * FROM (SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
 		FROM frontier f JOIN urls u ON u.id = f.url_id
@@ -449,7 +457,7 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 	if n <= 0 {
 		return nil, nil
 	}
-	query, err := popQuery(order)
+	query, err := popQuery(order, crawler.ParseStack(topic).Kind != crawler.Main)
 	if err != nil {
 		return nil, err
 	}

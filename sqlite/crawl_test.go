@@ -272,15 +272,13 @@ func TestPopQuery_readsAnIndexWithoutSorting(t *testing.T) {
 	// millions of entries: sorting them each time would make every pop
 	// as slow as the frontier is long.
 	s, _ := open(t)
-	for _, order := range []crawler.Order{crawler.LIFO, crawler.FIFO, crawler.BestFirst, crawler.Shallowest} {
-		q, err := popQuery(order)
+	plan := func(q, topic string) string {
+		t.Helper()
+		rows, err := s.DB().Query("EXPLAIN QUERY PLAN "+q, 1, topic, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := s.DB().Query("EXPLAIN QUERY PLAN "+q, 1, "t", 10)
-		if err != nil {
-			t.Fatal(err)
-		}
+		defer rows.Close()
 		var plan []string
 		for rows.Next() {
 			var id, parent, unused int
@@ -290,13 +288,28 @@ func TestPopQuery_readsAnIndexWithoutSorting(t *testing.T) {
 			}
 			plan = append(plan, detail)
 		}
-		rows.Close()
-		p := strings.Join(plan, "; ")
-		if strings.Contains(p, "TEMP B-TREE") || !strings.Contains(p, "USING INDEX frontier_") {
-			t.Errorf("order %d: plan %q sorts or scans", order, p)
+		return strings.Join(plan, "; ")
+	}
+	for _, c := range []struct {
+		order crawler.Order
+		topic string
+	}{{crawler.LIFO, "t"}, {crawler.FIFO, ""}, {crawler.BestFirst, "t"}, {crawler.Shallowest, "t~reserve"}, {crawler.Shallowest, "t~parts"}} {
+		q, err := popQuery(c.order, crawler.ParseStack(c.topic).Kind != crawler.Main)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := plan(q, c.topic); strings.Contains(p, "TEMP B-TREE") || !strings.Contains(p, "USING INDEX frontier_") {
+			t.Errorf("order %d on %q: plan %q sorts or scans", c.order, c.topic, p)
 		}
 	}
-	if _, err := popQuery(crawler.Order(99)); err == nil {
+	// A survey sorts only the first rows of its two parts, each read from
+	// its index: the survey's partial index holds the shallow entries
+	// (its term must stay the query's: depth <= crawler.SurveyDepth).
+	q, _ := popQuery(crawler.SurveyFirst, false)
+	if p := plan(q, "t"); !strings.Contains(p, "USING INDEX frontier_survey") || !strings.Contains(p, "USING INDEX frontier_best") {
+		t.Errorf("survey: plan %q does not read frontier_survey and frontier_best", p)
+	}
+	if _, err := popQuery(crawler.Order(99), false); err == nil {
 		t.Error("an unknown order was accepted")
 	}
 }
