@@ -190,7 +190,7 @@ type record struct {
 	credit  []float64   // per topic: weight counted as leading to relevant pages
 	counted bool        // its target was fetched and judged
 	taught  [][]string  // per topic: the features it was counted with
-	waiting bool        // its target waits on the stacks
+	waiting bool        // its target waits on a topic's own stack (a rescore moves it)
 	target  urlnorm.URL // the URL it was remembered under
 }
 
@@ -417,13 +417,18 @@ func (l *Learner) creditAncestors(r *record, t int) {
 // remember keeps the features of the links p pushed, under their targets
 // in the form the frontier keeps them (Options.Canonical).
 func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entry) {
+	// want: the targets pushed, true for those pushed on a topic's own
+	// stack, the one a rescore moves (a fallback's entries, the parts of
+	// a compound document, wait unmoved; their links are still learnt
+	// from once fetched).
 	want := make(map[urlnorm.URL]bool, len(push))
 	for _, pe := range push {
-		want[pe.URL] = true
+		want[pe.URL] = want[pe.URL] || crawler.ParseStack(pe.Topic).Kind == crawler.Main
 	}
 	for i := range p.Links {
 		lk := &p.Links[i]
-		if !want[lk.Target] {
+		onStack, ok := want[lk.Target]
+		if !ok {
 			continue
 		}
 		delete(want, lk.Target) // the first link to a target stands for it
@@ -432,13 +437,13 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 			target = l.opts.Canonical(target)
 		}
 		if old := l.links[target]; old != nil {
-			if !old.counted {
+			if !old.counted && onStack {
 				old.waiting = true
 			}
 			continue
 		}
 		r := &record{source: p.FinalURL, target: target, base: make([]float64, len(l.topics)), srcRel: make([]bool, len(l.topics)),
-			score: make([]float64, len(l.topics)), credit: make([]float64, len(l.topics)), waiting: true}
+			score: make([]float64, len(l.topics)), credit: make([]float64, len(l.topics)), waiting: onStack}
 		copy(r.base, lk.Scores)
 		for t := range l.topics {
 			r.srcRel[t] = l.rewarded(p, t)

@@ -264,6 +264,51 @@ func TestLearner_creditAndRescore(t *testing.T) {
 	}
 }
 
+// A link pushed onto a fallback stack (the parts of a compound document)
+// is not moved by a rescore, which moves entries on the topic's own
+// stack; once fetched it is learnt from like any other, and pushed again
+// onto the stack it is moved.
+func TestLearner_rescoreLeavesFallbackStacks(t *testing.T) {
+	l, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1})
+	parts := crawler.Stack{Topic: "robots", Kind: crawler.Parts}.Name()
+	observe(l, entry("/", 0), false, map[string]string{"/people/": "people of the lab", "/news/": "news of the lab"})
+	observe(l, entry("/people/", 1), false, map[string]string{"/people/a.html": "alice", "/people/b.html": "bob"})
+	observe(l, entry("/news/", 1), false, map[string]string{"/news/a.html": "flowers"})
+	// The lab page's own pages, diverted to its parts.
+	lab := &crawler.Page{URL: urlnorm.MustParse("http://h.test/lab/"), FinalURL: urlnorm.MustParse("http://h.test/lab/"), Depth: 1,
+		Scores: map[string]float64{"robots": 0.9}}
+	var push []crawler.Entry
+	for _, path := range []string{"/lab/a.html", "/lab/b.html"} {
+		u := urlnorm.MustParse("http://h.test" + path)
+		lab.Links = append(lab.Links, crawler.Link{Target: u, Context: "robot arm", Scores: []float64{0.1}})
+		push = append(push, crawler.Entry{Topic: parts, URL: u, Depth: 2})
+	}
+	l.Observe(lab, entry("/lab/", 1), push)
+	observe(l, entry("/people/a.html", 2), true, nil)
+	observe(l, entry("/news/a.html", 2), false, nil)
+	before := l.Counts(0).Docs(0) + l.Counts(0).Docs(2)
+	observe(l, crawler.Entry{Topic: parts, URL: urlnorm.MustParse("http://h.test/lab/a.html"), Depth: 2}, true, nil)
+	if after := l.Counts(0).Docs(0) + l.Counts(0).Docs(2); after != before+1 {
+		t.Errorf("a page fetched from the parts taught %v links, want 1", after-before)
+	}
+	moved := map[string]bool{}
+	for _, u := range l.Rescore() {
+		moved[u.URL.Path()] = true
+	}
+	if !moved["/people/b.html"] || moved["/lab/b.html"] {
+		t.Errorf("rescore moved %v: want /people/b.html, not /lab/b.html (it waits on the parts)", moved)
+	}
+	// Pushed onto the stack from another page, it is moved.
+	observe(l, entry("/news/", 1), false, map[string]string{"/lab/b.html": "robot arm"})
+	observe(l, entry("/people/b.html", 2), true, nil)
+	for _, u := range l.Rescore() {
+		if u.URL.Path() == "/lab/b.html" {
+			return
+		}
+	}
+	t.Error("/lab/b.html, pushed onto the stack, was not moved")
+}
+
 // With MinMove a rescore moves a waiting link only when its value has
 // moved by more than that share of the larger value from the value last
 // given to its stack: a learner that moves every change (A, the default)
