@@ -85,8 +85,8 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 				return crawler.CrawlState{}, err
 			}
 			w.add(l.host, 1)
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO frontier(crawl_id, topic, url_id, depth, score) VALUES (?, ?, ?, ?, ?)`,
-				st.ID, l.topic, l.id, l.depth, l.score); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO frontier(crawl_id, topic, url_id, depth, score, fallback) VALUES (?, ?, ?, ?, ?, ?)`,
+				st.ID, l.topic, l.id, l.depth, l.score, fallback(l.topic)); err != nil {
 				return crawler.CrawlState{}, err
 			}
 		}
@@ -254,21 +254,21 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 	// On a stack a URL pushed again moves to the top (a new seq) with
 	// the higher score and the shorter distance from a seed; on the bfs
 	// queue it keeps its first place.
-	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO frontier(crawl_id, topic, url_id, depth, score)
+	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO frontier(crawl_id, topic, url_id, depth, score, fallback)
 		VALUES (?1, ?2, ?3,
 			min(?4, coalesce((SELECT depth FROM frontier WHERE crawl_id = ?1 AND topic = ?2 AND url_id = ?3), ?4)),
-			max(?5, coalesce((SELECT score FROM frontier WHERE crawl_id = ?1 AND topic = ?2 AND url_id = ?3), ?5)))`)
+			max(?5, coalesce((SELECT score FROM frontier WHERE crawl_id = ?1 AND topic = ?2 AND url_id = ?3), ?5)), ?6)`)
 	if err != nil {
 		return err
 	}
 	defer ins.Close()
-	insQueue, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO frontier(crawl_id, topic, url_id, depth, score) VALUES (?, ?, ?, ?, ?)`)
+	insQueue, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO frontier(crawl_id, topic, url_id, depth, score, fallback) VALUES (?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer insQueue.Close()
 	// A URL new to the crawl is on no stack yet: a plain insert.
-	insNew, err := tx.PrepareContext(ctx, `INSERT INTO frontier(crawl_id, topic, url_id, depth, score) VALUES (?, ?, ?, ?, ?)`)
+	insNew, err := tx.PrepareContext(ctx, `INSERT INTO frontier(crawl_id, topic, url_id, depth, score, fallback) VALUES (?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -298,7 +298,7 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 				return err
 			}
 			w.add(host, 1)
-			if _, err := insNew.ExecContext(ctx, crawl, e.Topic, id, e.Depth, e.Score); err != nil {
+			if _, err := insNew.ExecContext(ctx, crawl, e.Topic, id, e.Depth, e.Score, fallback(e.Topic)); err != nil {
 				return fmt.Errorf("push %s: %w", e.URL, err)
 			}
 			continue
@@ -311,7 +311,7 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 		if e.Topic == "" {
 			stmt = insQueue
 		}
-		if _, err := stmt.ExecContext(ctx, crawl, e.Topic, id, e.Depth, e.Score); err != nil {
+		if _, err := stmt.ExecContext(ctx, crawl, e.Topic, id, e.Depth, e.Score, fallback(e.Topic)); err != nil {
 			return fmt.Errorf("push %s: %w", e.URL, err)
 		}
 	}
@@ -402,12 +402,21 @@ func (w *waitingCount) save(ctx context.Context) error {
 	return nil
 }
 
+// fallback is the frontier's fallback column for an entry of the stack
+// named topic: 1 on a fallback stack (crawler.Reserve, Parts), else 0.
+func fallback(topic string) int {
+	if crawler.ParseStack(topic).Kind != crawler.Main {
+		return 1
+	}
+	return 0
+}
+
 // popQuery selects the first entries of a stack (crawl, topic, limit) in
 // order; each order has an index that yields them without sorting.
 // Shallowest is indexed for fallback stacks only (frontier_fallback:
 // crawler.Reserve and Parts, the stacks it serves); a main stack served
 // shallowest first is sorted.
-func popQuery(order crawler.Order, fallback bool) (string, error) {
+func popQuery(order crawler.Order, onFallback bool) (string, error) {
 	var orderBy string
 	where := ""
 	switch order {
@@ -419,8 +428,8 @@ func popQuery(order crawler.Order, fallback bool) (string, error) {
 		orderBy = "f.score DESC, f.seq DESC"
 	case crawler.Shallowest:
 		orderBy = "f.depth ASC, f.score DESC, f.seq DESC"
-		if fallback {
-			where = " AND instr(f.topic, '~') > 0" // frontier_fallback's term
+		if onFallback {
+			where = " AND f.fallback = 1" // frontier_fallback's term
 		}
 	case crawler.SurveyFirst:
 		return surveyQuery, nil
@@ -457,7 +466,7 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 	if n <= 0 {
 		return nil, nil
 	}
-	query, err := popQuery(order, crawler.ParseStack(topic).Kind != crawler.Main)
+	query, err := popQuery(order, fallback(topic) == 1)
 	if err != nil {
 		return nil, err
 	}

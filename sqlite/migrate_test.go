@@ -16,7 +16,7 @@ import (
 // the scent of that version made it.
 func migrateTo(t *testing.T, path string, n int) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite3", path)
+	db, err := sql.Open(driverName, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,4 +199,41 @@ func TestOpen_pageSize(t *testing.T) {
 		t.Fatalf("the old database already has pages of %d bytes", size)
 	}
 	check(old, size)
+}
+
+// TestMigrate_v16 brings a frontier of schema 16 (frontier_shallow over
+// every entry) to the partial indexes: the entries of a reserve are
+// marked as a fallback stack's and served shallowest first through
+// frontier_fallback, the stack's are not.
+func TestMigrate_v16(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v16.db")
+	db := migrateTo(t, path, 16)
+	for _, q := range []string{
+		`INSERT INTO crawls(id, name, strategy, stacks, topics, config, created_at) VALUES (1, 'c', 'link', '["t", "t~reserve"]', '["t"]', '{}', '2024-01-01T00:00:00Z')`,
+		`INSERT INTO urls(id, crawl_id, url, host, state) VALUES (1, 1, 'http://a/1', 'a', 0), (2, 1, 'http://a/2', 'a', 0), (3, 1, 'http://a/3', 'a', 0)`,
+		`INSERT INTO frontier(crawl_id, topic, url_id, depth, score) VALUES (1, 't', 1, 3, 0.9), (1, 't~reserve', 2, 4, 0.2), (1, 't~reserve', 3, 2, 0.1)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var marked string
+	s.DB().QueryRow(`SELECT group_concat(topic || '=' || fallback, ' ') FROM (SELECT topic, fallback FROM frontier ORDER BY seq)`).Scan(&marked)
+	if marked != "t=0 t~reserve=1 t~reserve=1" {
+		t.Errorf("fallback marks after migration: %q", marked)
+	}
+	es, err := s.Pop(ctx, 1, "t~reserve", crawler.Shallowest, 5, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 2 || es[0].URL.String() != "http://a/3" || es[1].URL.String() != "http://a/2" {
+		t.Errorf("reserve popped %v, want http://a/3 (depth 2), then http://a/2", es)
+	}
 }
