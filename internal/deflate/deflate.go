@@ -46,6 +46,16 @@ func (ws *Writers) Append(dst, b []byte) []byte {
 	return buf.Bytes()
 }
 
+// AppendSmall appends b compressed against dict to dst, without a
+// writer: the encoder keeps no tables between calls, which suits inputs
+// of a few kilobytes at most (a writer's reset costs more than they
+// do). Only the last 8 KiB of dict are used (flate.StatelessDeflate).
+func AppendSmall(dst, b, dict []byte) []byte {
+	buf := bytes.NewBuffer(dst)
+	_ = flate.StatelessDeflate(buf, b, true, dict) // a bytes.Buffer does not fail
+	return buf.Bytes()
+}
+
 // Inflate decompresses a DEFLATE stream made against dict (or without a
 // dictionary), reading at most limit bytes of output (0: no limit); it
 // fails when the output is longer.

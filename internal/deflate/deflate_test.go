@@ -99,3 +99,28 @@ func BenchmarkAppend(b *testing.B) {
 		ws.Append(nil, in)
 	}
 }
+
+func TestAppendSmall(t *testing.T) {
+	dict := []byte("GET / HTTP/1.1\r\nHost: www.\r\nAccept: text/html,application/xhtml+xml;q=0.9,*/*;q=0.1\r\nUser-Agent: scent/0.1 (focused crawler; +https://github.com/scent-crawler/scent)\r\n\r\n")
+	in := []byte("GET /~smith/courses/cs101.html HTTP/1.1\r\nHost: www.cs.cornell.edu\r\nAccept: text/html,application/xhtml+xml;q=0.9,*/*;q=0.1\r\nUser-Agent: scent/0.1 (focused crawler; +https://github.com/scent-crawler/scent)\r\n\r\n")
+	z := AppendSmall([]byte("prefix"), in, dict)
+	if !bytes.HasPrefix(z, []byte("prefix")) {
+		t.Fatalf("prefix lost: %q", z)
+	}
+	z = z[len("prefix"):]
+	if out, err := Inflate(z, dict, 0); err != nil || !bytes.Equal(out, in) {
+		t.Fatalf("round trip: %q, %v", out, err)
+	}
+	// As small as a writer's output at level 3, and the dictionary used.
+	if w := NewWriters(3, dict, 1).Append(nil, in); len(z) > len(w)+len(w)/10 {
+		t.Errorf("%d bytes without a writer, %d through one", len(z), len(w))
+	}
+	if without := AppendSmall(nil, in, nil); len(z) >= len(without)/2 {
+		t.Errorf("with the dictionary %d bytes, without %d", len(z), len(without))
+	}
+	for _, b := range [][]byte{nil, {}, []byte("x"), bytes.Repeat([]byte("abc"), 5000)} {
+		if out, err := Inflate(AppendSmall(nil, b, dict), dict, 0); err != nil || !bytes.Equal(out, b) {
+			t.Errorf("round trip of %d bytes: %d bytes back, %v", len(b), len(out), err)
+		}
+	}
+}
