@@ -121,6 +121,10 @@ type Summary struct {
 	Finish        string  // "frontier empty", "budget reached" or "interrupted"
 	PagesPerSec   float64 // pages fetched successfully per second in this run
 	FetchesPerSec float64 // fetches, failed ones included, per second in this run
+	// BetweenRounds is, in lockstep, the part of Elapsed spent between
+	// rounds with no fetch in flight: the committer's turns (the
+	// round's commit, the learner's step and rescore, the next pop).
+	BetweenRounds time.Duration
 }
 
 type result struct {

@@ -201,6 +201,7 @@ func (r *run) round() error {
 	if r.inflight > 0 || len(r.pending) > 0 {
 		return nil // the round goes on
 	}
+	defer func(start time.Time) { r.sum.BetweenRounds += time.Since(start) }(time.Now())
 	if err := r.settle(); err != nil {
 		return err
 	}

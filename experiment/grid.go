@@ -309,6 +309,7 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 	rep.Crawl = name
 	rep.PagesPerSecond = sum.PagesPerSec
 	rep.FetchesPerSecond = sum.FetchesPerSec
+	rep.Seconds, rep.BetweenRoundsSeconds = sum.Elapsed.Seconds(), sum.BetweenRounds.Seconds()
 	gc.Report = rep
 	gc.Seconds = time.Since(start).Seconds()
 	return gc, nil

@@ -194,6 +194,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	}
 	rep.PagesPerSecond = sum.PagesPerSec
 	rep.FetchesPerSecond = sum.FetchesPerSec
+	rep.Seconds, rep.BetweenRoundsSeconds = sum.Elapsed.Seconds(), sum.BetweenRounds.Seconds()
 	if err := writeFileAtomic(filepath.Join(o.Out, "report.json"), func(w *os.File) error { return rep.WriteJSON(w) }); err != nil {
 		return nil, err
 	}

@@ -30,7 +30,12 @@ type Report struct {
 	PagesPerSecond float64 `json:"pages_per_second,omitempty"`
 	// FetchesPerSecond counts failed fetches too.
 	FetchesPerSecond float64 `json:"fetches_per_second,omitempty"`
-	Labelled         bool    `json:"labelled"`
+	// Seconds is the crawl's time; BetweenRoundsSeconds, in lockstep, the
+	// part of it spent between rounds with no fetch in flight (the
+	// committer's turns: crawler.Summary.BetweenRounds).
+	Seconds              float64 `json:"seconds,omitempty"`
+	BetweenRoundsSeconds float64 `json:"seconds_between_rounds,omitempty"`
+	Labelled             bool    `json:"labelled"`
 	// TargetScope says which labelled pages recall is measured against:
 	// "crawled-hosts" (labelled pages on the hosts the crawl fetched from)
 	// or "all-labels" (every page of the labels file, e.g. the pages
@@ -347,6 +352,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		r.Strategy, r.Pages, r.Duplicates, r.Fetches, r.Failed)
 	if r.PagesPerSecond > 0 {
 		fmt.Fprintf(&b, ", %.1f pages/s (%.1f fetches/s)", r.PagesPerSecond, r.FetchesPerSecond)
+	}
+	if r.BetweenRoundsSeconds > 0 {
+		fmt.Fprintf(&b, "; %.2f s of the crawl's %.2f s between lockstep rounds, no fetch in flight", r.BetweenRoundsSeconds, r.Seconds)
 	}
 	b.WriteString(".\n\n")
 	if !r.Labelled {
