@@ -65,7 +65,8 @@ rm -f "$out/model.json"
 "$out/scent" train --seeds "$out/seeds.txt" --model "$out/model.json" --proxy "$proxy" --ignore-robots --delay 0 --host-parallelism 0 >"$out/train.log" 2>&1
 
 # timed NAME CMD...: runs CMD under /usr/bin/time -v and appends
-# NAME, wall seconds, peak RSS in KB and fetches to runs.tsv. The fetches
+# NAME, wall seconds, peak RSS in KB, fetches, the load average and the
+# CPU seconds (user + system) to runs.tsv. The fetches
 # are read by the function named fetches_NAME.
 timed() {
 	name=$1
@@ -73,8 +74,9 @@ timed() {
 	/usr/bin/time -v -o "$out/$name.time" "$@" >"$out/$name.out" 2>"$out/$name.err"
 	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$out/$name.time")
 	rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$out/$name.time")
+	cpu=$(awk -F': ' '/(User|System) time \(seconds\)/ {s += $2} END {print s}' "$out/$name.time")
 	n=$("fetches_${name//-/_}")
-	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$wall" "$rss" "$n" "$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/runs.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$wall" "$rss" "$n" "$(cut -d' ' -f1-3 /proc/loadavg)" "$cpu" | tee -a "$out/runs.tsv"
 }
 fetches_scent_bfs() { sqlite3 "$out/bfs.db" "SELECT COUNT(*) FROM pages"; }
 fetches_base_bfs() { sqlite3 "$out/base.db" "SELECT COUNT(*) FROM pages"; }
@@ -116,14 +118,14 @@ $(nproc) cores shared with other work ($(uname -m), $(go env GOVERSION)).
 The whole WebKB replay (\`scent replay\` on loopback), robots.txt off, no
 delay, no per-host limit, $workers workers each, $runs rounds alternating
 scent-bfs,$([ -n "${BENCH_BASE:-}" ] && echo " base-bfs (the scent binary \$BENCH_BASE),") colly-bfs, raw-fetch,
-scent-focused. Medians of the rounds;
+scent-focused. Medians of the rounds (CPU: user + system seconds);
 fetches count every URL requested, failures (404) included.
 
-| program | fetches | wall s | fetches/s | × colly wall | % of raw fetches/s | peak RSS MB |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| program | fetches | wall s | fetches/s | × colly wall | % of raw fetches/s | CPU s | peak RSS MB |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 HEAD
 	awk -F'\t' '
-		{ w[$1] = w[$1] " " $2; r[$1] = r[$1] " " $3; f[$1] = $4; names[$1] = 1; load = load sprintf(" %s", $5) }
+		{ w[$1] = w[$1] " " $2; r[$1] = r[$1] " " $3; f[$1] = $4; c[$1] = c[$1] " " $6; names[$1] = 1; load = load sprintf(" %s", $5) }
 		function median(s,   a, n, i, j, t) {
 			n = split(s, a, " ")
 			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -135,7 +137,7 @@ HEAD
 			for (i = 1; i <= 5; i++) {
 				k = order[i]; if (!(k in names)) continue
 				mw = median(w[k]); ps = f[k] / mw
-				printf "| %s | %d | %.1f | %.0f | %.2f | %.0f %% | %.0f |\n", k, f[k], mw, ps, mw / cw, 100 * ps / rps, median(r[k]) / 1024
+				printf "| %s | %d | %.1f | %.0f | %.2f | %.0f %% | %.2f | %.0f |\n", k, f[k], mw, ps, mw / cw, 100 * ps / rps, median(c[k]), median(r[k]) / 1024
 			}
 		}' "$out/runs.tsv"
 	sf=$(awk -F'\t' '$1 == "scent-focused" {print $4 / $2}' "$out/runs.tsv" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
@@ -153,7 +155,7 @@ $(head -12 "$out/bfs-dbstat.txt")
 \`\`\`
 
 Every run (name, wall s, peak RSS KB, fetches, load average 1/5/15 min
-when it ended):
+when it ended, CPU s):
 
 \`\`\`
 $(cat "$out/runs.tsv")
