@@ -12,8 +12,9 @@
 # Each experiment writes its full output under out/learn-groups/NAME; its
 # report and exact command are copied into results/learn/groups/NAME, its
 # headline line into results/learn/groups/summary.txt, and the table of
-# results/learn/README.md ("Trained on another group") into
-# results/learn/groups/table.md.
+# the twenty (scent results) into results/learn/groups/table.md. Commit
+# the reports, then run scent results again: its commit column and
+# results/README.md name the commit of each report.
 set -euo pipefail
 archive=${1:-../shared/corpus/webkb.tgz}
 go build -o out/scent ./cmd/scent
@@ -27,5 +28,5 @@ for group in cornell texas washington wisconsin; do
 		cp "out/learn-groups/$name/report.json" "out/learn-groups/$name/report.md" "out/learn-groups/$name/command" "results/learn/groups/$name/"
 	done
 done
-python3 results/learn/groups_table.py results/learn/groups > results/learn/groups/table.md
+out/scent results results/learn/groups -o results/learn/groups/table.md
 cat results/learn/groups/table.md
