@@ -38,10 +38,11 @@ var rawWriters = deflate.NewWriters(rawLevel, RawDict, 64)
 
 // deflateRaw compresses b with DEFLATE against RawDict.
 func deflateRaw(b []byte) []byte {
+	dst := make([]byte, 0, len(b)/3+64)
 	if len(b) <= rawSmall {
-		return deflate.AppendSmall(make([]byte, 0, len(b)/3+64), b, RawDict)
+		return deflate.AppendSmall(dst, b, RawDict)
 	}
-	return rawWriters.Append(make([]byte, 0, len(b)/3+64), b)
+	return rawWriters.Append(dst, b)
 }
 
 // InflateRaw decompresses what Deflated returned (or any DEFLATE stream,
