@@ -374,17 +374,22 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 // and segment classification on labelled links: links of held-out pages
 // whose target is itself an example, labelled with the target's class.
 func crossValidate(docs []doc, opts Options, rep *Report) error {
-	minClass := make(map[string]int)
+	// A class of a single example (a one-page label among a group's
+	// pages) cannot be held out without leaving its fold's model without
+	// it: it is always trained on and never scored. Every other class
+	// bounds the folds, so each fold can hold out one of its examples.
+	count := make(map[string]int)
 	for _, d := range docs {
-		minClass[d.class]++
+		count[d.class]++
 	}
-	folds := opts.Folds
-	for _, n := range minClass {
-		if n < folds {
-			folds = n
+	folds, held := opts.Folds, 0
+	for _, n := range count {
+		if n >= 2 {
+			folds = min(folds, n)
+			held++
 		}
 	}
-	if folds < 2 {
+	if folds < 2 || held < 2 {
 		return nil
 	}
 	rep.Folds = folds
@@ -394,7 +399,12 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 	classOf := classesOf(docs)
 	r := rand.New(rand.NewPCG(uint64(opts.Seed), 7))
 	perm := r.Perm(len(docs))
-	fold := func(i int) int { return perm[i] % folds }
+	fold := func(i int) int {
+		if count[docs[i].class] < 2 {
+			return -1
+		}
+		return perm[i] % folds
+	}
 	var pages, segs evalTally
 	extra := make([]struct {
 		th          func(int) float64

@@ -648,3 +648,29 @@ func TestBuild_cvThresholds(t *testing.T) {
 		t.Error("a threshold not cross-validated does not fall back to the model's")
 	}
 }
+
+// A class of a single example is always trained on and never held out:
+// it does not stop the cross-validation of the others.
+func TestBuild_singleExampleClass(t *testing.T) {
+	st := newSite()
+	st.pages["/dept.html"] = pageHTML(rand.New(rand.NewPCG(3, 4)), "faculty", 40, []string{"/about.html", "/about.html", "/about.html"}, []string{"", "", ""})
+	srv := st.serve(t)
+	seeds := parseSeeds(t, st.seedFile(srv.URL)+"dept "+srv.URL+"/dept.html\n")
+	_, rep, err := Build(context.Background(), seeds, newFetcher(t), Options{CVThresholds: []float64{0.5}})
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	if rep.Folds != 5 || rep.Page == nil || len(rep.ByThreshold) != 1 {
+		t.Fatalf("folds = %d, page evaluation = %v, by threshold = %v: want 5 folds", rep.Folds, rep.Page, rep.ByThreshold)
+	}
+	if want := siteSize["course"] + siteSize["faculty"] + siteSize["other"]; rep.Page.Documents != want {
+		t.Errorf("page evaluation on %d documents, want %d (the single dept page never held out)", rep.Page.Documents, want)
+	}
+	if ts, _ := rep.Page.Topic("dept"); ts.Support != 0 {
+		t.Errorf("dept held out: %+v", ts)
+	}
+	ts, ok := rep.ByThreshold[0].Page.Topic("course")
+	if !ok || ts.Precision < 0.9 || ts.Recall < 0.9 {
+		t.Errorf("course at threshold 0.5 = %+v, want precision and recall ≥ 0.9", ts)
+	}
+}
