@@ -125,6 +125,18 @@ type Config struct {
 	// breadth-first does). The crawl still repeats exactly. Ignored with
 	// SiteNorm. Off by default.
 	Overlap bool
+	// Speculate, with Lockstep, guesses each round from memory — the
+	// entries the last pop saw next on the stack, and the pushes and
+	// rescores of the round just fetched — and fetches the guess while
+	// the store commits that round and pops the next. The store's pop
+	// decides: a guessed entry it takes is fetched already, one it takes
+	// that was not guessed is fetched then, and a guessed fetch it does
+	// not take is discarded. The crawl fetches, commits and learns
+	// exactly what it would without Speculate; a wrong guess costs a
+	// fetch (Summary.Discarded) and time, never a different crawl.
+	// Ignored with Overlap or SiteNorm, and when the store does not read
+	// ahead (Peeker) it guesses from the pushes alone. Off by default.
+	Speculate bool
 	// Learner, when set, gives the value of every link and learns from
 	// the crawl's own pages (see Learner); the stacks are then served
 	// best first, Tunnel and Promote do not apply, and Sections sends the

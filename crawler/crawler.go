@@ -125,10 +125,15 @@ type Summary struct {
 	// rounds with no fetch in flight: the committer's turns (the
 	// round's commit, the learner's step and rescore, the next pop).
 	BetweenRounds time.Duration
+	// Guessed and Discarded count, with Config.Speculate, the entries of
+	// the pops that were guessed and fetched ahead, and the guessed
+	// fetches no pop took (fetched, never committed).
+	Guessed, Discarded int
 }
 
 type result struct {
 	entry    Entry
+	tag      int64       // the job's tag
 	url      urlnorm.URL // the job's URL (job.url)
 	page     *Page
 	push     []Entry
@@ -141,6 +146,7 @@ type worker struct {
 	tokens []string
 	vals   []float64
 	lf     LinkFeatures
+	gate   <-chan struct{} // the job's (job.gate)
 }
 
 func newWorker(c *Crawler) *worker { return &worker{c: c} }
@@ -148,7 +154,7 @@ func newWorker(c *Crawler) *worker { return &worker{c: c} }
 func (w *worker) process(ctx context.Context, j job) result {
 	c, e := w.c, j.e
 	p := &Page{URL: e.URL, FinalURL: e.URL, Topic: e.Topic, Depth: e.Depth, FetchedAt: c.cfg.Now()}
-	r := result{entry: e, page: p, url: j.url}
+	r := result{entry: e, page: p, url: j.url, tag: j.tag}
 	if j.alias {
 		p.RedirectTo = j.url
 		p.Failure = "alias: canonical form " + j.url.String() + " fetched already"
@@ -157,6 +163,7 @@ func (w *worker) process(ctx context.Context, j job) result {
 	if j.url != e.URL {
 		p.FinalURL, e.URL = j.url, j.url // fetched in its canonical form
 	}
+	w.gate = j.gate
 	res, err := w.fetchFollowing(ctx, e, p) // redirect.go
 	if res != nil {
 		p.Status = res.Status

@@ -54,6 +54,10 @@
 // round, so that the crawl repeats exactly. Config.Overlap fetches each
 // round while the one before commits (round in run.go): every choice
 // is still made at a round's end, from the rounds committed by then.
+// Config.Speculate guesses each round in memory and fetches the guess
+// while the round before commits and the next is popped; the pop decides
+// which fetches are the round's (guess.go), so the crawl is the one
+// without it.
 //
 // A crawl not in lockstep is a pipeline (run.go): the workers fetch the
 // entries popped ahead while one committer goroutine stores the results

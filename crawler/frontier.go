@@ -20,6 +20,7 @@ type frontier struct {
 	empty      map[string]bool
 	next       int            // round-robin position
 	shared     SharedFrontier // nil unless other processes share the crawl
+	guess      *guesser       // a lockstep crawl that guesses its rounds (Config.Speculate)
 	awaited    int            // waits for them with a topic closed, since a pop last found entries
 	closed     bool           // the last take skipped a topic closed by its budget
 
@@ -134,7 +135,7 @@ func (f *frontier) take(ctx context.Context, closed map[string]bool, left int) (
 func (f *frontier) popTopic(ctx context.Context, topic string, left int) ([]Entry, error) {
 	f.beforePop()
 	if !f.empty[topic] {
-		es, err := f.store.Pop(ctx, f.crawl, topic, f.order, f.popSize(left), f.maxPerHost)
+		es, err := f.popMain(ctx, topic, left)
 		if err != nil || len(es) > 0 {
 			return es, err
 		}
@@ -153,12 +154,35 @@ func (f *frontier) popTopic(ctx context.Context, topic string, left int) ([]Entr
 			f.empty[name] = true
 			continue
 		}
+		if f.guess != nil {
+			f.guess.popped(name, es, nil)
+		}
 		for i := range es {
 			es[i].Topic = topic // fetched for the topic; counted with it
 		}
 		return es, nil
 	}
 	return nil, nil
+}
+
+// popMain pops entries from topic's own stack; for a crawl that guesses
+// its rounds, it tells the guesser what it took and saw next.
+func (f *frontier) popMain(ctx context.Context, topic string, left int) ([]Entry, error) {
+	pk, ok := f.store.(Peeker)
+	if f.guess == nil {
+		return f.store.Pop(ctx, f.crawl, topic, f.order, f.popSize(left), f.maxPerHost)
+	}
+	var es, next []Entry
+	var err error
+	if ok {
+		es, next, err = pk.PopPeek(ctx, f.crawl, topic, f.order, f.popSize(left), f.maxPerHost, f.guess.peek)
+	} else {
+		es, err = f.store.Pop(ctx, f.crawl, topic, f.order, f.popSize(left), f.maxPerHost)
+	}
+	if err == nil {
+		f.guess.popped(topic, es, next)
+	}
+	return es, err
 }
 
 // aheadShare sets how far a focused crawl that is not in lockstep pops

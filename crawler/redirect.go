@@ -45,6 +45,14 @@ func (w *worker) fetchFollowing(ctx context.Context, e Entry, p *Page) (*fetch.R
 		}
 		target := res.Location
 		p.Redirects = append(p.Redirects, Redirect{URL: cur, Target: target, Status: res.Status})
+		if w.gate != nil {
+			// A guessed fetch asks the store once its round's pop is in:
+			// the store is then what it is for every fetch of the round.
+			select {
+			case <-w.gate:
+			case <-ctx.Done():
+			}
+		}
 		if c.order == FIFO || c.queueRedirects || hops+1 >= maxRedirects || !c.inScope(target) || c.seenInFetch(p, target) || c.takenURL(ctx, target) {
 			return res, nil
 		}

@@ -43,6 +43,19 @@ type run struct {
 	ahead      []Entry     // overlap: popped for the next round, not handed out yet
 	holder     ModelHolder // overlap: the learner, when it holds its models until told
 
+	// A lockstep crawl that guesses its rounds (Config.Speculate,
+	// guess.go) tells its fetches by tag.
+	guess      *guesser
+	nextTag    int64
+	guessed    map[urlnorm.URL]job    // the round's guesses its pop has not confirmed yet
+	held       map[int64]result       // results of guesses back before the pop
+	discarding map[int64]bool         // guessed fetches in flight that the pop did not take
+	wanted     map[int64]Entry        // fetches of the round's entries not back yet
+	roundOrder []Entry                // the round's entries, in the order taken
+	roundRes   map[urlnorm.URL]result // their results back
+	dueNext    []Entry                // retries that join the round after its pop
+	gate       chan struct{}          // closed when the pop of the guessed round is in
+
 	// The committer pops the next entries after it commits a batch: a
 	// crawl not in lockstep once fewer than lowWater wait in pending,
 	// while the workers fetch them (feed); a lockstep crawl the next
@@ -72,7 +85,10 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 	r.startCommitter()
 	for {
 		turn := r.feed
-		if r.lockstep {
+		switch {
+		case r.guess != nil:
+			turn = r.guessRound
+		case r.lockstep:
 			turn = r.round
 		}
 		if err := turn(); err != nil {
@@ -131,7 +147,12 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 		r.holder = h
 		h.HoldModels()
 	}
-	if c.order == FIFO || r.lockstep {
+	if c.cfg.Speculate && r.lockstep && !r.overlap && c.cfg.SiteNorm == nil {
+		r.guess = newGuesser(c.order, r.front.batch)
+		r.front.guess = r.guess
+		r.guessed, r.held, r.discarding = make(map[urlnorm.URL]job), make(map[int64]result), make(map[int64]bool)
+		r.wanted, r.roundRes = make(map[int64]Entry), make(map[urlnorm.URL]result)
+	} else if c.order == FIFO || r.lockstep {
 		r.ordered = newInOrder()
 	}
 	r.lowWater, r.flushSize = r.front.batch, c.cfg.Workers
@@ -162,6 +183,9 @@ func (r *run) startWorkers() {
 // queued counts the fetches taken from the frontier but not committed.
 func (r *run) queued() int {
 	n := r.inflight + len(r.pending) + len(r.unflushed) + len(r.ahead)
+	if r.guess != nil {
+		n = len(r.wanted) + len(r.roundRes) + len(r.unflushed) // guesses are not taken yet
+	}
 	if r.batch != nil {
 		n += len(r.batch.rs)
 	}
@@ -362,6 +386,10 @@ func (r *run) received(res result) error {
 func (r *run) receive(res result) {
 	r.out.received(res.entry, res.canceled)
 	r.inflight--
+	if r.guess != nil {
+		r.receiveGuessed(res)
+		return
+	}
 	if res.canceled {
 		r.budget.taken[res.entry.Topic]--
 	}
@@ -391,6 +419,7 @@ type commitJob struct {
 	push  []Entry
 
 	pop    int             // entries to take after the commit (0: none)
+	learnt chan step       // a crawl that guesses: the learner's step, from the scheduler
 	closed map[string]bool // topics closed by the budget when the pop was asked
 	popped []Entry         // what the pop took
 }
@@ -418,8 +447,8 @@ func (r *run) startCommitter() {
 // it; its moves and state are written once the commit succeeded.
 func (r *run) commit(j *commitJob) error {
 	ctx := context.WithoutCancel(r.ctx)
-	var learnt chan step
-	if r.learn != nil && (len(j.pages) > 0 || j.pop > 0) {
+	learnt := j.learnt
+	if learnt == nil && r.learn != nil && (len(j.pages) > 0 || j.pop > 0) {
 		learnt = make(chan step, 1)
 		var rs []result
 		if len(j.pages) > 0 {
@@ -449,8 +478,11 @@ func (r *run) commit(j *commitJob) error {
 		r.front.pushed(j.push)
 	}
 	if learnt != nil {
-		if err := r.learn.apply(ctx, <-learnt); err != nil {
-			return err
+		st := <-learnt
+		if r.learn != nil {
+			if err := r.learn.apply(ctx, st); err != nil {
+				return err
+			}
 		}
 	}
 	if j.pop == 0 {
@@ -481,8 +513,11 @@ func (r *run) flush(pop int) error {
 		j.pop, j.closed = pop, r.budget.closed(r.front.topics)
 	}
 	r.batch = j
-	r.commits <- j
-	return nil
+	if r.guess == nil {
+		r.commits <- j
+		return nil
+	}
+	return r.flushGuessing(j)
 }
 
 // prepare makes the batch of rs: their pages (canceled fetches stay
@@ -521,6 +556,9 @@ func (r *run) done(err error) error {
 		}
 	}
 	for _, p := range j.pages {
+		if r.guess != nil {
+			r.guess.committed(p)
+		}
 		r.budget.commit(p)
 		r.sum.Fetched++
 		if p.Failure != "" {
@@ -535,10 +573,13 @@ func (r *run) done(err error) error {
 	r.fetched(j.rs)
 	if j.pop > 0 {
 		r.dry = len(j.popped) == 0
-		if r.overlap {
+		switch {
+		case r.overlap:
 			r.take(j.popped)
 			r.ahead = append(r.ahead, j.popped...)
-		} else {
+		case r.guess != nil:
+			r.confirm(j.popped)
+		default:
 			r.queue(j.popped)
 		}
 	}
@@ -553,6 +594,10 @@ func (r *run) end(finish string, runErr error) (Summary, error) {
 		defer r.holder.PublishModels() // the learner ends with the models it built
 	}
 	close(r.work)
+	if r.gate != nil {
+		close(r.gate) // a pop that never came: its guesses are dropped
+		r.gate = nil
+	}
 	if runErr != nil || r.ctx.Err() != nil {
 		r.cancelWork()
 	}
@@ -563,6 +608,12 @@ func (r *run) end(finish string, runErr error) (Summary, error) {
 	defer r.cancelWork()
 	if err := r.settle(); err != nil && runErr == nil {
 		runErr = err
+	}
+	if r.guess != nil {
+		r.sum.Discarded += len(r.held) + len(r.guessed)
+		clear(r.held)
+		clear(r.guessed)
+		r.takeRound()
 	}
 	if r.ordered != nil {
 		n := len(r.unflushed)

@@ -196,6 +196,10 @@ type job struct {
 	e     Entry
 	url   urlnorm.URL
 	alias bool
+	tag   int64 // a crawl that guesses its rounds tells its fetches by it (guess.go)
+	// gate, for a guessed fetch, closes once its round's pop is in: a
+	// redirect asks the store then (guess.go).
+	gate <-chan struct{}
 }
 
 // jobs turns entries taken from the frontier into jobs, in order. A URL

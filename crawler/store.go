@@ -60,6 +60,16 @@ type Grouper interface {
 	GroupCommits(ctx context.Context, d time.Duration) error
 }
 
+// A Peeker is a Store whose pop also reads the entries that come next on
+// the stack, without taking them: a lockstep crawl that guesses its next
+// round (Config.Speculate) guesses it from them and the pushes of the
+// round before (guess.go).
+type Peeker interface {
+	// PopPeek is Pop, and up to peek of the entries that would come after
+	// those it takes, in order, still waiting.
+	PopPeek(ctx context.Context, crawl int64, topic string, order Order, n, maxPerHost, peek int) (taken, next []Entry, err error)
+}
+
 // A Preparer is a Store that does the work of storing a page that needs
 // no database — its encoding, compression — on the goroutine that
 // fetched it (Prepare, called by the crawl's workers, concurrently), so

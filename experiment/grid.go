@@ -283,7 +283,7 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 		db, crawl = filepath.Join(dir, "scent.db"), name
 		seeds := g.seeds[report.TopicSet(c.topics)]
 		cfg := crawler.Config{Name: name, Strategy: c.strategy, Frontier: c.frontier, Workers: g.o.Workers,
-			MaxPages: g.o.Budget, Segment: g.segment(c.window), Tunnel: g.o.Tunnel, Promote: g.o.Promote, Sections: g.o.Sections, Lockstep: g.o.Lockstep, Overlap: g.o.Overlap, Survey: g.o.Survey}
+			MaxPages: g.o.Budget, Segment: g.segment(c.window), Tunnel: g.o.Tunnel, Promote: g.o.Promote, Sections: g.o.Sections, Lockstep: g.o.Lockstep, Overlap: g.o.Overlap, Speculate: g.o.Speculate, Survey: g.o.Survey}
 		if sc, learnt, err = g.cellLearning(ctx, c, &cfg, sc, m.rep, learnt); err != nil {
 			return nil, err
 		}
@@ -310,6 +310,7 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 	rep.PagesPerSecond = sum.PagesPerSec
 	rep.FetchesPerSecond = sum.FetchesPerSec
 	rep.Seconds, rep.BetweenRoundsSeconds = sum.Elapsed.Seconds(), sum.BetweenRounds.Seconds()
+	rep.Guessed, rep.Discarded = sum.Guessed, sum.Discarded
 	gc.Report = rep
 	gc.Seconds = time.Since(start).Seconds()
 	return gc, nil

@@ -243,3 +243,60 @@ func TestExperiment_overlapRepeats_webkb(t *testing.T) {
 		t.Errorf("%d fetches, then %d", len(first), len(second))
 	}
 }
+
+// TestExperiment_guessedRoundsAsPlain_webkb: the default learning crawl
+// that guesses its lockstep rounds (Spec.Speculate) on the replay of the
+// real corpus fetches the same URLs in the same order as without, and
+// most of its fetches were guessed ahead.
+func TestExperiment_guessedRoundsAsPlain_webkb(t *testing.T) {
+	archive := sharedtest.Path(t, "corpus/webkb.tgz")
+	if testing.Short() {
+		t.Skip("corpus test skipped in -short mode")
+	}
+	run := func(name string, speculate bool) ([]string, *report.Report) {
+		out := filepath.Join(t.TempDir(), name)
+		s := Spec{Archive: archive, Out: out, Group: "misc", Negatives: "other", PageNegatives: "labels", Topics: []string{"course"},
+			Strategy: crawler.StrategyLink, Budget: 1000, Workers: 16, Sections: true, Lockstep: true, Speculate: speculate,
+			Survey: true, Learn: true, LearnPrior: learn.DefaultPrior, SkipExamples: true, Model: training.DefaultSettings()}
+		s.Model.Folds = 0
+		if _, err := Run(context.Background(), s, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "pages.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var urls []string
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var p struct {
+				URL string `json:"url"`
+			}
+			if err := json.Unmarshal([]byte(line), &p); err != nil {
+				t.Fatal(err)
+			}
+			urls = append(urls, p.URL)
+		}
+		var rep report.Report
+		b, err = os.ReadFile(filepath.Join(out, "report.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &rep)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return urls, &rep
+	}
+	want, _ := run("plain", false)
+	got, rep := run("guessed", true)
+	for i := range min(len(want), len(got)) {
+		if want[i] != got[i] {
+			t.Fatalf("fetch %d: %s without guessing, %s with (%d and %d fetches in all)", i+1, want[i], got[i], len(want), len(got))
+		}
+	}
+	if len(want) != len(got) {
+		t.Errorf("%d fetches without guessing, %d with", len(want), len(got))
+	}
+	if rep.Guessed < len(got)/2 {
+		t.Errorf("%d of %d fetches guessed ahead (%d discarded), want at least half", rep.Guessed, len(got), rep.Discarded)
+	}
+}

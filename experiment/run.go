@@ -139,7 +139,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	}
 
 	cfg := crawler.Config{Name: "experiment", Strategy: strategy, Frontier: o.Frontier,
-		Workers: o.Workers, MaxPages: o.Budget, Segment: o.Model.Segment(), Tunnel: o.Tunnel, Promote: o.Promote, Sections: o.Sections, Lockstep: o.Lockstep, Overlap: o.Overlap, Survey: o.Survey}
+		Workers: o.Workers, MaxPages: o.Budget, Segment: o.Model.Segment(), Tunnel: o.Tunnel, Promote: o.Promote, Sections: o.Sections, Lockstep: o.Lockstep, Overlap: o.Overlap, Speculate: o.Speculate, Survey: o.Survey}
 	if o.SiteNorm {
 		cfg.SiteNorm = sitenorm.NewRules(sitenorm.Policy{})
 	}
@@ -195,6 +195,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	rep.PagesPerSecond = sum.PagesPerSec
 	rep.FetchesPerSecond = sum.FetchesPerSec
 	rep.Seconds, rep.BetweenRoundsSeconds = sum.Elapsed.Seconds(), sum.BetweenRounds.Seconds()
+	rep.Guessed, rep.Discarded = sum.Guessed, sum.Discarded
 	if err := writeFileAtomic(filepath.Join(o.Out, "report.json"), func(w *os.File) error { return rep.WriteJSON(w) }); err != nil {
 		return nil, err
 	}

@@ -54,6 +54,8 @@ type Spec struct {
 	Discovery int
 	// The crawl's policies, as in crawler.Config.
 	Tunnel, Promote, Sections, Lockstep, Overlap, SiteNorm, Survey bool
+	// Speculate guesses each lockstep round (crawler.Config.Speculate).
+	Speculate bool
 	// Learn adds the link learner with LearnOptions; SkipExamples never
 	// fetches the pages the model learnt from.
 	Learn        bool

@@ -130,6 +130,13 @@ type fetched struct {
 // fetches in their order.
 func labCrawl(t *testing.T, srv *httptest.Server, path string, cfg crawler.Config) []fetched {
 	t.Helper()
+	fs, _ := labCrawlSummary(t, srv, path, cfg)
+	return fs
+}
+
+// labCrawlSummary is labCrawl, with the run's summary.
+func labCrawlSummary(t *testing.T, srv *httptest.Server, path string, cfg crawler.Config) ([]fetched, crawler.Summary) {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, path)
 	if err != nil {
@@ -145,7 +152,8 @@ func labCrawl(t *testing.T, srv *httptest.Server, path string, cfg crawler.Confi
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Run(ctx, []urlnorm.URL{urlnorm.MustParse(srv.URL + "/")}, "{}"); err != nil {
+	sum, err := c.Run(ctx, []urlnorm.URL{urlnorm.MustParse(srv.URL + "/")}, "{}")
+	if err != nil {
 		t.Fatal(err)
 	}
 	rows, err := st.DB().QueryContext(ctx, `SELECT u.url, p.failure FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY p.ord`)
@@ -164,7 +172,7 @@ func labCrawl(t *testing.T, srv *httptest.Server, path string, cfg crawler.Confi
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return out, sum
 }
 
 // topicPages counts the fetches that gave a page of on.
@@ -544,6 +552,41 @@ func TestCrawler_overlappedRoundsRepeatExactly(t *testing.T) {
 		again, _ := crawl()
 		if strings.Join(again, " ") != strings.Join(first, " ") {
 			t.Fatalf("the crawl fetched\n%v\nthen\n%v", first, again)
+		}
+	}
+}
+
+// TestCrawler_guessedRoundsAsPlainLockstep: a learning crawl in lockstep
+// that guesses each round and fetches the guess while the round before
+// is committed (Config.Speculate) fetches and commits the same pages in
+// the same order as one that does not, however its fetches are timed;
+// most of its fetches were guessed, and with a budget that ends the
+// crawl mid-round too.
+func TestCrawler_guessedRoundsAsPlainLockstep(t *testing.T) {
+	srv, on := labWebJitter(t, true)
+	crawl := func(speculate bool, budget int) ([]string, crawler.Summary) {
+		l, _ := learn.New(labScorer.Topics(), learn.Options{})
+		cfg := crawler.Config{Workers: 8, Lockstep: true, Speculate: speculate, MaxPages: budget, Learner: l}
+		fs, sum := labCrawlSummary(t, srv, filepath.Join(t.TempDir(), "crawl.db"), cfg)
+		var order []string
+		for _, f := range fs {
+			order = append(order, f.path)
+		}
+		if budget == 0 && topicPages(fs, on) == 0 {
+			t.Fatalf("the crawl found no topic page in %d fetches", len(fs))
+		}
+		return order, sum
+	}
+	for _, budget := range []int{0, 37} {
+		want, _ := crawl(false, budget)
+		for range 2 {
+			got, sum := crawl(true, budget)
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Fatalf("budget %d: guessing, the crawl fetched\n%v\nwithout\n%v", budget, got, want)
+			}
+			if sum.Guessed < len(got)/2 || sum.Guessed > len(got) {
+				t.Errorf("budget %d: %d of %d fetches guessed (%d discarded), want at least half", budget, sum.Guessed, len(got), sum.Discarded)
+			}
 		}
 	}
 }

@@ -35,7 +35,12 @@ type Report struct {
 	// committer's turns: crawler.Summary.BetweenRounds).
 	Seconds              float64 `json:"seconds,omitempty"`
 	BetweenRoundsSeconds float64 `json:"seconds_between_rounds,omitempty"`
-	Labelled             bool    `json:"labelled"`
+	// Guessed and Discarded: in a lockstep crawl that guesses its rounds,
+	// the fetches guessed and fetched ahead that the pops took, and the
+	// guessed fetches they did not take (crawler.Summary).
+	Guessed   int  `json:"guessed,omitempty"`
+	Discarded int  `json:"discarded,omitempty"`
+	Labelled  bool `json:"labelled"`
 	// TargetScope says which labelled pages recall is measured against:
 	// "crawled-hosts" (labelled pages on the hosts the crawl fetched from)
 	// or "all-labels" (every page of the labels file, e.g. the pages
@@ -354,7 +359,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, ", %.1f pages/s (%.1f fetches/s)", r.PagesPerSecond, r.FetchesPerSecond)
 	}
 	if r.BetweenRoundsSeconds > 0 {
-		fmt.Fprintf(&b, "; %.2f s of the crawl's %.2f s between lockstep rounds, no fetch in flight", r.BetweenRoundsSeconds, r.Seconds)
+		fmt.Fprintf(&b, "; %.2f s of the crawl's %.2f s between lockstep rounds, none of a round's fetches in flight", r.BetweenRoundsSeconds, r.Seconds)
+	}
+	if r.Guessed > 0 || r.Discarded > 0 {
+		fmt.Fprintf(&b, "; %d fetches guessed ahead and taken, %d guessed and discarded", r.Guessed, r.Discarded)
 	}
 	b.WriteString(".\n\n")
 	if !r.Labelled {

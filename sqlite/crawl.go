@@ -463,29 +463,40 @@ var surveyQuery = `SELECT * FROM (
 // takes and leases is written by the crawl's next write transaction
 // (see pops).
 func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost int) ([]crawler.Entry, error) {
+	out, _, err := s.pop(ctx, crawl, topic, order, n, maxPerHost, 0)
+	return out, err
+}
+
+// PopPeek implements crawler.Peeker: Pop, and up to peek of the entries
+// that come next on the stack, read by the same query and not taken.
+func (s *Store) PopPeek(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost, peek int) (taken, next []crawler.Entry, err error) {
+	return s.pop(ctx, crawl, topic, order, n, maxPerHost, peek)
+}
+
+func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost, peek int) ([]crawler.Entry, []crawler.Entry, error) {
 	if n <= 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	query, err := popQuery(order, fallback(topic) == 1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.pops.mu.Lock()
 	c := s.pops.of(crawl)
 	s.pops.mu.Unlock()
 	rd, done, err := s.read(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("pop %q: %w", topic, err)
+		return nil, nil, fmt.Errorf("pop %q: %w", topic, err)
 	}
 	defer done()
-	var out []crawler.Entry
+	var out, next []crawler.Entry
 	for len(out) < n {
 		// Rows taken but not deleted yet come back from the query and
 		// are passed over; the limit makes room for all of them, so a
 		// query that returns no other row has reached the stack's end.
-		rows, err := rd.query(ctx, query, crawl, topic, 2*(n-len(out))+8+len(c.taken))
+		rows, err := rd.query(ctx, query, crawl, topic, 2*(n-len(out))+8+len(c.taken)+peek)
 		if err != nil {
-			return nil, fmt.Errorf("pop %q: %w", topic, err)
+			return nil, nil, fmt.Errorf("pop %q: %w", topic, err)
 		}
 		type cand struct {
 			seq, urlID int64
@@ -499,19 +510,20 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 			var c cand
 			if err := rows.Scan(&c.seq, &c.urlID, &c.url, &c.host, &c.state, &c.depth, &c.score); err != nil {
 				rows.Close()
-				return nil, err
+				return nil, nil, err
 			}
 			cands = append(cands, c)
 		}
 		if err := rows.Close(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		fresh := 0
 		for _, cd := range cands {
-			if len(out) >= n {
-				break
-			}
 			if c.isTaken[cd.seq] {
+				continue
+			}
+			if len(out) >= n {
+				next = peekAt(next, cd.url, cd.state, c, peek, topic, cd.depth, cd.score)
 				continue
 			}
 			fresh++
@@ -523,7 +535,7 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 				var count int
 				err := rd.queryRow(ctx, `SELECT pages FROM hosts WHERE crawl_id = ? AND host = ?`, crawl, cd.host).Scan(&count)
 				if err != nil && !errors.Is(err, sql.ErrNoRows) {
-					return nil, fmt.Errorf("pop %q: %w", topic, err)
+					return nil, nil, fmt.Errorf("pop %q: %w", topic, err)
 				}
 				if count+c.hostPages[cd.host] >= maxPerHost {
 					continue
@@ -541,7 +553,24 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 			break
 		}
 	}
-	return out, nil
+	return out, next, nil
+}
+
+// peekAt appends to next, while it holds fewer than peek, the entry of a
+// candidate row the pop does not take: one still waiting, not taken and
+// not leased.
+func peekAt(next []crawler.Entry, url string, state int, c *crawlPops, peek int, topic string, depth int, score float64) []crawler.Entry {
+	if len(next) >= peek || state != 0 {
+		return next
+	}
+	if _, leased := c.leased[url]; leased {
+		return next
+	}
+	u, err := urlnorm.Parse(url)
+	if err != nil {
+		return next
+	}
+	return append(next, crawler.Entry{Topic: topic, URL: u, Depth: depth, Score: score})
 }
 
 // Commit stores pages and pushes entries in one transaction.

@@ -139,7 +139,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	cfg := crawler.Config{
 		Name: cf.name, Strategy: strategy, Frontier: crawler.Frontier(cf.frontier), Workers: cf.pf.workers,
 		MaxPages: cf.maxPages, MaxFetches: cf.maxFetches, MaxPagesPerTopic: cf.maxTopic, MaxDepth: cf.maxDepth, MaxPerHost: cf.maxPerHost,
-		MaxURLLength: cf.maxURL, Segment: cf.mf.Segment(), Tunnel: cf.pf.tunnel, Promote: cf.pf.promote, Sections: cf.pf.sections, Lockstep: cf.pf.lockstep, Overlap: cf.pf.overlap, Survey: cf.pf.survey,
+		MaxURLLength: cf.maxURL, Segment: cf.mf.Segment(), Tunnel: cf.pf.tunnel, Promote: cf.pf.promote, Sections: cf.pf.sections, Lockstep: cf.pf.lockstep, Overlap: cf.pf.overlap, Speculate: cf.pf.speculate, Survey: cf.pf.survey,
 		Sitemaps: cf.sitemaps, MaxFrontierPerHost: noLimit(cf.maxFrontierHost), MaxFrontier: noLimit(cf.maxFrontier),
 	}
 	if err := cfg.Validate(); err != nil {

@@ -62,7 +62,7 @@ it starts over.`,
 				return err
 			}
 			o.Archive, o.Command, o.Model = args[0], shellJoin(os.Args), mf.Settings
-			o.Workers, o.Tunnel, o.Promote, o.Sections, o.Lockstep, o.Overlap, o.SiteNorm, o.Survey = pf.workers, pf.tunnel, pf.promote, pf.sections, pf.lockstep, pf.overlap, pf.siteNorm, pf.survey
+			o.Workers, o.Tunnel, o.Promote, o.Sections, o.Lockstep, o.Overlap, o.SiteNorm, o.Survey, o.Speculate = pf.workers, pf.tunnel, pf.promote, pf.sections, pf.lockstep, pf.overlap, pf.siteNorm, pf.survey, pf.speculate
 			o.Learn, o.SkipExamples, o.LearnOptions = pf.learn, pf.skipExamples, learn.Options{RewardAt: pf.reward, Gamma: pf.gamma}
 			o.LearnPrior = pf.prior
 			if err := o.Validate(); err != nil {
@@ -109,6 +109,7 @@ it starts over.`,
 	fs.BoolVar(&o.Baseline, "baseline", true, "measure breadth-first (a crawl of every page reachable from the seeds, run once per collection and kept in the user's cache folder) and the all-knowing plan on the same held-out targets, and the speed-up over breadth-first")
 	fs.BoolVar(&o.Keep, "keep", false, "grid: keep the crawls' databases, exports and models (their folder is printed)")
 	mf.registerFixed(fs)
+	pf.speculate = true // a replay: a discarded guess asks no live server
 	pf.register(fs)
 	setFlagGroup(fs, "input", "topic", "group", "negatives", "page-negatives", "page-documents")
 	setFlagGroup(fs, "budget", "budget", "discovery")

@@ -20,6 +20,7 @@ type policyFlags struct {
 	sections     bool
 	lockstep     bool
 	overlap      bool
+	speculate    bool
 	siteNorm     bool
 	survey       bool
 	learn        bool
@@ -41,12 +42,13 @@ func (p *policyFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&p.sections, "sections", true, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the stack (and with --tunnel the reserve) is spent, or are dropped")
 	fs.BoolVar(&p.lockstep, "lockstep", true, "fetch in rounds of --workers pages, each committed in order before the next: the crawl repeats exactly whatever the timing, but each round waits for its slowest fetch (--lockstep=false fetches whenever a worker is free)")
 	fs.BoolVar(&p.overlap, "overlap", false, "with --lockstep: fetch each round while the round before is committed (popped a round earlier; redirect targets queued): faster, and still repeats exactly")
+	fs.BoolVar(&p.speculate, "speculate", p.speculate, "with --lockstep: guess each round in memory and fetch the guess while the round before is committed and the next popped; the pop decides, so the crawl is the same, only faster, but a guessed fetch it does not take is discarded and asked again when its entry is popped: off by default in crawl, which asks live servers; on in experiment, whose replay is local")
 	fs.BoolVar(&p.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
 	fs.BoolVar(&p.promote, "promote", false, "with --tunnel: once most pages fetched through a page's links are on-topic, move its other links from the reserve to the stack")
 	fs.BoolVar(&p.siteNorm, "site-norm", false, "site-based URL normalization: measure which extended normalizations (EN1–EN6) each host tolerates, within 5 % of the fetches, and apply those it adopts to the URLs pushed (scent normalize-eval shows them)")
 	fs.StringVar(&p.preset, "preset", "", `"paper": the paper's crawler (no learner, no sections, no example skipped, one model), for the settings not given`)
 	setFlagGroup(fs, "budget", "workers")
-	setFlagGroup(fs, "research", "learn", "survey", "learn-reward", "learn-gamma", "learn-prior", "skip-examples", "sections", "lockstep", "overlap", "tunnel", "promote", "site-norm", "preset")
+	setFlagGroup(fs, "research", "learn", "survey", "learn-reward", "learn-gamma", "learn-prior", "skip-examples", "sections", "lockstep", "overlap", "speculate", "tunnel", "promote", "site-norm", "preset")
 }
 
 // apply sets the preset's flags the command line did not set and checks

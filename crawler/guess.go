@@ -1,0 +1,333 @@
+package crawler
+
+import (
+	"cmp"
+	"hash/maphash"
+	"slices"
+	"time"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// A lockstep crawl with Config.Speculate guesses its next round in
+// memory at a round's end and fetches the guess while the committer
+// commits the round and pops the next one from the store; the pop
+// decides (run.confirm). The guess is the first entries of the topic's
+// stack as the store will order them after the commit: the entries the
+// last pop saw next on the stack (Peeker), with the round's pushes and
+// the learner's moves applied as the store applies them. It needs no
+// exactness: an entry of the pop not guessed is fetched then, a guessed
+// fetch the pop did not take is discarded.
+type guesser struct {
+	order  Order
+	peek   int                // entries to read past a pop
+	pool   map[string][]Entry // per stack: what its last pop saw next, in order
+	recent recentSet          // URLs popped or fetched lately: not waiting
+}
+
+// recentCap bounds the URLs a guesser remembers as popped or fetched
+// (8 bytes each, with the map's overhead about 40): when full it forgets
+// them all and a few guesses miss.
+const recentCap = 1 << 18
+
+func newGuesser(order Order, batch int) *guesser {
+	return &guesser{order: order, peek: batch, pool: make(map[string][]Entry),
+		recent: recentSet{seed: maphash.MakeSeed(), m: make(map[uint64]struct{})}}
+}
+
+// recentSet is a bounded set of URLs by their hash.
+type recentSet struct {
+	seed maphash.Seed
+	m    map[uint64]struct{}
+}
+
+func (s *recentSet) add(u urlnorm.URL) {
+	if len(s.m) >= recentCap {
+		clear(s.m)
+	}
+	s.m[maphash.String(s.seed, u.String())] = struct{}{}
+}
+
+func (s *recentSet) has(u urlnorm.URL) bool {
+	_, ok := s.m[maphash.String(s.seed, u.String())]
+	return ok
+}
+
+// popped records a pop of the stack named topic: the entries it took,
+// and what it saw next.
+func (g *guesser) popped(topic string, taken, next []Entry) {
+	for _, e := range taken {
+		g.recent.add(e.URL)
+	}
+	g.pool[topic] = next
+}
+
+// committed records the URLs a committed page holds: not waiting.
+func (g *guesser) committed(p *Page) {
+	g.recent.add(p.URL)
+	if !p.FinalURL.IsZero() {
+		g.recent.add(p.FinalURL)
+	}
+	for _, rd := range p.Redirects {
+		g.recent.add(rd.URL)
+		g.recent.add(rd.Target)
+	}
+}
+
+// candidate is an entry a guess may take, with its place among equals:
+// a higher seq was pushed later.
+type candidate struct {
+	e   Entry
+	seq int
+}
+
+// guess returns the first n entries of the stack named topic once push
+// (in order) and then moves are applied to it, as the store applies them
+// (Store.Commit, Store.Rescore): a push of a waiting URL takes the higher
+// score and the smaller depth and moves to the top; a move sets the score
+// of a waiting entry. Moves of entries the pool does not hold are left
+// out (their depth and place are unknown): the pop corrects the guess.
+func (g *guesser) guess(topic string, n int, push, moves []Entry) []Entry {
+	pool := g.pool[topic]
+	byURL := make(map[urlnorm.URL]*candidate, len(pool)+len(push))
+	for i, e := range pool {
+		byURL[e.URL] = &candidate{e: e, seq: -i} // the store's order among equals
+	}
+	for i, e := range push {
+		if e.Topic != topic || g.recent.has(e.URL) {
+			continue
+		}
+		e.Parent = urlnorm.URL{}
+		if c, ok := byURL[e.URL]; ok {
+			e.Score, e.Depth = max(e.Score, c.e.Score), min(e.Depth, c.e.Depth)
+		}
+		byURL[e.URL] = &candidate{e: e, seq: 1 + i}
+	}
+	for _, m := range moves {
+		if c, ok := byURL[m.URL]; ok && m.Topic == topic {
+			c.e.Score = m.Score
+		}
+	}
+	cands := make([]*candidate, 0, len(byURL))
+	for _, c := range byURL {
+		if !g.recent.has(c.e.URL) {
+			cands = append(cands, c)
+		}
+	}
+	slices.SortFunc(cands, g.compare)
+	out := make([]Entry, 0, min(n, len(cands)))
+	for _, c := range cands[:min(n, len(cands))] {
+		out = append(out, c.e)
+	}
+	return out
+}
+
+// compare orders candidates as the store's pop in g's order does.
+func (g *guesser) compare(a, b *candidate) int {
+	bySeq := cmp.Compare(b.seq, a.seq)
+	byScore := cmp.Compare(b.e.Score, a.e.Score)
+	switch g.order {
+	case LIFO:
+		return bySeq
+	case SurveyFirst:
+		deepA, deepB := a.e.Depth > SurveyDepth, b.e.Depth > SurveyDepth
+		if deepA != deepB {
+			if deepA {
+				return 1
+			}
+			return -1
+		}
+	case Shallowest:
+		if c := cmp.Compare(a.e.Depth, b.e.Depth); c != 0 {
+			return c
+		}
+	}
+	if byScore != 0 {
+		return byScore
+	}
+	return bySeq
+}
+
+// guessRound runs the rounds of a lockstep crawl that guesses them. A
+// round ends once its pop is confirmed (the committer is idle) and every
+// entry it took is back; its results are then committed in the order
+// the pop took them, with the pop of the next round, and the next round
+// is guessed and fetched meanwhile (flushGuessing). What is committed,
+// learnt and popped is what round commits, learns and pops.
+func (r *run) guessRound() error {
+	if r.batch != nil || len(r.wanted) > 0 {
+		return nil // the round goes on
+	}
+	defer func(start time.Time) { r.sum.BetweenRounds += time.Since(start) }(time.Now())
+	r.takeRound()
+	due := r.out.due(nil, r.inflight)
+	if len(r.unflushed) > 0 || !r.dry {
+		if err := r.handOver(); err != nil {
+			return err
+		}
+	}
+	if r.batch != nil && r.batch.pop > 0 {
+		r.dueNext = due // after the pop's entries, as round queues them
+	} else {
+		r.want(due)
+	}
+	return nil
+}
+
+// takeRound appends the round's results to unflushed in the order its
+// entries were taken.
+func (r *run) takeRound() {
+	for _, e := range r.roundOrder {
+		if res, ok := r.roundRes[e.URL]; ok {
+			r.unflushed = append(r.unflushed, res)
+		}
+	}
+	r.roundOrder = r.roundOrder[:0]
+	clear(r.roundRes)
+}
+
+// flushGuessing hands j to the committer and, while it commits, makes
+// the learner's step on the scheduler, guesses the next round from it
+// and hands the guess out; the step then goes to the committer, which
+// applies it and pops. The committer touches the frontier only after it
+// has the step, so the guess reads it alone.
+func (r *run) flushGuessing(j *commitJob) error {
+	j.learnt = make(chan step, 1)
+	var rs []result
+	if r.learn != nil && len(j.pages) > 0 {
+		rs = make([]result, len(j.rs)) // the learner's own copies (commit)
+		for i, res := range j.rs {
+			if res.page != nil {
+				cp := *res.page
+				res.page = &cp
+			}
+			rs[i] = res
+		}
+	}
+	r.commits <- j
+	var st step
+	if r.learn != nil && (len(j.pages) > 0 || j.pop > 0) {
+		st = r.learn.step(rs, j.pop > 0)
+	}
+	if j.pop > 0 {
+		r.handOutGuess(j, st.moves)
+	}
+	j.learnt <- st
+	return nil
+}
+
+// handOutGuess guesses the entries j's pop will take and queues them.
+func (r *run) handOutGuess(j *commitJob, moves []Entry) {
+	f := r.front
+	for k := range f.topics {
+		t := f.topics[(f.next+k)%len(f.topics)]
+		if j.closed[t] {
+			continue
+		}
+		es := r.guess.guess(t, j.pop, j.push, moves)
+		if len(es) == 0 {
+			continue
+		}
+		r.gate = make(chan struct{})
+		for _, e := range es {
+			jb := job{e: e, url: e.URL, tag: r.newTag(), gate: r.gate}
+			r.guessed[e.URL] = jb
+			r.pending = append(r.pending, jb)
+		}
+		return
+	}
+}
+
+func (r *run) newTag() int64 {
+	r.nextTag++
+	return r.nextTag
+}
+
+// want queues es, taken from the frontier or the outage's retries, as
+// entries of the round.
+func (r *run) want(es []Entry) {
+	r.take(es)
+	for _, e := range es {
+		jb := job{e: e, url: e.URL, tag: r.newTag()}
+		r.wanted[jb.tag] = e
+		r.roundOrder = append(r.roundOrder, e)
+		r.pending = append(r.pending, jb)
+	}
+}
+
+// confirm takes the round's pop: a guessed entry the pop took is the
+// round's (fetched or in flight), one it took that was not guessed is
+// queued, and a guess it did not take is dropped: unsent, discarded when
+// back, or discarded now.
+func (r *run) confirm(popped []Entry) {
+	if r.gate != nil {
+		close(r.gate)
+		r.gate = nil
+	}
+	r.take(popped)
+	for _, e := range popped {
+		jb, ok := r.guessed[e.URL]
+		if !ok || jb.e.Topic != e.Topic || jb.e.Depth != e.Depth || jb.e.Score != e.Score {
+			jb = job{e: e, url: e.URL, tag: r.newTag()}
+			r.pending = append(r.pending, jb)
+		} else {
+			delete(r.guessed, e.URL)
+			r.sum.Guessed++
+		}
+		r.roundOrder = append(r.roundOrder, e)
+		if res, back := r.held[jb.tag]; back {
+			delete(r.held, jb.tag)
+			r.roundResult(e, res)
+		} else {
+			r.wanted[jb.tag] = e
+		}
+	}
+	unsent := make(map[int64]bool)
+	keep := r.pending[:0]
+	for _, jb := range r.pending {
+		if _, ok := r.wanted[jb.tag]; ok {
+			keep = append(keep, jb)
+		} else {
+			unsent[jb.tag] = true
+		}
+	}
+	clear(r.pending[len(keep):])
+	r.pending = keep
+	for _, jb := range r.guessed {
+		switch _, back := r.held[jb.tag]; {
+		case back:
+			delete(r.held, jb.tag)
+			r.sum.Discarded++
+		case !unsent[jb.tag]:
+			r.discarding[jb.tag] = true
+		}
+	}
+	clear(r.guessed)
+	r.want(r.dueNext)
+	r.dueNext = nil
+}
+
+// receiveGuessed takes a result back in a crawl that guesses its rounds.
+func (r *run) receiveGuessed(res result) {
+	if r.discarding[res.tag] {
+		delete(r.discarding, res.tag)
+		r.sum.Discarded++
+		return
+	}
+	e, ok := r.wanted[res.tag]
+	if !ok {
+		r.held[res.tag] = res // a guess its pop has not confirmed yet
+		return
+	}
+	delete(r.wanted, res.tag)
+	r.roundResult(e, res)
+}
+
+// roundResult keeps res, the result of the round's entry e.
+func (r *run) roundResult(e Entry, res result) {
+	res.entry = e
+	if res.canceled {
+		r.budget.taken[e.Topic]--
+	}
+	r.roundRes[e.URL] = res
+}
