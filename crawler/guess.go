@@ -294,9 +294,10 @@ func (r *run) confirm(popped []Entry) {
 	clear(r.pending[len(keep):])
 	r.pending = keep
 	for _, jb := range r.guessed {
-		switch _, back := r.held[jb.tag]; {
+		switch res, back := r.held[jb.tag]; {
 		case back:
 			delete(r.held, jb.tag)
+			r.out.discarded(res.entry.URL)
 			r.sum.Discarded++
 		case !unsent[jb.tag]:
 			r.discarding[jb.tag] = true
@@ -311,6 +312,7 @@ func (r *run) confirm(popped []Entry) {
 func (r *run) receiveGuessed(res result) {
 	if r.discarding[res.tag] {
 		delete(r.discarding, res.tag)
+		r.out.discarded(res.entry.URL)
 		r.sum.Discarded++
 		return
 	}
@@ -323,8 +325,10 @@ func (r *run) receiveGuessed(res result) {
 	r.roundResult(e, res)
 }
 
-// roundResult keeps res, the result of the round's entry e.
+// roundResult keeps res, the result of the round's entry e; the outage
+// hears of it (a transient failure is tried again later).
 func (r *run) roundResult(e Entry, res result) {
+	r.out.received(e, res.canceled)
 	res.entry = e
 	if res.canceled {
 		r.budget.taken[e.Topic]--

@@ -224,6 +224,15 @@ func (o *outage) received(e Entry, canceled bool) {
 	o.waiting = append(o.waiting, waitingEntry{e: e, due: due})
 }
 
+// discarded notes a result the crawl drops unseen (a guessed fetch no
+// pop took, guess.go): its entry is not tried again.
+func (o *outage) discarded(u urlnorm.URL) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.probing = false
+	delete(o.retry, u)
+}
+
 // due appends to pending the waiting entries whose time has come: all of
 // them while the network works, one probe at a time while it is down.
 func (o *outage) due(pending []Entry, inflight int) []Entry {

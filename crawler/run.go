@@ -384,12 +384,12 @@ func (r *run) received(res result) error {
 // the site normalization rules count the results in the order they will
 // be committed, as soon as they are (sitenorm.go).
 func (r *run) receive(res result) {
-	r.out.received(res.entry, res.canceled)
 	r.inflight--
 	if r.guess != nil {
-		r.receiveGuessed(res)
+		r.receiveGuessed(res) // the outage hears of it once the pop is in
 		return
 	}
+	r.out.received(res.entry, res.canceled)
 	if res.canceled {
 		r.budget.taken[res.entry.Topic]--
 	}
@@ -611,6 +611,9 @@ func (r *run) end(finish string, runErr error) (Summary, error) {
 	}
 	if r.guess != nil {
 		r.sum.Discarded += len(r.held) + len(r.guessed)
+		for _, res := range r.held {
+			r.out.discarded(res.entry.URL)
+		}
 		clear(r.held)
 		clear(r.guessed)
 		r.takeRound()
