@@ -131,11 +131,13 @@ type Config struct {
 	// the store commits that round and pops the next. The store's pop
 	// decides: a guessed entry it takes is fetched already, one it takes
 	// that was not guessed is fetched then, and a guessed fetch it does
-	// not take is discarded. The crawl fetches, commits and learns
-	// exactly what it would without Speculate; a wrong guess costs a
-	// fetch (Summary.Discarded) and time, never a different crawl.
-	// Ignored with Overlap or SiteNorm, and when the store does not read
-	// ahead (Peeker) it guesses from the pushes alone. Off by default.
+	// not take is discarded, and its answer kept for the fetch that
+	// takes its entry later (keptFetches): the server is not asked twice.
+	// The crawl fetches, commits and learns exactly what it would without
+	// Speculate; a wrong guess costs work (Summary.Discarded) and time,
+	// never a different crawl. Ignored with Overlap or SiteNorm, and when
+	// the store does not read ahead (Peeker) it guesses from the pushes
+	// alone. Off by default.
 	Speculate bool
 	// Learner, when set, gives the value of every link and learns from
 	// the crawl's own pages (see Learner); the stacks are then served

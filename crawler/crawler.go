@@ -51,6 +51,7 @@ type Crawler struct {
 	skip    map[string]bool
 	store   Store
 	fetcher Fetcher
+	kept    *keptFetches // a crawl that guesses its rounds: the guessed fetches' answers
 	scorer  Scorer
 	topics  []string
 	strat   strategy

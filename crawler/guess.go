@@ -2,9 +2,13 @@ package crawler
 
 import (
 	"cmp"
+	"context"
 	"hash/maphash"
 	"slices"
+	"sync"
 	"time"
+
+	"github.com/scent-crawler/scent/fetch"
 
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -334,4 +338,125 @@ func (r *run) roundResult(e Entry, res result) {
 		r.budget.taken[e.Topic]--
 	}
 	r.roundRes[e.URL] = res
+}
+
+// keptFetches keeps the answers of a guessing crawl's latest fetches
+// (every hop, failures included), so that a later fetch of the same URL —
+// a discarded guess popped in a later round, or a guess of a URL another
+// fetch reached through a redirect — takes the answer, or waits for it,
+// instead of asking the server again. It is bounded by count and bytes and
+// forgets the oldest first; a URL it forgot is asked again. A fetch
+// canceled, or to be tried again later (outage.go), leaves no answer.
+// Safe for concurrent use by the workers.
+type keptFetches struct {
+	mu       sync.Mutex
+	m        map[urlnorm.URL]answer
+	inFlight map[urlnorm.URL]chan struct{} // fetches asking now: closed when answered
+	order    []urlnorm.URL
+	bytes    int
+}
+
+// answer is what a fetch got.
+type answer struct {
+	res *fetch.Result
+	err error
+}
+
+// The bounds of keptFetches.
+const (
+	keptMax      = 4096
+	keptMaxBytes = 32 << 20
+)
+
+func newKeptFetches() *keptFetches {
+	return &keptFetches{m: make(map[urlnorm.URL]answer), inFlight: make(map[urlnorm.URL]chan struct{})}
+}
+
+func (a answer) size() int {
+	if a.res == nil {
+		return 1024
+	}
+	return len(a.res.Body) + 1024
+}
+
+// ask returns the answer kept for u, waiting for a fetch of u that is
+// asking now (ok); else it marks u as asked, and the caller must call
+// answered.
+func (k *keptFetches) ask(ctx context.Context, u urlnorm.URL) (a answer, ok bool) {
+	k.mu.Lock()
+	for {
+		if _, ok := k.m[u]; ok {
+			k.mu.Unlock()
+			return k.take(u)
+		}
+		ch, ok := k.inFlight[u]
+		if !ok {
+			break
+		}
+		k.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return answer{}, false
+		}
+		k.mu.Lock()
+	}
+	k.inFlight[u] = make(chan struct{})
+	k.mu.Unlock()
+	return answer{}, false
+}
+
+// answered ends a fetch of u that ask marked, keeping a unless the fetch
+// was canceled or is to be tried again.
+func (k *keptFetches) answered(ctx context.Context, u urlnorm.URL, a answer) {
+	if ctx.Err() == nil && (a.err != nil || a.res != nil) && fetch.ReasonOf(a.err) != fetch.ReasonCanceled {
+		k.put(u, a)
+	}
+	k.mu.Lock()
+	if ch, ok := k.inFlight[u]; ok {
+		close(ch)
+		delete(k.inFlight, u)
+	}
+	k.mu.Unlock()
+}
+
+// put keeps a, the answer for u, with a copy of its result.
+func (k *keptFetches) put(u urlnorm.URL, a answer) {
+	if a.res != nil {
+		cp := *a.res
+		a.res = &cp
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if old, ok := k.m[u]; ok {
+		k.bytes -= old.size()
+	} else {
+		k.order = append(k.order, u)
+	}
+	k.m[u] = a
+	k.bytes += a.size()
+	for len(k.m) > keptMax || k.bytes > keptMaxBytes {
+		old := k.order[0]
+		k.order = k.order[1:]
+		if a, ok := k.m[old]; ok {
+			k.bytes -= a.size()
+			delete(k.m, old)
+		}
+	}
+}
+
+// take returns and forgets the answer kept for u.
+func (k *keptFetches) take(u urlnorm.URL) (answer, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	a, ok := k.m[u]
+	if !ok {
+		return answer{}, false
+	}
+	delete(k.m, u)
+	k.bytes -= a.size()
+	if i := slices.Index(k.order, u); i >= 0 {
+		k.order = slices.Delete(k.order, i, i+1)
+	}
+	return a, true
 }

@@ -35,7 +35,7 @@ func (w *worker) fetchFollowing(ctx context.Context, e Entry, p *Page) (*fetch.R
 	cur := e.URL
 	var exchanges []*fetch.Exchange
 	for hops := 0; ; hops++ {
-		res, err := c.fetcher.Fetch(ctx, cur, nil)
+		res, err := w.fetch(ctx, cur)
 		if res != nil {
 			exchanges = append(exchanges, res.Exchanges...)
 			res.Exchanges = exchanges
@@ -58,6 +58,27 @@ func (w *worker) fetchFollowing(ctx context.Context, e Entry, p *Page) (*fetch.R
 		}
 		cur = target
 	}
+}
+
+// fetch asks for u: from the answers kept of the crawl's latest fetches
+// (keptFetches), when it guesses its rounds and one is kept or on its
+// way, else from the server.
+func (w *worker) fetch(ctx context.Context, u urlnorm.URL) (*fetch.Result, error) {
+	kept := w.c.kept
+	if kept == nil {
+		return w.c.fetcher.Fetch(ctx, u, nil)
+	}
+	if a, ok := kept.ask(ctx, u); ok {
+		kept.put(u, a) // for a later fetch, should this one be a discarded guess
+		if a.res != nil {
+			cp := *a.res
+			a.res = &cp
+		}
+		return a.res, a.err
+	}
+	res, err := w.c.fetcher.Fetch(ctx, u, nil)
+	kept.answered(ctx, u, answer{res, err})
+	return res, err
 }
 
 // seenInFetch reports whether u is a URL of p's redirect chain before its

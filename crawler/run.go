@@ -149,6 +149,7 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 	}
 	if c.cfg.Speculate && r.lockstep && !r.overlap && c.cfg.SiteNorm == nil {
 		r.guess = newGuesser(c.order, r.front.batch)
+		c.kept = newKeptFetches()
 		r.front.guess = r.guess
 		r.guessed, r.held, r.discarding = make(map[urlnorm.URL]job), make(map[int64]result), make(map[int64]bool)
 		r.wanted, r.roundRes = make(map[int64]Entry), make(map[urlnorm.URL]result)

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,6 +52,12 @@ func labWeb(t *testing.T) (*httptest.Server, map[string]bool) { return labWebJit
 // and whose lists link each page twice, once through a redirect
 // (/labK/pJ answers 301 to /labK/pJ.html).
 func labWebJitter(t *testing.T, jitter bool) (*httptest.Server, map[string]bool) {
+	return labWebCounting(t, jitter, nil)
+}
+
+// labWebCounting is labWebJitter that counts, when asked is set, the
+// requests of each path.
+func labWebCounting(t *testing.T, jitter bool, asked *sync.Map) (*httptest.Server, map[string]bool) {
 	people := map[int]bool{3: true, 11: true, 17: true}
 	pages := map[string]string{}
 	on := map[string]bool{}
@@ -92,7 +100,15 @@ func labWebJitter(t *testing.T, jitter bool) (*httptest.Server, map[string]bool)
 			return false
 		}
 	}
-	return servePages(t, pages, redirect), on
+	before := redirect
+	if asked != nil {
+		before = func(w http.ResponseWriter, r *http.Request) bool {
+			n, _ := asked.LoadOrStore(r.URL.Path, new(atomic.Int64))
+			n.(*atomic.Int64).Add(1)
+			return redirect != nil && redirect(w, r)
+		}
+	}
+	return servePages(t, pages, before), on
 }
 
 // servePages serves pages (path → HTML) on a test server closed with the
@@ -587,6 +603,33 @@ func TestCrawler_guessedRoundsAsPlainLockstep(t *testing.T) {
 			if sum.Guessed < len(got)/2 || sum.Guessed > len(got) {
 				t.Errorf("budget %d: %d of %d fetches guessed (%d discarded), want at least half", budget, sum.Guessed, len(got), sum.Discarded)
 			}
+		}
+	}
+
+	// A discarded guess's answers are kept for the fetch that later takes
+	// its entry: the server is asked for each path as often as without
+	// guessing.
+	asks := func(speculate bool) (map[string]int64, crawler.Summary) {
+		var asked sync.Map
+		srv, _ := labWebCounting(t, false, &asked)
+		l, _ := learn.New(labScorer.Topics(), learn.Options{})
+		cfg := crawler.Config{Workers: 8, Lockstep: true, Speculate: speculate, Learner: l}
+		_, sum := labCrawlSummary(t, srv, filepath.Join(t.TempDir(), "crawl.db"), cfg)
+		out := make(map[string]int64)
+		asked.Range(func(k, v any) bool {
+			out[k.(string)] = v.(*atomic.Int64).Load()
+			return true
+		})
+		return out, sum
+	}
+	plain, _ := asks(false)
+	guessed, sum := asks(true)
+	if sum.Discarded == 0 {
+		t.Logf("no guess was discarded: the kept answers are not exercised")
+	}
+	for path, n := range guessed {
+		if n > plain[path] {
+			t.Errorf("%s asked %d times guessing, %d without (%d guesses discarded)", path, n, plain[path], sum.Discarded)
 		}
 	}
 }

@@ -109,7 +109,6 @@ it starts over.`,
 	fs.BoolVar(&o.Baseline, "baseline", true, "measure breadth-first (a crawl of every page reachable from the seeds, run once per collection and kept in the user's cache folder) and the all-knowing plan on the same held-out targets, and the speed-up over breadth-first")
 	fs.BoolVar(&o.Keep, "keep", false, "grid: keep the crawls' databases, exports and models (their folder is printed)")
 	mf.registerFixed(fs)
-	pf.speculate = true // a replay: a discarded guess asks no live server
 	pf.register(fs)
 	setFlagGroup(fs, "input", "topic", "group", "negatives", "page-negatives", "page-documents")
 	setFlagGroup(fs, "budget", "budget", "discovery")

@@ -73,10 +73,8 @@ func TestHelp_flagGroups(t *testing.T) {
 		if f.Name != "help" && len(f.Annotations[flagGroupKey]) == 0 {
 			t.Errorf("crawl --%s is in no group", f.Name)
 		}
-		// --speculate discards a wrong guess's fetch: on for the replay of
-		// an experiment, off for the live servers of a crawl.
 		if e := exp.Flags().Lookup(f.Name); e != nil && e.DefValue != f.DefValue && f.Name != "strategy" && f.Name != "frontier" &&
-			f.Name != "threshold" && f.Name != "speculate" {
+			f.Name != "threshold" {
 			t.Errorf("--%s: default %q in crawl, %q in experiment", f.Name, f.DefValue, e.DefValue)
 		}
 	})
