@@ -198,15 +198,8 @@ func (r *run) takeRound() {
 func (r *run) flushGuessing(j *commitJob) error {
 	j.learnt = make(chan step, 1)
 	var rs []result
-	if r.learn != nil && len(j.pages) > 0 {
-		rs = make([]result, len(j.rs)) // the learner's own copies (commit)
-		for i, res := range j.rs {
-			if res.page != nil {
-				cp := *res.page
-				res.page = &cp
-			}
-			rs[i] = res
-		}
+	if r.learn != nil {
+		rs = learnerCopies(j)
 	}
 	r.commits <- j
 	var st step

@@ -451,21 +451,7 @@ func (r *run) commit(j *commitJob) error {
 	learnt := j.learnt
 	if learnt == nil && r.learn != nil && (len(j.pages) > 0 || j.pop > 0) {
 		learnt = make(chan step, 1)
-		var rs []result
-		if len(j.pages) > 0 {
-			// The learner reads its own copy of each page: the store may
-			// turn one into an alias of a page already stored (its
-			// fetch reached that page too), which the learner learns
-			// from all the same.
-			rs = make([]result, len(j.rs))
-			for i, res := range j.rs {
-				if res.page != nil {
-					cp := *res.page
-					res.page = &cp
-				}
-				rs[i] = res
-			}
-		}
+		rs := learnerCopies(j)
 		go func() { learnt <- r.learn.step(rs, j.pop > 0) }()
 	}
 	if len(j.pages) > 0 {
@@ -492,6 +478,25 @@ func (r *run) commit(j *commitJob) error {
 	var err error
 	j.popped, err = r.front.take(r.ctx, j.closed, j.pop)
 	return err
+}
+
+// learnerCopies returns j's results for the learner, each with its own
+// copy of its page, or nil when j stores no page: the store may turn a
+// page into an alias of a page already stored (its fetch reached that
+// page too), which the learner learns from all the same.
+func learnerCopies(j *commitJob) []result {
+	if len(j.pages) == 0 {
+		return nil
+	}
+	rs := make([]result, len(j.rs))
+	for i, res := range j.rs {
+		if res.page != nil {
+			cp := *res.page
+			res.page = &cp
+		}
+		rs[i] = res
+	}
+	return rs
 }
 
 // flush hands the received results to the committer, with a pop of pop

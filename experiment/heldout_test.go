@@ -214,20 +214,7 @@ func TestExperiment_overlapRepeats_webkb(t *testing.T) {
 		if _, err := Run(context.Background(), s, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(filepath.Join(out, "pages.jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var urls []string
-		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			var p struct {
-				URL string `json:"url"`
-			}
-			if err := json.Unmarshal([]byte(line), &p); err != nil {
-				t.Fatal(err)
-			}
-			urls = append(urls, p.URL)
-		}
+		urls := exportedURLs(t, out)
 		return urls
 	}
 	first, second := run("one"), run("two")
@@ -262,22 +249,9 @@ func TestExperiment_guessedRoundsAsPlain_webkb(t *testing.T) {
 		if _, err := Run(context.Background(), s, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(filepath.Join(out, "pages.jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var urls []string
-		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			var p struct {
-				URL string `json:"url"`
-			}
-			if err := json.Unmarshal([]byte(line), &p); err != nil {
-				t.Fatal(err)
-			}
-			urls = append(urls, p.URL)
-		}
+		urls := exportedURLs(t, out)
 		var rep report.Report
-		b, err = os.ReadFile(filepath.Join(out, "report.json"))
+		b, err := os.ReadFile(filepath.Join(out, "report.json"))
 		if err == nil {
 			err = json.Unmarshal(b, &rep)
 		}
@@ -299,4 +273,25 @@ func TestExperiment_guessedRoundsAsPlain_webkb(t *testing.T) {
 	if rep.Guessed < len(got)/2 {
 		t.Errorf("%d of %d fetches guessed ahead (%d discarded), want at least half", rep.Guessed, len(got), rep.Discarded)
 	}
+}
+
+// exportedURLs returns the URLs of an experiment's export (pages.jsonl in
+// out), in the order they were fetched.
+func exportedURLs(t *testing.T, out string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "pages.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var p struct {
+			URL string `json:"url"`
+		}
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			t.Fatal(err)
+		}
+		urls = append(urls, p.URL)
+	}
+	return urls
 }
