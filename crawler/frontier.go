@@ -135,7 +135,7 @@ func (f *frontier) take(ctx context.Context, closed map[string]bool, left int) (
 func (f *frontier) popTopic(ctx context.Context, topic string, left int) ([]Entry, error) {
 	f.beforePop()
 	if !f.empty[topic] {
-		es, err := f.popMain(ctx, topic, left)
+		es, err := f.pop(ctx, topic, f.order, left)
 		if err != nil || len(es) > 0 {
 			return es, err
 		}
@@ -146,16 +146,13 @@ func (f *frontier) popTopic(ctx context.Context, topic string, left int) ([]Entr
 		if f.empty[name] {
 			continue
 		}
-		es, err := f.store.Pop(ctx, f.crawl, name, Shallowest, f.popSize(left), f.maxPerHost)
+		es, err := f.pop(ctx, name, Shallowest, left)
 		if err != nil {
 			return nil, err
 		}
 		if len(es) == 0 {
 			f.empty[name] = true
 			continue
-		}
-		if f.guess != nil {
-			f.guess.popped(name, es, nil)
 		}
 		for i := range es {
 			es[i].Topic = topic // fetched for the topic; counted with it
@@ -165,22 +162,22 @@ func (f *frontier) popTopic(ctx context.Context, topic string, left int) ([]Entr
 	return nil, nil
 }
 
-// popMain pops entries from topic's own stack; for a crawl that guesses
-// its rounds, it tells the guesser what it took and saw next.
-func (f *frontier) popMain(ctx context.Context, topic string, left int) ([]Entry, error) {
+// pop pops entries from the stack named stack in order; for a crawl
+// that guesses its rounds, it tells the guesser what it took and saw next.
+func (f *frontier) pop(ctx context.Context, stack string, order Order, left int) ([]Entry, error) {
 	pk, ok := f.store.(Peeker)
 	if f.guess == nil {
-		return f.store.Pop(ctx, f.crawl, topic, f.order, f.popSize(left), f.maxPerHost)
+		return f.store.Pop(ctx, f.crawl, stack, order, f.popSize(left), f.maxPerHost)
 	}
 	var es, next []Entry
 	var err error
 	if ok {
-		es, next, err = pk.PopPeek(ctx, f.crawl, topic, f.order, f.popSize(left), f.maxPerHost, f.guess.peek)
+		es, next, err = pk.PopPeek(ctx, f.crawl, stack, order, f.popSize(left), f.maxPerHost, f.guess.peek)
 	} else {
-		es, err = f.store.Pop(ctx, f.crawl, topic, f.order, f.popSize(left), f.maxPerHost)
+		es, err = f.store.Pop(ctx, f.crawl, stack, order, f.popSize(left), f.maxPerHost)
 	}
 	if err == nil {
-		f.guess.popped(topic, es, next)
+		f.guess.popped(stack, es, next)
 	}
 	return es, err
 }

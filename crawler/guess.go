@@ -16,17 +16,19 @@ import (
 // A lockstep crawl with Config.Speculate guesses its next round in
 // memory at a round's end and fetches the guess while the committer
 // commits the round and pops the next one from the store; the pop
-// decides (run.confirm). The guess is the first entries of the topic's
-// stack as the store will order them after the commit: the entries the
-// last pop saw next on the stack (Peeker), with the round's pushes and
-// the learner's moves applied as the store applies them. It needs no
-// exactness: an entry of the pop not guessed is fetched then, a guessed
-// fetch the pop did not take is discarded.
+// decides (run.confirm). The guess is what the pop will take, as far as
+// the guesser knows each stack: its first entries as the last pop of it
+// saw them (Peeker), with the pushes and the learner's moves since
+// applied as the store applies them. It needs no exactness: an entry of
+// the pop not guessed is fetched then, a guessed fetch the pop did not
+// take is discarded.
 type guesser struct {
 	order  Order
-	peek   int                // entries to read past a pop
-	pool   map[string][]Entry // per stack: what its last pop saw next, in order
-	recent recentSet          // URLs popped or fetched lately: not waiting
+	peek   int                    // entries to read past a pop
+	cap    int                    // entries known of each stack, at most
+	pools  map[string][]candidate // per stack: its first entries as far as known, in order
+	seq    int                    // pushes seen: a later push is higher
+	recent recentSet              // URLs popped or fetched lately: not waiting
 }
 
 // recentCap bounds the URLs a guesser remembers as popped or fetched
@@ -35,7 +37,7 @@ type guesser struct {
 const recentCap = 1 << 18
 
 func newGuesser(order Order, batch int) *guesser {
-	return &guesser{order: order, peek: batch, pool: make(map[string][]Entry),
+	return &guesser{order: order, peek: batch, cap: 4 * batch, pools: make(map[string][]candidate),
 		recent: recentSet{seed: maphash.MakeSeed(), m: make(map[uint64]struct{})}}
 }
 
@@ -57,27 +59,6 @@ func (s *recentSet) has(u urlnorm.URL) bool {
 	return ok
 }
 
-// popped records a pop of the stack named topic: the entries it took,
-// and what it saw next.
-func (g *guesser) popped(topic string, taken, next []Entry) {
-	for _, e := range taken {
-		g.recent.add(e.URL)
-	}
-	g.pool[topic] = next
-}
-
-// committed records the URLs a committed page holds: not waiting.
-func (g *guesser) committed(p *Page) {
-	g.recent.add(p.URL)
-	if !p.FinalURL.IsZero() {
-		g.recent.add(p.FinalURL)
-	}
-	for _, rd := range p.Redirects {
-		g.recent.add(rd.URL)
-		g.recent.add(rd.Target)
-	}
-}
-
 // candidate is an entry a guess may take, with its place among equals:
 // a higher seq was pushed later.
 type candidate struct {
@@ -85,52 +66,114 @@ type candidate struct {
 	seq int
 }
 
-// guess returns the first n entries of the stack named topic once push
-// (in order) and then moves are applied to it, as the store applies them
-// (Store.Commit, Store.Rescore): a push of a waiting URL takes the higher
-// score and the smaller depth and moves to the top; a move sets the score
-// of a waiting entry. Moves of entries the pool does not hold are left
-// out (their depth and place are unknown): the pop corrects the guess.
-func (g *guesser) guess(topic string, n int, push, moves []Entry) []Entry {
-	pool := g.pool[topic]
-	byURL := make(map[urlnorm.URL]*candidate, len(pool)+len(push))
-	for i, e := range pool {
-		byURL[e.URL] = &candidate{e: e, seq: -i} // the store's order among equals
+// popped records a pop of the stack named stack: the entries it took,
+// and what it saw next, which is now all the guesser knows of the stack.
+func (g *guesser) popped(stack string, taken, next []Entry) {
+	for _, e := range taken {
+		g.recent.add(e.URL)
 	}
-	for i, e := range push {
-		if e.Topic != topic || g.recent.has(e.URL) {
-			continue
-		}
-		e.Parent = urlnorm.URL{}
-		if c, ok := byURL[e.URL]; ok {
-			e.Score, e.Depth = max(e.Score, c.e.Score), min(e.Depth, c.e.Depth)
-		}
-		byURL[e.URL] = &candidate{e: e, seq: 1 + i}
+	pool := make([]candidate, len(next))
+	for i, e := range next {
+		pool[i] = candidate{e: e, seq: g.seq - i} // below every later push, in the store's order
 	}
-	for _, m := range moves {
-		if c, ok := byURL[m.URL]; ok && m.Topic == topic {
-			c.e.Score = m.Score
-		}
-	}
-	cands := make([]*candidate, 0, len(byURL))
-	for _, c := range byURL {
-		if !g.recent.has(c.e.URL) {
-			cands = append(cands, c)
-		}
-	}
-	slices.SortFunc(cands, g.compare)
-	out := make([]Entry, 0, min(n, len(cands)))
-	for _, c := range cands[:min(n, len(cands))] {
-		out = append(out, c.e)
-	}
-	return out
+	g.pools[stack] = pool
 }
 
-// compare orders candidates as the store's pop in g's order does.
-func (g *guesser) compare(a, b *candidate) int {
+// committed records the URLs a committed page fetched: its own, each
+// hop of its redirects and its final URL; not waiting. The target of a
+// redirect not followed (Page.RedirectTo) was not fetched: it may wait.
+func (g *guesser) committed(p *Page) {
+	g.recent.add(p.URL)
+	if !p.FinalURL.IsZero() {
+		g.recent.add(p.FinalURL)
+	}
+	for _, rd := range p.Redirects {
+		g.recent.add(rd.URL)
+	}
+}
+
+// absorb applies a round's pushes (in order) and then the learner's moves
+// to the stacks as far as known, as the store applies them
+// (Store.Commit, Store.Rescore): a push of a waiting URL takes the higher
+// score and the smaller depth and moves to the top; a move sets the
+// score of a waiting entry (a move of an entry the guesser does not know
+// is left out: its depth and place are unknown, and the pop corrects the
+// guess). Each stack keeps its first cap entries.
+func (g *guesser) absorb(push, moves []Entry) {
+	touched := make(map[string]map[urlnorm.URL]int) // stack → URL → index in its pool
+	index := func(stack string) map[urlnorm.URL]int {
+		ix, ok := touched[stack]
+		if !ok {
+			ix = make(map[urlnorm.URL]int, len(g.pools[stack]))
+			for i, c := range g.pools[stack] {
+				ix[c.e.URL] = i
+			}
+			touched[stack] = ix
+		}
+		return ix
+	}
+	for _, e := range push {
+		if g.recent.has(e.URL) {
+			continue
+		}
+		g.seq++
+		e.Parent = urlnorm.URL{}
+		ix := index(e.Topic)
+		pool := g.pools[e.Topic]
+		if i, ok := ix[e.URL]; ok {
+			old := pool[i].e
+			e.Score, e.Depth = max(e.Score, old.Score), min(e.Depth, old.Depth)
+			pool[i] = candidate{e: e, seq: g.seq}
+			continue
+		}
+		ix[e.URL] = len(pool)
+		g.pools[e.Topic] = append(pool, candidate{e: e, seq: g.seq})
+	}
+	for _, m := range moves {
+		if i, ok := index(m.Topic)[m.URL]; ok {
+			g.pools[m.Topic][i].e.Score = m.Score
+		}
+	}
+	for stack := range touched {
+		order := g.order
+		if ParseStack(stack).Kind != Main {
+			order = Shallowest // fallback stacks are served shallowest first
+		}
+		pool := slices.DeleteFunc(g.pools[stack], func(c candidate) bool { return g.recent.has(c.e.URL) })
+		slices.SortFunc(pool, func(a, b candidate) int { return compareIn(order, a, b) })
+		g.pools[stack] = pool[:min(len(pool), g.cap)]
+	}
+}
+
+// guess returns the first n entries the pop of topic will take, as far
+// as known: from its own stack, or, when that is empty, from the first of
+// its fallback stacks (named fallbacks, in order) that has any, fetched
+// for the topic.
+func (g *guesser) guess(topic string, fallbacks []string, n int) []Entry {
+	for _, stack := range append([]string{topic}, fallbacks...) {
+		var out []Entry
+		for _, c := range g.pools[stack] {
+			if len(out) == n {
+				break
+			}
+			if !g.recent.has(c.e.URL) {
+				e := c.e
+				e.Topic = topic
+				out = append(out, e)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// compareIn orders candidates as the store's pop in order does.
+func compareIn(order Order, a, b candidate) int {
 	bySeq := cmp.Compare(b.seq, a.seq)
 	byScore := cmp.Compare(b.e.Score, a.e.Score)
-	switch g.order {
+	switch order {
 	case LIFO:
 		return bySeq
 	case SurveyFirst:
@@ -216,12 +259,17 @@ func (r *run) flushGuessing(j *commitJob) error {
 // handOutGuess guesses the entries j's pop will take and queues them.
 func (r *run) handOutGuess(j *commitJob, moves []Entry) {
 	f := r.front
+	r.guess.absorb(j.push, moves)
 	for k := range f.topics {
 		t := f.topics[(f.next+k)%len(f.topics)]
 		if j.closed[t] {
 			continue
 		}
-		es := r.guess.guess(t, j.pop, j.push, moves)
+		var fallbacks []string
+		for _, kind := range f.fallback {
+			fallbacks = append(fallbacks, Stack{Topic: t, Kind: kind}.Name())
+		}
+		es := r.guess.guess(t, fallbacks, j.pop)
 		if len(es) == 0 {
 			continue
 		}
