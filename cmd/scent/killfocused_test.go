@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/scent-crawler/scent/internal/sharedtest"
+	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/webkb"
+)
+
+// TestCrawl_focusedKillAndResume_webkb: the default focused crawl (a
+// learner, lockstep rounds guessed ahead) of the real corpus, killed with
+// SIGKILL three times and run again each time, ends at its budget with
+// every URL stored once; a URL is asked again only for the fetches in
+// flight at a kill (the round's and the guesses', whose kept answers die
+// with the process).
+func TestCrawl_focusedKillAndResume_webkb(t *testing.T) {
+	archive := sharedtest.Path(t, "corpus/webkb.tgz")
+	if testing.Short() {
+		t.Skip("corpus test skipped in -short mode")
+	}
+	bin := scentBinary(t)
+	a, err := webkb.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := replay.ServeWith(ctx, a, "127.0.0.1:0", replay.ServeOptions{Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "course.txt")
+	if _, err := runScent(t, "seeds", archive, "--topic", "course", "-o", seeds); err != nil {
+		t.Fatal(err)
+	}
+	const budget, workers = 1500, 16
+	db := filepath.Join(dir, "course.db")
+	crawl := func() *exec.Cmd {
+		return exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--proxy", "http://"+srv.Addr(),
+			"--delay", "0", "--host-parallelism", "0", "--max-pages", "1500", "--workers", "16", "--quiet")
+	}
+	stored := func() (pages, urls, ok int) {
+		d, err := sql.Open("sqlite3", "file:"+db+"?mode=ro&_busy_timeout=2000")
+		if err != nil {
+			return 0, 0, 0
+		}
+		defer d.Close()
+		d.QueryRow(`SELECT COUNT(*), COUNT(DISTINCT url_id), COALESCE(SUM(failure = ''), 0) FROM pages`).Scan(&pages, &urls, &ok)
+		return pages, urls, ok
+	}
+	kills := 0
+	for _, at := range []int{budget / 4, budget / 2, 3 * budget / 4} {
+		cmd := crawl()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(120 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, _, ok := stored(); ok >= at {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		if _, _, ok := stored(); ok == 0 || ok >= budget {
+			t.Fatalf("killed after %d pages: the kill did not land mid-crawl", ok)
+		}
+		kills++
+	}
+	out, err := crawl().CombinedOutput()
+	if err != nil {
+		t.Fatalf("resumed crawl: %v\n%s", err, out)
+	}
+	pages, urls, ok := stored()
+	if ok != budget {
+		t.Errorf("%d pages stored after %d kills and a resume, want the budget of %d", ok, kills, budget)
+	}
+	if pages != urls {
+		t.Errorf("%d fetches stored for %d URLs: a URL stored twice", pages, urls)
+	}
+	asked := make(map[string]int)
+	for _, line := range strings.Split(log.String(), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 {
+			asked[f[1]]++
+		}
+	}
+	// Asked again: robots.txt, once a host per process; the fetches in
+	// flight at a kill (a round and its guesses, whose kept answers die
+	// with the process); and the training pages the learner's prior reads
+	// when the killed process had not saved its learner yet.
+	examples := 0
+	if b, err := os.ReadFile(seeds); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) == 2 && f[0] != "seed" {
+				examples++
+			}
+		}
+	}
+	again, robots := 0, 0
+	for u, n := range asked {
+		if n > 1+kills {
+			t.Errorf("%s asked %d times in %d runs", u, n, kills+1)
+		}
+		switch {
+		case n > 1 && strings.HasSuffix(u, "/robots.txt"):
+			robots++
+		case n > 1:
+			again++
+		}
+	}
+	if limit := kills * (4*workers + examples); again > limit {
+		t.Errorf("%d URLs asked more than once, more than the %d that %d kills may leave in flight or read again", again, limit, kills)
+	}
+	t.Logf("%d fetches stored; asked more than once over %d kills: %d URLs, %d robots.txt", pages, kills, again, robots)
+}
