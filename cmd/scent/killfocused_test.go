@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -48,7 +49,7 @@ func TestCrawl_focusedKillAndResume_webkb(t *testing.T) {
 	db := filepath.Join(dir, "course.db")
 	crawl := func() *exec.Cmd {
 		return exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--proxy", "http://"+srv.Addr(),
-			"--delay", "0", "--host-parallelism", "0", "--max-pages", "1500", "--workers", "16", "--quiet")
+			"--delay", "0", "--host-parallelism", "0", "--max-pages", strconv.Itoa(budget), "--workers", strconv.Itoa(workers), "--quiet")
 	}
 	stored := func() (pages, urls, ok int) {
 		d, err := sql.Open("sqlite3", "file:"+db+"?mode=ro&_busy_timeout=2000")
