@@ -405,8 +405,8 @@ type answer struct {
 
 // The bounds of keptFetches.
 const (
-	keptMax      = 4096
-	keptMaxBytes = 32 << 20
+	keptMax      = 1024
+	keptMaxBytes = 8 << 20
 )
 
 func newKeptFetches() *keptFetches {
