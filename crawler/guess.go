@@ -405,8 +405,8 @@ type answer struct {
 
 // The bounds of keptFetches.
 const (
-	keptMax      = 1024
-	keptMaxBytes = 8 << 20
+	keptMax      = 4096
+	keptMaxBytes = 32 << 20
 )
 
 func newKeptFetches() *keptFetches {

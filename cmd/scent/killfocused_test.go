@@ -20,9 +20,9 @@ import (
 // TestCrawl_focusedKillAndResume_webkb: the default focused crawl (a
 // learner, lockstep rounds guessed ahead) of the real corpus, killed with
 // SIGKILL three times and run again each time, ends at its budget with
-// every URL stored once; a URL is asked again only for the fetches in
-// flight at a kill (the round's and the guesses', whose kept answers die
-// with the process).
+// every URL stored once; a URL is asked at most once a run (a training
+// page twice: by the learner's prior, which a process killed before its
+// learner was saved reads again, and by the crawl).
 func TestCrawl_focusedKillAndResume_webkb(t *testing.T) {
 	archive := sharedtest.Path(t, "corpus/webkb.tgz")
 	if testing.Short() {
@@ -101,17 +101,25 @@ func TestCrawl_focusedKillAndResume_webkb(t *testing.T) {
 	// flight at a kill (a round and its guesses, whose kept answers die
 	// with the process); and the training pages the learner's prior reads
 	// when the killed process had not saved its learner yet.
+	training := make(map[string]bool) // the seed file's URLs: the prior reads them
 	examples := 0
 	if b, err := os.ReadFile(seeds); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) == 2 && f[0] != "seed" {
-				examples++
+			if f := strings.Fields(line); len(f) == 2 {
+				training[f[1]] = true
+				if f[0] != "seed" {
+					examples++
+				}
 			}
 		}
 	}
 	again, robots := 0, 0
 	for u, n := range asked {
-		if n > 1+kills {
+		perRun := 1
+		if training[u] {
+			perRun = 2 // by the prior and by the crawl
+		}
+		if n > perRun*(1+kills) {
 			t.Errorf("%s asked %d times in %d runs", u, n, kills+1)
 		}
 		switch {
