@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"database/sql"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -12,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scent-crawler/scent/internal/sharedtest"
-	"github.com/scent-crawler/scent/replay"
-	"github.com/scent-crawler/scent/webkb"
+	"github.com/scent-crawler/scent/training"
 )
 
 // TestCrawl_focusedKillAndResume_webkb: the default focused crawl (a
@@ -24,31 +20,12 @@ import (
 // page twice: by the learner's prior, which a process killed before its
 // learner was saved reads again, and by the crawl).
 func TestCrawl_focusedKillAndResume_webkb(t *testing.T) {
-	archive := sharedtest.Path(t, "corpus/webkb.tgz")
-	if testing.Short() {
-		t.Skip("corpus test skipped in -short mode")
-	}
+	addr, seeds, log := courseReplay(t)
 	bin := scentBinary(t)
-	a, err := webkb.Open(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log syncBuffer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := replay.ServeWith(ctx, a, "127.0.0.1:0", replay.ServeOptions{Log: &log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	seeds := filepath.Join(dir, "course.txt")
-	if _, err := runScent(t, "seeds", archive, "--topic", "course", "-o", seeds); err != nil {
-		t.Fatal(err)
-	}
 	const budget, workers = 1500, 16
-	db := filepath.Join(dir, "course.db")
+	db := filepath.Join(t.TempDir(), "course.db")
 	crawl := func() *exec.Cmd {
-		return exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--proxy", "http://"+srv.Addr(),
+		return exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--proxy", "http://"+addr,
 			"--delay", "0", "--host-parallelism", "0", "--max-pages", strconv.Itoa(budget), "--workers", strconv.Itoa(workers), "--quiet")
 	}
 	stored := func() (pages, urls, ok int) {
@@ -91,32 +68,24 @@ func TestCrawl_focusedKillAndResume_webkb(t *testing.T) {
 	if pages != urls {
 		t.Errorf("%d fetches stored for %d URLs: a URL stored twice", pages, urls)
 	}
-	asked := make(map[string]int)
-	for _, line := range strings.Split(log.String(), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 {
-			asked[f[1]]++
-		}
-	}
+	asked := askedCounts(log.String())
 	// Asked again: robots.txt, once a host per process; the fetches in
 	// flight at a kill (a round and its guesses, whose kept answers die
 	// with the process); and the training pages the learner's prior reads
 	// when the killed process had not saved its learner yet.
-	training := make(map[string]bool) // the seed file's URLs: the prior reads them
-	examples := 0
-	if b, err := os.ReadFile(seeds); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) == 2 {
-				training[f[1]] = true
-				if f[0] != "seed" {
-					examples++
-				}
-			}
-		}
+	sf, err := training.LoadSeeds(seeds)
+	if err != nil {
+		t.Fatal(err)
 	}
+	read := make(map[string]bool) // the seed file's URLs: the prior reads them
+	for _, u := range append(sf.Crawl, sf.Examples()...) {
+		read[u.String()] = true
+	}
+	examples := len(sf.Examples())
 	again, robots := 0, 0
 	for u, n := range asked {
 		perRun := 1
-		if training[u] {
+		if read[u] {
 			perRun = 2 // by the prior and by the crawl
 		}
 		if n > perRun*(1+kills) {

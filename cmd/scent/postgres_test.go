@@ -217,28 +217,9 @@ func TestCrawl_postgresShared(t *testing.T) {
 // keeps the model in the database for the next process, and asked the
 // replay for each stored URL once.
 func TestCrawl_postgresReplay(t *testing.T) {
-	archive := sharedtest.Path(t, "corpus/webkb.tgz")
-	if testing.Short() {
-		t.Skip("corpus test skipped in -short mode")
-	}
+	addr, seeds, log := courseReplay(t)
 	db := pgtest.URL(t)
-	a, err := webkb.Open(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log syncBuffer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := replay.ServeWith(ctx, a, "127.0.0.1:0", replay.ServeOptions{Log: &log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	seeds := filepath.Join(dir, "course.txt")
-	if _, err := runScent(t, "seeds", archive, "--topic", "course", "-o", seeds); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"crawl", "--seeds", seeds, "--db", db, "--crawl", "course", "--proxy", "http://" + srv.Addr(),
+	args := []string{"crawl", "--seeds", seeds, "--db", db, "--crawl", "course", "--proxy", "http://" + addr,
 		"--delay", "0", "--host-parallelism", "0", "--max-pages", "150", "--quiet"}
 	out, err := runScent(t, args...)
 	if err != nil {
@@ -254,12 +235,7 @@ func TestCrawl_postgresReplay(t *testing.T) {
 		t.Errorf("%d page scores stored for 150 pages", got)
 	}
 	// Each stored URL was asked once, by its own fetch.
-	asked := make(map[string]int)
-	for _, line := range strings.Split(log.String(), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 {
-			asked[f[1]]++
-		}
-	}
+	asked := askedCounts(log.String())
 	conn, err := pgx.Connect(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
