@@ -165,18 +165,14 @@ func (f *frontier) popTopic(ctx context.Context, topic string, left int) ([]Entr
 // pop pops entries from the stack named stack in order; for a crawl
 // that guesses its rounds, it tells the guesser what it took and saw next.
 func (f *frontier) pop(ctx context.Context, stack string, order Order, left int) ([]Entry, error) {
-	pk, ok := f.store.(Peeker)
-	if f.guess == nil {
-		return f.store.Pop(ctx, f.crawl, stack, order, f.popSize(left), f.maxPerHost)
-	}
 	var es, next []Entry
 	var err error
-	if ok {
+	if pk, ok := f.store.(Peeker); ok && f.guess != nil {
 		es, next, err = pk.PopPeek(ctx, f.crawl, stack, order, f.popSize(left), f.maxPerHost, f.guess.peek)
 	} else {
 		es, err = f.store.Pop(ctx, f.crawl, stack, order, f.popSize(left), f.maxPerHost)
 	}
-	if err == nil {
+	if err == nil && f.guess != nil {
 		f.guess.popped(stack, es, next)
 	}
 	return es, err

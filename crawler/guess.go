@@ -420,15 +420,19 @@ func (a answer) size() int {
 	return len(a.res.Body) + 1024
 }
 
-// ask returns the answer kept for u, waiting for a fetch of u that is
-// asking now (ok); else it marks u as asked, and the caller must call
-// answered.
+// ask returns the answer kept for u (with a copy of its result, which
+// the caller may change), waiting for a fetch of u that is asking now
+// (ok); else it marks u as asked, and the caller must call answered.
 func (k *keptFetches) ask(ctx context.Context, u urlnorm.URL) (a answer, ok bool) {
 	k.mu.Lock()
 	for {
-		if _, ok := k.m[u]; ok {
+		if a, ok := k.m[u]; ok {
 			k.mu.Unlock()
-			return k.take(u)
+			if a.res != nil {
+				cp := *a.res
+				a.res = &cp
+			}
+			return a, true
 		}
 		ch, ok := k.inFlight[u]
 		if !ok {
@@ -484,20 +488,4 @@ func (k *keptFetches) put(u urlnorm.URL, a answer) {
 			delete(k.m, old)
 		}
 	}
-}
-
-// take returns and forgets the answer kept for u.
-func (k *keptFetches) take(u urlnorm.URL) (answer, bool) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	a, ok := k.m[u]
-	if !ok {
-		return answer{}, false
-	}
-	delete(k.m, u)
-	k.bytes -= a.size()
-	if i := slices.Index(k.order, u); i >= 0 {
-		k.order = slices.Delete(k.order, i, i+1)
-	}
-	return a, true
 }

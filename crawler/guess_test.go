@@ -1,10 +1,12 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -63,9 +65,11 @@ func TestGuesser(t *testing.T) {
 	}
 }
 
-// TestKeptFetches: an answer is kept once and taken once; the oldest go
-// first when the bounds are reached.
+// TestKeptFetches: an answer is kept for every later fetch of its URL,
+// each given its own copy of the result; the oldest go first when the
+// bounds are reached.
 func TestKeptFetches(t *testing.T) {
+	ctx := context.Background()
 	k := newKeptFetches()
 	for i := range keptMax + 1 {
 		k.put(guessURL(fmt.Sprintf("p%d", i)), answer{})
@@ -74,15 +78,18 @@ func TestKeptFetches(t *testing.T) {
 		t.Fatalf("%d answers kept (%d in order), want %d", len(k.m), len(k.order), keptMax)
 	}
 	first := guessURL("p0")
-	if _, ok := k.take(first); ok {
+	if _, ok := k.ask(ctx, first); ok {
 		t.Errorf("the oldest answer is still kept")
 	}
+	k.answered(ctx, first, answer{}) // no answer: nothing kept
 	u := guessURL("fresh")
-	k.put(u, answer{})
-	if _, ok := k.take(u); !ok {
-		t.Errorf("a new answer is not kept")
+	k.put(u, answer{res: &fetch.Result{Status: 200}})
+	a, ok := k.ask(ctx, u)
+	if !ok || a.res.Status != 200 {
+		t.Fatalf("a new answer is not kept: %+v, %v", a, ok)
 	}
-	if _, ok := k.take(u); ok {
-		t.Errorf("an answer taken twice")
+	a.res.Status = 500
+	if b, ok := k.ask(ctx, u); !ok || b.res.Status != 200 {
+		t.Errorf("a second fetch got %+v, %v: want the kept answer, unchanged by the first", b, ok)
 	}
 }

@@ -69,11 +69,6 @@ func (w *worker) fetch(ctx context.Context, u urlnorm.URL) (*fetch.Result, error
 		return w.c.fetcher.Fetch(ctx, u, nil)
 	}
 	if a, ok := kept.ask(ctx, u); ok {
-		kept.put(u, a) // for a later fetch, should this one be a discarded guess
-		if a.res != nil {
-			cp := *a.res
-			a.res = &cp
-		}
 		return a.res, a.err
 	}
 	res, err := w.c.fetcher.Fetch(ctx, u, nil)
