@@ -498,16 +498,9 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 		if err != nil {
 			return nil, nil, fmt.Errorf("pop %q: %w", topic, err)
 		}
-		type cand struct {
-			seq, urlID int64
-			url, host  string
-			state      int
-			depth      int
-			score      float64
-		}
-		var cands []cand
+		var cands []popRow
 		for rows.Next() {
-			var c cand
+			var c popRow
 			if err := rows.Scan(&c.seq, &c.urlID, &c.url, &c.host, &c.state, &c.depth, &c.score); err != nil {
 				rows.Close()
 				return nil, nil, err
@@ -523,7 +516,7 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 				continue
 			}
 			if len(out) >= n {
-				next = peekAt(next, cd.url, cd.state, c, peek, topic, cd.depth, cd.score)
+				next = peekAt(next, cd, c, peek, topic)
 				continue
 			}
 			fresh++
@@ -556,21 +549,30 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 	return out, next, nil
 }
 
-// peekAt appends to next, while it holds fewer than peek, the entry of a
-// candidate row the pop does not take: one still waiting, not taken and
-// not leased.
-func peekAt(next []crawler.Entry, url string, state int, c *crawlPops, peek int, topic string, depth int, score float64) []crawler.Entry {
-	if len(next) >= peek || state != 0 {
+// popRow is a row of a pop's query: a frontier entry and its URL.
+type popRow struct {
+	seq, urlID int64
+	url, host  string
+	state      int
+	depth      int
+	score      float64
+}
+
+// peekAt appends to next, while it holds fewer than peek, the entry of
+// row r of topic's stack, which the pop does not take: when it is still
+// waiting, not leased.
+func peekAt(next []crawler.Entry, r popRow, c *crawlPops, peek int, topic string) []crawler.Entry {
+	if len(next) >= peek || r.state != 0 {
 		return next
 	}
-	if _, leased := c.leased[url]; leased {
+	if _, leased := c.leased[r.url]; leased {
 		return next
 	}
-	u, err := urlnorm.Parse(url)
+	u, err := urlnorm.Parse(r.url)
 	if err != nil {
 		return next
 	}
-	return append(next, crawler.Entry{Topic: topic, URL: u, Depth: depth, Score: score})
+	return append(next, crawler.Entry{Topic: topic, URL: u, Depth: r.depth, Score: r.score})
 }
 
 // Commit stores pages and pushes entries in one transaction.
