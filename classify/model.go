@@ -166,41 +166,88 @@ func (m *Model) Theta(term string) []float64 {
 // counts once. The result is written into dst when its capacity suffices
 // (then Posterior allocates nothing) and into a new slice otherwise.
 func (m *Model) Posterior(tokens []string, dst []float64) []float64 {
-	nc := len(m.classes)
-	if cap(dst) < nc {
-		dst = make([]float64, nc)
-	}
-	dst = dst[:nc]
-	copy(dst, m.base)
+	dst = m.start(dst)
 	if m.opts.Event == EventMultinomial {
 		for _, tok := range tokens {
-			k, ok := m.ids[tok]
-			if !ok {
-				continue
-			}
-			d := m.delta[int(k)*nc : int(k)*nc+nc]
-			for c := range dst {
-				dst[c] += d[c]
+			if k, ok := m.ids[tok]; ok {
+				m.add(dst, k)
 			}
 		}
 	} else {
 		s := m.pool.Get().(*scratch)
 		s.next()
 		for _, tok := range tokens {
-			k, ok := m.ids[tok]
-			if !ok || s.seen[k] == s.gen {
-				continue
-			}
-			s.seen[k] = s.gen
-			d := m.delta[int(k)*nc : int(k)*nc+nc]
-			for c := range dst {
-				dst[c] += d[c]
+			if k, ok := m.ids[tok]; ok && s.seen[k] != s.gen {
+				s.seen[k] = s.gen
+				m.add(dst, k)
 			}
 		}
 		m.pool.Put(s)
 	}
 	softmax(dst)
 	return dst
+}
+
+// TermIndex returns the position of term among the model's selected
+// terms (0 to NumTerms()-1), or -1 when it is not one of them.
+func (m *Model) TermIndex(term string) int32 {
+	if k, ok := m.ids[term]; ok {
+		return k
+	}
+	return -1
+}
+
+// Term returns the selected term at position k (see TermIndex).
+func (m *Model) Term(k int) string { return m.terms[k].text }
+
+// PosteriorOfTerms is Posterior for a document given as the positions of
+// its tokens among the selected terms (TermIndex; a negative position,
+// a token that is not selected, is ignored), in the tokens' order. It
+// returns exactly what Posterior returns for the tokens, without looking
+// up a string: for a caller that scores the same documents with many
+// models and keeps them as positions.
+func (m *Model) PosteriorOfTerms(terms []int32, dst []float64) []float64 {
+	dst = m.start(dst)
+	if m.opts.Event == EventMultinomial {
+		for _, k := range terms {
+			if k >= 0 {
+				m.add(dst, k)
+			}
+		}
+	} else {
+		s := m.pool.Get().(*scratch)
+		s.next()
+		for _, k := range terms {
+			if k >= 0 && s.seen[k] != s.gen {
+				s.seen[k] = s.gen
+				m.add(dst, k)
+			}
+		}
+		m.pool.Put(s)
+	}
+	softmax(dst)
+	return dst
+}
+
+// start returns dst holding the log score of every class before any
+// term.
+func (m *Model) start(dst []float64) []float64 {
+	nc := len(m.classes)
+	if cap(dst) < nc {
+		dst = make([]float64, nc)
+	}
+	dst = dst[:nc]
+	copy(dst, m.base)
+	return dst
+}
+
+// add adds term k's log-odds to every class's score.
+func (m *Model) add(dst []float64, k int32) {
+	nc := len(dst)
+	d := m.delta[int(k)*nc : int(k)*nc+nc]
+	for c := range dst {
+		dst[c] += d[c]
+	}
 }
 
 // softmax replaces log scores by their normalized exponentials, shifting by

@@ -165,13 +165,62 @@ type Learner struct {
 	held bool
 	next *[]*classify.Model
 
-	links    map[urlnorm.URL]*record // by target URL (and a fetched page's final URL)
-	ring     []urlnorm.URL           // targets in the order remembered, for eviction
-	ringNext int
-	sources  map[urlnorm.URL]*siblings // fetched pages' outcomes by the page linking to them
-	seen     int                       // pages observed
-	built    int                       // pages observed at the last rebuild
-	feats    []string
+	links     map[urlnorm.URL]*record // by target URL (and a fetched page's final URL)
+	ring      []urlnorm.URL           // targets in the order remembered, for eviction
+	ringNext  int
+	sources   map[urlnorm.URL]*siblings // fetched pages' outcomes by the page linking to them
+	seen      int                       // pages observed
+	built     int                       // pages observed at the last rebuild
+	feats     []string
+	words     vocabulary // the features of the remembered links, by number
+	proj      [][2]projection
+	compacted int // twice the vocabulary's size after its last compaction
+	// vocabularyMax is the features numbered past which it renumbers
+	// (the package's vocabularyMax; smaller in a test).
+	vocabularyMax int
+	terms         []int32 // value's document, as positions in a model's terms
+}
+
+// vocabulary numbers the features of the remembered links: a record
+// keeps its features as numbers, and a rescore, which values every
+// waiting link with each new model, looks each number up in a table
+// (projection) instead of hashing each word for every model.
+type vocabulary struct {
+	id    map[string]uint32
+	words []string
+}
+
+// number appends the numbers of features to dst, numbering the new ones.
+func (v *vocabulary) number(dst []uint32, features []string) []uint32 {
+	for _, f := range features {
+		id, ok := v.id[f]
+		if !ok {
+			id = uint32(len(v.words))
+			v.id[f] = id
+			v.words = append(v.words, f)
+		}
+		dst = append(dst, id)
+	}
+	return dst
+}
+
+// spell appends the features numbered ids to dst.
+func (v *vocabulary) spell(dst []string, ids []uint32) []string {
+	for _, id := range ids {
+		dst = append(dst, v.words[id])
+	}
+	return dst
+}
+
+// vocabularyMax bounds the features numbered: past it the vocabulary is
+// renumbered from the records still remembered (Learner.compact).
+const vocabularyMax = 1 << 18
+
+// projection maps a vocabulary's numbers to the positions of one
+// model's terms (-1: not a term of the model).
+type projection struct {
+	m   *classify.Model
+	pos []int32
 }
 
 // siblings counts, for one page, the pages fetched through its links and
@@ -184,7 +233,7 @@ type siblings struct {
 // record is one remembered link.
 type record struct {
 	source  urlnorm.URL
-	shared  string      // features every topic's model sees, joined by spaces (splitFeatures)
+	shared  []uint32    // features every topic's model sees, numbered (Learner.words)
 	base    []float64   // the base model's score per topic
 	srcRel  []bool      // the source page's relevance per topic
 	score   []float64   // the value last given to the stack, per topic
@@ -204,7 +253,8 @@ func New(topics []string, opts Options) (*Learner, error) {
 		return nil, fmt.Errorf("learner: %w", err)
 	}
 	opts = opts.withDefaults()
-	l := &Learner{topics: append([]string(nil), topics...), opts: opts, links: make(map[urlnorm.URL]*record), sources: make(map[urlnorm.URL]*siblings)}
+	l := &Learner{topics: append([]string(nil), topics...), opts: opts, links: make(map[urlnorm.URL]*record), sources: make(map[urlnorm.URL]*siblings),
+		words: vocabulary{id: make(map[string]uint32)}, proj: make([][2]projection, len(topics)), vocabularyMax: vocabularyMax}
 	for range topics {
 		c, err := classify.NewCounts([]string{"leads", "leads-next", "not"}, opts.Terms)
 		if err != nil {
@@ -262,24 +312,11 @@ func sharedFeatures(dst []string, source, target urlnorm.URL, tokens, anchor []s
 	return append(dst, "depth:"+strconv.Itoa(min(depth, 8)))
 }
 
-// splitFeatures appends the features of a record's shared string to dst.
-// A record keeps its features as one string: a remembered link is then
-// one pointer for the garbage collector to follow, not one per word (a
-// hundred thousand links of thirty words each). No feature holds a
-// space: the words come from strings.Fields, the others are made here.
-func splitFeatures(dst []string, s string) []string {
-	for s != "" {
-		i := strings.IndexByte(s, ' ')
-		if i < 0 {
-			return append(dst, s)
-		}
-		dst, s = append(dst, s[:i]), s[i+1:]
-	}
-	return dst
-}
+// baseFeatures are the base model's score in fifths, as features.
+var baseFeatures = [5]string{"base:0", "base:1", "base:2", "base:3", "base:4"}
 
 func topicFeatures(dst []string, base float64, rel bool, sib *siblings, t int) []string {
-	dst = append(dst, "base:"+strconv.Itoa(min(int(base*5), 4)))
+	dst = append(dst, baseFeatures[max(0, min(int(base*5), 4))])
 	if rel {
 		dst = append(dst, "source:relevant")
 	} else {
@@ -327,11 +364,47 @@ func (l *Learner) value(models []*classify.Model, r *record, t int) float64 {
 	if m == nil {
 		return r.base[t]
 	}
-	l.feats = splitFeatures(l.feats[:0], r.shared)
-	l.feats = topicFeatures(l.feats, r.base[t], r.srcRel[t], l.sources[r.source], t)
+	pos := l.projection(t, m)
+	l.terms = l.terms[:0]
+	for _, id := range r.shared {
+		l.terms = append(l.terms, pos[id])
+	}
+	l.feats = topicFeatures(l.feats[:0], r.base[t], r.srcRel[t], l.sources[r.source], t)
+	for _, f := range l.feats {
+		l.terms = append(l.terms, m.TermIndex(f))
+	}
 	var post [3]float64
-	p := m.Posterior(l.feats, post[:0])
+	p := m.PosteriorOfTerms(l.terms, post[:0])
 	return p[classLeads] + l.opts.Gamma*p[classNext]
+}
+
+// projection returns the positions of the vocabulary's features among
+// the terms of m, topic t's model, kept for the topic's last two models
+// (the one in use and, while the crawl holds it, the one built).
+func (l *Learner) projection(t int, m *classify.Model) []int32 {
+	ps := &l.proj[t]
+	if ps[0].m != m {
+		if ps[1].m == m {
+			ps[0], ps[1] = ps[1], ps[0]
+		} else {
+			ps[1] = ps[0]
+			pos := make([]int32, len(l.words.words), len(l.words.words)+len(l.words.words)/4)
+			for i := range pos {
+				pos[i] = -1
+			}
+			for k := range m.NumTerms() {
+				if id, ok := l.words.id[m.Term(k)]; ok {
+					pos[id] = int32(k)
+				}
+			}
+			ps[0] = projection{m: m, pos: pos}
+		}
+	}
+	p := &ps[0]
+	for id := len(p.pos); id < len(l.words.words); id++ { // numbered since
+		p.pos = append(p.pos, m.TermIndex(l.words.words[id]))
+	}
+	return p.pos
 }
 
 // Observe implements crawler.Learner. The link that led to the page is
@@ -360,7 +433,7 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 			if rel {
 				w = 1
 			}
-			f := splitFeatures(nil, r.shared)
+			f := l.words.spell(nil, r.shared)
 			f = topicFeatures(f, r.base[t], r.srcRel[t], sib, t)
 			r.taught[t] = f
 			l.counts[t].Add(classLeads, f, w)
@@ -450,13 +523,37 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 			r.srcRel[t] = l.rewarded(p, t)
 		}
 		l.feats = sharedFeatures(l.feats[:0], p.FinalURL, lk.Target, strings.Fields(lk.Context), strings.Fields(lk.Anchor), e.Depth+1)
-		r.shared = strings.Join(l.feats, " ")
+		r.shared = l.words.number(nil, l.feats)
 		models := *l.models.Load()
 		for t := range l.topics {
 			r.score[t] = l.value(models, r, t)
 		}
 		l.keep(r)
 	}
+	l.compact()
+}
+
+// compact numbers anew the features of the records still remembered,
+// once the vocabulary has grown past vocabularyMax (the features of
+// forgotten links are forgotten with them).
+func (l *Learner) compact() {
+	if len(l.words.words) <= max(l.vocabularyMax, l.compacted) {
+		return
+	}
+	v := vocabulary{id: make(map[string]uint32)}
+	var buf []string
+	done := make(map[*record]bool, len(l.links))
+	for _, r := range l.links {
+		if done[r] {
+			continue // remembered under its final URL too
+		}
+		done[r] = true
+		buf = l.words.spell(buf[:0], r.shared)
+		r.shared = v.number(r.shared[:0], buf)
+	}
+	l.words = v
+	l.compacted = 2 * len(v.words) // what is remembered may need more
+	clear(l.proj)
 }
 
 // keep remembers r, forgetting the oldest record beyond Memory.

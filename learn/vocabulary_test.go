@@ -1,0 +1,86 @@
+package learn
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// TestLearner_numberedFeaturesValueAsWords: a rescore values each
+// waiting link through its numbered features exactly as the model's
+// Posterior values the same features as words, also after the
+// vocabulary was renumbered many times (a learner that remembers 40
+// links and renumbers past 60 features).
+func TestLearner_numberedFeaturesValueAsWords(t *testing.T) {
+	opts := Options{MinDocs: 1, MinBatch: 1, Growth: 1e-9, Memory: 40}
+	small, err := New([]string{"robots"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small.vocabularyMax = 60
+	large, _ := New([]string{"robots"}, opts)
+	compactions := 0
+	for i := range 300 {
+		e := crawler.Entry{Topic: "robots", URL: urlnorm.MustParse(fmt.Sprintf("http://h.test/p%d/", i)), Depth: 1 + i%3}
+		p := &crawler.Page{URL: e.URL, FinalURL: e.URL, Depth: e.Depth, Scores: map[string]float64{"robots": float64(i%5) / 4}}
+		var push []crawler.Entry
+		for j := range 4 {
+			u := urlnorm.MustParse(fmt.Sprintf("http://h.test/p%d/", i+1+j*7))
+			p.Links = append(p.Links, crawler.Link{Target: u, Context: fmt.Sprintf("w%d lab people x%d", (i*j)%23, i), Anchor: fmt.Sprintf("a%d", j),
+				Scores: []float64{float64(j) / 4}})
+			push = append(push, crawler.Entry{Topic: "robots", URL: u, Depth: e.Depth + 1})
+		}
+		before := len(small.words.words)
+		for _, l := range []*Learner{small, large} {
+			l.Observe(p, e, push)
+		}
+		if len(small.words.words) < before {
+			compactions++
+		}
+		checkValues(t, small, i) // with the model in use, before and after the rebuild
+		a, b := small.Rescore(), large.Rescore()
+		sortEntries(a)
+		sortEntries(b)
+		if !slices.Equal(a, b) {
+			t.Fatalf("page %d: the renumbered learner moved %v, the other %v", i, a, b)
+		}
+		checkValues(t, small, i)
+	}
+	if compactions < 5 {
+		t.Errorf("the vocabulary was renumbered %d times, want several", compactions)
+	}
+	if n, all := len(small.words.words), len(large.words.words); n > all/2 {
+		t.Errorf("%d features numbered of the %d seen, want the forgotten links' features forgotten", n, all)
+	}
+}
+
+// checkValues checks that l values each remembered link with its
+// model in use from the link's numbered features as the model's
+// Posterior does from the words.
+func checkValues(t *testing.T, l *Learner, page int) {
+	t.Helper()
+	m := l.Model(0)
+	if m == nil {
+		return
+	}
+	for u, r := range l.links {
+		if r.target != u {
+			continue
+		}
+		f := l.words.spell(nil, r.shared)
+		f = topicFeatures(f, r.base[0], r.srcRel[0], l.sources[r.source], 0)
+		post := m.Posterior(f, nil)
+		if want, got := post[classLeads]+l.opts.Gamma*post[classNext], l.value([]*classify.Model{m}, r, 0); got != want {
+			t.Fatalf("page %d, %s: value %v from numbers, %v from words", page, u, got, want)
+		}
+	}
+}
+
+func sortEntries(es []crawler.Entry) {
+	slices.SortFunc(es, func(a, b crawler.Entry) int { return strings.Compare(a.URL.String(), b.URL.String()) })
+}
