@@ -242,6 +242,7 @@ type record struct {
 	taught  [][]string  // per topic: the features it was counted with
 	waiting bool        // its target waits on a topic's own stack (a rescore moves it)
 	target  urlnorm.URL // the URL it was remembered under
+	final   urlnorm.URL // the final URL of its page, when a redirect led there: remembered under it too
 }
 
 // New returns a learner for topics (the crawl scorer's Topics order).
@@ -421,6 +422,7 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 		r.waiting = false
 		if p.FinalURL != e.URL && p.Failure == "" {
 			l.links[p.FinalURL] = r // the page's record under its final URL too
+			r.final = p.FinalURL
 		}
 	}
 	if p.Failure == "" && r != nil && !r.counted {
@@ -565,6 +567,10 @@ func (l *Learner) keep(r *record) {
 		if o := l.links[old]; o != nil && o.target == old {
 			delete(l.links, old)
 			delete(l.sources, old) // the page it led to, as a source
+			if !o.final.IsZero() && l.links[o.final] == o {
+				delete(l.links, o.final)
+				delete(l.sources, o.final)
+			}
 		}
 		l.ring[l.ringNext] = r.target
 		l.ringNext = (l.ringNext + 1) % len(l.ring)

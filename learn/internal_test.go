@@ -84,3 +84,31 @@ func checkValues(t *testing.T, l *Learner, page int) {
 func sortEntries(es []crawler.Entry) {
 	slices.SortFunc(es, func(a, b crawler.Entry) int { return strings.Compare(a.URL.String(), b.URL.String()) })
 }
+
+// TestLearner_forgetsRedirectedPages: a link whose page was reached
+// through a redirect is remembered under the page's final URL too; it is
+// forgotten under both, so what the learner holds stays within Memory
+// however many pages the crawl fetches.
+func TestLearner_forgetsRedirectedPages(t *testing.T) {
+	l, err := New([]string{"robots"}, Options{Memory: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := crawler.Entry{Topic: "robots", URL: urlnorm.MustParse("http://h.test/")}
+	for i := range 500 {
+		target := urlnorm.MustParse(fmt.Sprintf("http://h.test/p%d", i))
+		p := &crawler.Page{URL: parent.URL, FinalURL: parent.URL, Scores: map[string]float64{"robots": 0.9},
+			Links: []crawler.Link{{Target: target, Context: "robots lab", Scores: []float64{0.5}}}}
+		l.Observe(p, parent, []crawler.Entry{{Topic: "robots", URL: target, Depth: 1}})
+		// The link's page answers through a redirect to its final URL.
+		final := urlnorm.MustParse(fmt.Sprintf("http://h.test/p%d/", i))
+		e := crawler.Entry{Topic: "robots", URL: target, Depth: 1}
+		l.Observe(&crawler.Page{URL: target, FinalURL: final, Depth: 1, Scores: map[string]float64{"robots": 0.9}}, e, nil)
+	}
+	if n := len(l.links); n > 2*20+1 {
+		t.Errorf("%d links remembered after 500 redirected pages, want at most %d (Memory 20, each under two URLs)", n, 2*20+1)
+	}
+	if n := len(l.sources); n > 2*20+1 {
+		t.Errorf("%d sources remembered, want at most %d", n, 2*20+1)
+	}
+}
