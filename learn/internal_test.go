@@ -112,3 +112,44 @@ func TestLearner_forgetsRedirectedPages(t *testing.T) {
 		t.Errorf("%d sources remembered, want at most %d", n, 2*20+1)
 	}
 }
+
+// TestLearner_forgetsSiblingsWithTheirLinks: the outcomes of the pages
+// fetched through a page's links are kept while a link of the page is
+// remembered, and no longer: here each page's own link is forgotten
+// before its link's target is fetched, and what the learner holds
+// stays within Memory however many pages the crawl fetches.
+func TestLearner_forgetsSiblingsWithTheirLinks(t *testing.T) {
+	l, err := New([]string{"robots"}, Options{Memory: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := crawler.Entry{Topic: "robots", URL: urlnorm.MustParse("http://h.test/")}
+	page := func(e crawler.Entry, link string) {
+		p := &crawler.Page{URL: e.URL, FinalURL: e.URL, Depth: e.Depth, Scores: map[string]float64{"robots": 0.9}}
+		var push []crawler.Entry
+		if link != "" {
+			u := urlnorm.MustParse("http://h.test" + link)
+			p.Links = []crawler.Link{{Target: u, Context: "robots lab", Scores: []float64{0.5}}}
+			push = []crawler.Entry{{Topic: "robots", URL: u, Depth: e.Depth + 1}}
+		}
+		l.Observe(p, e, push)
+	}
+	at := func(path string, depth int) crawler.Entry {
+		return crawler.Entry{Topic: "robots", URL: urlnorm.MustParse("http://h.test" + path), Depth: depth}
+	}
+	for k := range 500 {
+		page(root, fmt.Sprintf("/p%d", k)) // the link to page k
+		if k >= 5 {
+			page(at(fmt.Sprintf("/p%d", k-5), 1), fmt.Sprintf("/p%d/c", k-5)) // page k-5, with its one link
+		}
+		if k >= 12 {
+			page(at(fmt.Sprintf("/p%d/c", k-12), 2), "") // that link's target, once the link to page k-12 is forgotten
+		}
+	}
+	if n := len(l.sources); n > 20 {
+		t.Errorf("%d pages' sibling outcomes kept after 500 pages, want at most 20 (Memory)", n)
+	}
+	if n := len(l.links); n > 20 {
+		t.Errorf("%d links remembered, want at most 20", n)
+	}
+}

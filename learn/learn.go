@@ -166,9 +166,9 @@ type Learner struct {
 	next *[]*classify.Model
 
 	links     map[urlnorm.URL]*record // by target URL (and a fetched page's final URL)
-	ring      []urlnorm.URL           // targets in the order remembered, for eviction
+	ring      []*record               // the links in the order remembered, for eviction
 	ringNext  int
-	sources   map[urlnorm.URL]*siblings // fetched pages' outcomes by the page linking to them
+	sources   map[urlnorm.URL]*siblings // fetched pages' outcomes by the page linking to them, while its links are remembered
 	seen      int                       // pages observed
 	built     int                       // pages observed at the last rebuild
 	feats     []string
@@ -228,6 +228,7 @@ type projection struct {
 type siblings struct {
 	fetched  int
 	relevant []int
+	refs     int // the page's links remembered (records whose source it is)
 }
 
 // record is one remembered link.
@@ -446,8 +447,7 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 			}
 		}
 		if sib == nil {
-			sib = &siblings{relevant: make([]int, len(l.topics))}
-			l.sources[r.source] = sib
+			sib = l.sibling(r.source)
 		}
 		sib.fetched++
 		for t := range l.topics {
@@ -460,6 +460,18 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 		return
 	}
 	l.remember(p, e, push)
+}
+
+// sibling returns the outcomes of the pages fetched through the links
+// of the page at source, adding them when there are none yet. They are
+// kept while a link of the page is remembered.
+func (l *Learner) sibling(source urlnorm.URL) *siblings {
+	sib := l.sources[source]
+	if sib == nil {
+		sib = &siblings{relevant: make([]int, len(l.topics))}
+		l.sources[source] = sib
+	}
+	return sib
 }
 
 // rewarded reports whether page p counts as relevant to topic t.
@@ -520,6 +532,7 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 		}
 		r := &record{source: p.FinalURL, target: target, base: make([]float64, len(l.topics)), srcRel: make([]bool, len(l.topics)),
 			score: make([]float64, len(l.topics)), credit: make([]float64, len(l.topics)), waiting: onStack}
+		l.sibling(p.FinalURL).refs++
 		copy(r.base, lk.Scores)
 		for t := range l.topics {
 			r.srcRel[t] = l.rewarded(p, t)
@@ -561,18 +574,20 @@ func (l *Learner) compact() {
 // keep remembers r, forgetting the oldest record beyond Memory.
 func (l *Learner) keep(r *record) {
 	if len(l.ring) < l.opts.Memory {
-		l.ring = append(l.ring, r.target)
+		l.ring = append(l.ring, r)
 	} else {
-		old := l.ring[l.ringNext]
-		if o := l.links[old]; o != nil && o.target == old {
-			delete(l.links, old)
-			delete(l.sources, old) // the page it led to, as a source
-			if !o.final.IsZero() && l.links[o.final] == o {
-				delete(l.links, o.final)
-				delete(l.sources, o.final)
+		o := l.ring[l.ringNext]
+		for _, u := range []urlnorm.URL{o.target, o.final} {
+			if l.links[u] == o {
+				delete(l.links, u)
 			}
 		}
-		l.ring[l.ringNext] = r.target
+		if sib := l.sources[o.source]; sib != nil {
+			if sib.refs--; sib.refs <= 0 {
+				delete(l.sources, o.source) // no link of its page is remembered
+			}
+		}
+		l.ring[l.ringNext] = r
 		l.ringNext = (l.ringNext + 1) % len(l.ring)
 	}
 	l.links[r.target] = r
