@@ -251,13 +251,16 @@ func push(ctx context.Context, tx cachedTx, crawl int64, entries []crawler.Entry
 		return err
 	}
 	defer insURL.Close()
-	// On a stack a URL pushed again moves to the top (a new seq) with
-	// the higher score and the shorter distance from a seed; on the bfs
-	// queue it keeps its first place.
-	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO frontier(crawl_id, topic, url_id, depth, score, fallback)
-		VALUES (?1, ?2, ?3,
-			min(?4, coalesce((SELECT depth FROM frontier WHERE crawl_id = ?1 AND topic = ?2 AND url_id = ?3), ?4)),
-			max(?5, coalesce((SELECT score FROM frontier WHERE crawl_id = ?1 AND topic = ?2 AND url_id = ?3), ?5)), ?6)`)
+	// On a stack a URL pushed again moves to the top (a seq above every
+	// entry's) with the higher score and the shorter distance from a
+	// seed; on the bfs queue it keeps its first place. The entry is
+	// updated in place: an INSERT OR REPLACE, which deletes it and
+	// inserts it anew, took two and a half times as long
+	// (BenchmarkStore_push).
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO frontier(crawl_id, topic, url_id, depth, score, fallback)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+		ON CONFLICT(crawl_id, topic, url_id) DO UPDATE SET seq = (SELECT max(seq) FROM frontier) + 1,
+			depth = min(depth, excluded.depth), score = max(score, excluded.score), fallback = excluded.fallback`)
 	if err != nil {
 		return err
 	}

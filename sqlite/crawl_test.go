@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -490,4 +491,57 @@ func benchPopCommit(b *testing.B, group time.Duration) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/page")
+}
+
+// BenchmarkStore_push: a round's pushes onto a best-first stack of 25,000
+// entries, 30 links in one transaction, as a learning crawl commits them:
+// links new to the crawl, and links pushed again (their entries move to
+// the stack's top with the higher score). It reports the time a link.
+func BenchmarkStore_push(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, b.TempDir()+"/b.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "b", Strategy: crawler.StrategyLink, Stacks: []string{"robots"}, Topics: []string{"robots"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n, batch = 25_000, 30
+	es := make([]crawler.Entry, n)
+	for i := range es {
+		es[i] = crawler.Entry{Topic: "robots", URL: u(fmt.Sprintf("/p%d/l%d.html", i/50, i%50)), Depth: 2, Score: rng.Float64()}
+	}
+	for i := 0; i < n; i += 500 {
+		if err := s.Commit(ctx, st.ID, nil, es[i:i+500]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	push := make([]crawler.Entry, batch)
+	next := 0
+	for _, again := range []bool{false, true} {
+		name := "new"
+		if again {
+			name = "again"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				for k := range push {
+					if again {
+						push[k] = es[rng.IntN(n)]
+					} else {
+						push[k] = crawler.Entry{Topic: "robots", URL: u(fmt.Sprintf("/new%d.html", next)), Depth: 2}
+						next++
+					}
+					push[k].Score = rng.Float64()
+				}
+				if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*batch), "µs/link")
+		})
+	}
 }
