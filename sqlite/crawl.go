@@ -414,12 +414,21 @@ func fallback(topic string) int {
 	return 0
 }
 
-// popQuery selects the first entries of a stack (crawl, topic, limit) in
-// order; each order has an index that yields them without sorting.
-// Shallowest is indexed for fallback stacks only (frontier_fallback:
-// crawler.Reserve and Parts, the stacks it serves); a main stack served
-// shallowest first is sorted.
-func popQuery(order crawler.Order, onFallback bool) (string, error) {
+// popQueries select the first entries of a stack (crawl, topic, limit)
+// in order: the rows of the first query, then, when it returned fewer
+// than the limit, those of the next (limit: what is left). Each order has
+// an index that yields them without sorting. Shallowest is indexed for
+// fallback stacks only (frontier_fallback: crawler.Reserve and Parts,
+// the stacks it serves); a main stack served shallowest first is sorted.
+// SurveyFirst is two queries: the few entries within SurveyDepth through
+// frontier_survey (a partial index of them: its term, depth <= 1, is the
+// first query's), then the others through frontier_best ("+f.depth"
+// keeps the planner off the survey index), each highest score first. As
+// one query (a UNION ALL of the two, sorted) its pop took a third longer.
+func popQueries(order crawler.Order, onFallback bool) ([]string, error) {
+	const cols = `SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
+		FROM frontier f JOIN urls u ON u.id = f.url_id
+		WHERE f.crawl_id = ? AND f.topic = ?`
 	var orderBy string
 	where := ""
 	switch order {
@@ -435,32 +444,42 @@ func popQuery(order crawler.Order, onFallback bool) (string, error) {
 			where = " AND f.fallback = 1" // frontier_fallback's term
 		}
 	case crawler.SurveyFirst:
-		return surveyQuery, nil
+		depth := strconv.Itoa(crawler.SurveyDepth)
+		return []string{
+			cols + ` AND f.depth <= ` + depth + ` ORDER BY f.score DESC, f.seq DESC LIMIT ?`,
+			cols + ` AND +f.depth > ` + depth + ` ORDER BY f.score DESC, f.seq DESC LIMIT ?`,
+		}, nil
 	default:
-		return "", fmt.Errorf("pop: unknown order %d", order)
+		return nil, fmt.Errorf("pop: unknown order %d", order)
 	}
-	return `SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
-		FROM frontier f JOIN urls u ON u.id = f.url_id
-		WHERE f.crawl_id = ? AND f.topic = ?` + where + ` ORDER BY ` + orderBy + ` LIMIT ?`, nil
+	return []string{cols + where + ` ORDER BY ` + orderBy + ` LIMIT ?`}, nil
 }
 
-// surveyQuery serves crawler.SurveyFirst without sorting the stack: the
-// few entries within SurveyDepth through frontier_survey (a partial index
-// of them: its term, depth <= 1, is the first part's), the others through
-// frontier_best ("+f.depth" keeps the planner off the survey index
-// there), each part highest score first; only the two parts' first rows
-// are sorted.
-var surveyQuery = `SELECT * FROM (
-	SELECT * FROM (SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
-		FROM frontier f JOIN urls u ON u.id = f.url_id
-		WHERE f.crawl_id = ?1 AND f.topic = ?2 AND f.depth <= ` + strconv.Itoa(crawler.SurveyDepth) + `
-		ORDER BY f.score DESC, f.seq DESC LIMIT ?3)
-	UNION ALL
-	SELECT * FROM (SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
-		FROM frontier f JOIN urls u ON u.id = f.url_id
-		WHERE f.crawl_id = ?1 AND f.topic = ?2 AND +f.depth > ` + strconv.Itoa(crawler.SurveyDepth) + `
-		ORDER BY f.score DESC, f.seq DESC LIMIT ?3))
-	ORDER BY depth > ` + strconv.Itoa(crawler.SurveyDepth) + `, score DESC, seq DESC LIMIT ?3`
+// popRows reads up to limit rows of queries (popQueries) in order.
+func popRows(ctx context.Context, rd reader, queries []string, crawl int64, topic string, limit int) ([]popRow, error) {
+	var out []popRow
+	for _, q := range queries {
+		if len(out) >= limit {
+			break
+		}
+		rows, err := rd.query(ctx, q, crawl, topic, limit-len(out))
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var c popRow
+			if err := rows.Scan(&c.seq, &c.urlID, &c.url, &c.host, &c.state, &c.depth, &c.score); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, c)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
 
 // Pop leases up to n URLs from topic's stack. It only reads: what it
 // takes and leases is written by the crawl's next write transaction
@@ -480,7 +499,7 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 	if n <= 0 {
 		return nil, nil, nil
 	}
-	query, err := popQuery(order, fallback(topic) == 1)
+	queries, err := popQueries(order, fallback(topic) == 1)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -497,21 +516,9 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 		// Rows taken but not deleted yet come back from the query and
 		// are passed over; the limit makes room for all of them, so a
 		// query that returns no other row has reached the stack's end.
-		rows, err := rd.query(ctx, query, crawl, topic, 2*(n-len(out))+8+len(c.taken)+peek)
+		cands, err := popRows(ctx, rd, queries, crawl, topic, 2*(n-len(out))+8+len(c.taken)+peek)
 		if err != nil {
 			return nil, nil, fmt.Errorf("pop %q: %w", topic, err)
-		}
-		var cands []popRow
-		for rows.Next() {
-			var c popRow
-			if err := rows.Scan(&c.seq, &c.urlID, &c.url, &c.host, &c.state, &c.depth, &c.score); err != nil {
-				rows.Close()
-				return nil, nil, err
-			}
-			cands = append(cands, c)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, nil, err
 		}
 		fresh := 0
 		for _, cd := range cands {

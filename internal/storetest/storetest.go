@@ -36,6 +36,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("PopOrders", func(t *testing.T) { popOrders(t, open) })
 	t.Run("PushedAgain", func(t *testing.T) { pushedAgain(t, open) })
 	t.Run("ShallowestThenBestScore", func(t *testing.T) { shallowest(t, open) })
+	t.Run("SurveyFirst", func(t *testing.T) { surveyFirst(t, open) })
 	t.Run("VisitedOncePerCrawl", func(t *testing.T) { visitedOnce(t, open) })
 	t.Run("ResumeRequeuesLeases", func(t *testing.T) { resume(t, open) })
 	t.Run("MaxPerHost", func(t *testing.T) { maxPerHost(t, open) })
@@ -157,6 +158,44 @@ func pushedAgain(t *testing.T, open Open) {
 			t.Errorf("%s: after pushing /c twice in one commit, popped %v", tc.name, got)
 		}
 		s.Close()
+	}
+}
+
+// surveyFirst: the entries within crawler.SurveyDepth of a seed come
+// first, best first, then the others, best first, also when one pop takes
+// from both.
+func surveyFirst(t *testing.T, open Open) {
+	ctx := context.Background()
+	s, _ := open(t)
+	defer s.Close()
+	st := mustOpen(t, s, linkSpec("t"))
+	popAll(t, s, st.ID, "t", crawler.SurveyFirst) // the seed
+	d := crawler.SurveyDepth
+	push := []crawler.Entry{
+		{Topic: "t", URL: u("/deep-high"), Depth: d + 1, Score: 0.99}, {Topic: "t", URL: u("/near-low"), Depth: d, Score: 0.1},
+		{Topic: "t", URL: u("/deep-low"), Depth: d + 2, Score: 0.2}, {Topic: "t", URL: u("/near-high"), Depth: d, Score: 0.8},
+		{Topic: "t", URL: u("/deep-mid"), Depth: d + 1, Score: 0.5},
+	}
+	if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		es, err := s.Pop(ctx, st.ID, "t", crawler.SurveyFirst, 3, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) == 0 {
+			break
+		}
+		var pop []string
+		for _, e := range es {
+			pop = append(pop, strings.TrimPrefix(e.URL.String(), "http://a.test"))
+		}
+		got = append(got, strings.Join(pop, " "))
+	}
+	if want := "/near-high /near-low /deep-high | /deep-mid /deep-low"; strings.Join(got, " | ") != want {
+		t.Errorf("popped %q, want %s", strings.Join(got, " | "), want)
 	}
 }
 
