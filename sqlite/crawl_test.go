@@ -501,15 +501,7 @@ func benchPopCommit(b *testing.B, group time.Duration) {
 // the stack's top with the higher score). It reports the time a link.
 func BenchmarkStore_push(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, b.TempDir()+"/b.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "b", Strategy: crawler.StrategyLink, Stacks: []string{"robots"}, Topics: []string{"robots"}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, st := benchLinkCrawl(b)
 	rng := rand.New(rand.NewPCG(1, 2))
 	const n, batch = 25_000, 30
 	es := make([]crawler.Entry, n)

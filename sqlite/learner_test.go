@@ -68,19 +68,26 @@ func TestStore_SaveLearner(t *testing.T) {
 	}
 }
 
+// benchLinkCrawl opens a store in a temporary folder, closed when the
+// benchmark ends, and a link crawl of the one topic "robots".
+func benchLinkCrawl(b *testing.B) (*Store, crawler.CrawlState) {
+	s, err := Open(context.Background(), b.TempDir()+"/b.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	st, err := s.OpenCrawl(context.Background(), crawler.CrawlSpec{Name: "b", Strategy: crawler.StrategyLink, Stacks: []string{"robots"}, Topics: []string{"robots"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, st
+}
+
 // BenchmarkStore_Rescore measures the store's half of a rescore of a
 // full stack: new scores for 100,000 waiting links, in one transaction.
 func BenchmarkStore_Rescore(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, b.TempDir()+"/b.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "b", Strategy: crawler.StrategyLink, Stacks: []string{"robots"}, Topics: []string{"robots"}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, st := benchLinkCrawl(b)
 	const n = 100_000
 	es := make([]crawler.Entry, n)
 	for i := range es {
