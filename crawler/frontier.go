@@ -21,6 +21,7 @@ type frontier struct {
 	next       int            // round-robin position
 	shared     SharedFrontier // nil unless other processes share the crawl
 	guess      *guesser       // a lockstep crawl that guesses its rounds (Config.Speculate)
+	deferrer   Deferrer       // the crawl's Learner, when it defers moves
 	awaited    int            // waits for them with a topic closed, since a pop last found entries
 	closed     bool           // the last take skipped a topic closed by its budget
 
@@ -36,6 +37,7 @@ func newFrontier(c *Crawler) *frontier {
 	f := &frontier{store: c.store, order: c.order, maxPerHost: cfg.MaxPerHost, beforePop: c.publishNorm,
 		empty: make(map[string]bool), tunnel: cfg.Tunnel, tunnelLinks: cfg.Tunnel || cfg.Learner != nil}
 	f.shared = cfg.Shared
+	f.deferrer, _ = cfg.Learner.(Deferrer)
 	if f.shared == nil {
 		f.shared, _ = c.store.(SharedFrontier)
 	}
@@ -164,18 +166,83 @@ func (f *frontier) popTopic(ctx context.Context, topic string, left int) ([]Entr
 
 // pop pops entries from the stack named stack in order; for a crawl
 // that guesses its rounds, it tells the guesser what it took and saw next.
+// While the learner defers moves of a topic's stack (Deferrer), the pop
+// stops at the floor, below which the stack's order may not be the one
+// every move written would give, has the deferred moves written, and
+// pops the rest.
 func (f *frontier) pop(ctx context.Context, stack string, order Order, left int) ([]Entry, error) {
+	n := f.popSize(left)
+	peek := 0
+	if f.guess != nil {
+		peek = f.guess.peek
+	}
+	var floor float64
+	deferred := false
+	if f.deferrer != nil && ParseStack(stack).Kind == Main {
+		floor, deferred = f.deferrer.Floor(stack)
+	}
 	var es, next []Entry
 	var err error
-	if pk, ok := f.store.(Peeker); ok && f.guess != nil {
-		es, next, err = pk.PopPeek(ctx, f.crawl, stack, order, f.popSize(left), f.maxPerHost, f.guess.peek)
-	} else {
-		es, err = f.store.Pop(ctx, f.crawl, stack, order, f.popSize(left), f.maxPerHost)
+	fp, floors := f.store.(FloorPopper)
+	switch {
+	case deferred && floors:
+		var stopped bool
+		es, next, stopped, err = fp.PopFloor(ctx, f.crawl, stack, order, n, f.maxPerHost, peek, floor)
+		if err != nil || !stopped {
+			break
+		}
+		if err = f.writeDeferred(ctx, stack); err != nil {
+			break
+		}
+		var more []Entry
+		more, next, err = f.popPeek(ctx, stack, order, n-len(es), peek)
+		es = append(es, more...)
+	case deferred:
+		if err = f.writeDeferred(ctx, stack); err == nil {
+			es, next, err = f.popPeek(ctx, stack, order, n, peek)
+		}
+	default:
+		es, next, err = f.popPeek(ctx, stack, order, n, peek)
 	}
 	if err == nil && f.guess != nil {
 		f.guess.popped(stack, es, next)
 	}
 	return es, err
+}
+
+// popPeek pops n entries of stack, and peeks at the next ones when the
+// crawl guesses its rounds and the store can peek.
+func (f *frontier) popPeek(ctx context.Context, stack string, order Order, n, peek int) ([]Entry, []Entry, error) {
+	if pk, ok := f.store.(Peeker); ok && f.guess != nil {
+		return pk.PopPeek(ctx, f.crawl, stack, order, n, f.maxPerHost, peek)
+	}
+	es, err := f.store.Pop(ctx, f.crawl, stack, order, n, f.maxPerHost)
+	return es, nil, err
+}
+
+// writeAllDeferred writes the learner's deferred moves of every topic.
+func (f *frontier) writeAllDeferred(ctx context.Context) error {
+	if f.deferrer == nil {
+		return nil
+	}
+	for _, t := range f.topics {
+		if err := f.writeDeferred(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeDeferred writes the learner's deferred moves of stack.
+func (f *frontier) writeDeferred(ctx context.Context, stack string) error {
+	moves := f.deferrer.Deferred(stack)
+	if len(moves) == 0 {
+		return nil
+	}
+	if f.guess != nil {
+		f.guess.absorb(nil, moves)
+	}
+	return f.store.Rescore(ctx, f.crawl, moves)
 }
 
 // aheadShare sets how far a focused crawl that is not in lockstep pops

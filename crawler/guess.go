@@ -259,6 +259,7 @@ func (r *run) flushGuessing(j *commitJob) error {
 // handOutGuess guesses the entries j's pop will take and queues them.
 func (r *run) handOutGuess(j *commitJob, moves []Entry) {
 	f := r.front
+	r.guess.absorb(nil, j.flush)
 	r.guess.absorb(j.push, moves)
 	for k := range f.topics {
 		t := f.topics[(f.next+k)%len(f.topics)]

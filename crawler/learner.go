@@ -43,6 +43,28 @@ type ModelHolder interface {
 	PublishModels()
 }
 
+// A Deferrer is a Learner whose Rescore may leave out moves the next
+// pops do not need (deferred moves), as long as the crawl is the one
+// every move written at once would make. A stack's entries valued at or
+// above its floor hold their values; a pop that would take an entry
+// below it first has the topic's deferred moves written (Deferred). A
+// push of an entry whose move is deferred first writes that move
+// (DeferredOf), since the store keeps the higher of the two values. The
+// crawler calls these methods while the learner is idle: from the
+// scheduler between two batches, or from the committer once the
+// learner's step for its batch is done.
+type Deferrer interface {
+	// Floor returns the floor of topic's stack while moves of it are
+	// deferred; false when none is.
+	Floor(topic string) (float64, bool)
+	// Deferred returns topic's deferred moves, which the crawler then
+	// writes.
+	Deferred(topic string) []Entry
+	// DeferredOf returns the deferred moves of the entries push pushes,
+	// which the crawler writes before the push.
+	DeferredOf(push []Entry) []Entry
+}
+
 // A Primer is a Learner that gathers evidence before a crawl starts
 // (learn: the links between the training pages). The crawler calls
 // PrimeCrawl when it opens a crawl whose learner has no saved state: a

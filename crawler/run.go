@@ -418,6 +418,7 @@ type commitJob struct {
 	rs    []result
 	pages []*Page
 	push  []Entry
+	flush []Entry // the learner's deferred moves of entries push pushes again: written first
 
 	pop    int             // entries to take after the commit (0: none)
 	learnt chan step       // a crawl that guesses: the learner's step, from the scheduler
@@ -453,6 +454,14 @@ func (r *run) commit(j *commitJob) error {
 		learnt = make(chan step, 1)
 		rs := learnerCopies(j)
 		go func() { learnt <- r.learn.step(rs, j.pop > 0) }()
+	}
+	if len(j.flush) > 0 {
+		if err := r.c.store.Rescore(ctx, r.front.crawl, j.flush); err != nil {
+			if learnt != nil {
+				<-learnt
+			}
+			return err
+		}
 	}
 	if len(j.pages) > 0 {
 		err := r.c.store.Commit(ctx, r.front.crawl, j.pages, j.push)
@@ -537,6 +546,9 @@ func (r *run) prepare(rs []result) *commitJob {
 	}
 	if len(j.pages) > 0 {
 		j.push = r.c.canonical(r.front.route(rs)) // sitenorm.go
+		if r.front.deferrer != nil {
+			j.flush = r.front.deferrer.DeferredOf(j.push)
+		}
 	}
 	return j
 }
@@ -640,6 +652,11 @@ func (r *run) end(finish string, runErr error) (Summary, error) {
 		runErr = err
 	}
 	close(r.commits)
+	if r.learn != nil && runErr == nil {
+		// The store keeps every value the learner gave, deferred or not,
+		// for a later run of the crawl.
+		runErr = r.front.writeAllDeferred(context.WithoutCancel(r.ctx))
+	}
 	if r.learn != nil && runErr == nil {
 		runErr = r.learn.save(context.WithoutCancel(r.ctx))
 	}

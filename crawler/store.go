@@ -70,6 +70,14 @@ type Peeker interface {
 	PopPeek(ctx context.Context, crawl int64, topic string, order Order, n, maxPerHost, peek int) (taken, next []Entry, err error)
 }
 
+// A FloorPopper is a Store that can stop a pop at a floor (Deferrer):
+// PopFloor is PopPeek that takes no entry valued below floor (in
+// SurveyFirst order, none past the survey's shallow entries) and reports
+// whether it stopped at one. The entries it took stay taken.
+type FloorPopper interface {
+	PopFloor(ctx context.Context, crawl int64, topic string, order Order, n, maxPerHost, peek int, floor float64) (taken, next []Entry, stopped bool, err error)
+}
+
 // A Preparer is a Store that does the work of storing a page that needs
 // no database — its encoding, compression — on the goroutine that
 // fetched it (Prepare, called by the crawl's workers, concurrently), so

@@ -153,3 +153,30 @@ func TestLearner_forgetsSiblingsWithTheirLinks(t *testing.T) {
 		t.Errorf("%d links remembered, want at most 20", n)
 	}
 }
+
+// TestLearner_pushedValueNotItsOwn: a page that links to a target twice
+// pushes the better of the two links' values, while the learner values
+// the target by the first link: the store may hold another value than
+// the learner's, so the link's moves are not deferred until one is
+// written (Rescore). A link pushed with its own value may be deferred.
+func TestLearner_pushedValueNotItsOwn(t *testing.T) {
+	l, err := New([]string{"robots"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := crawler.Entry{Topic: "robots", URL: urlnorm.MustParse("http://h.test/")}
+	twice, once := urlnorm.MustParse("http://h.test/twice"), urlnorm.MustParse("http://h.test/once")
+	p := &crawler.Page{URL: root.URL, FinalURL: root.URL, Scores: map[string]float64{"robots": 0.9}, Links: []crawler.Link{
+		{Target: twice, Context: "news", Scores: []float64{0.2}},
+		{Target: once, Context: "lab", Scores: []float64{0.4}},
+		{Target: twice, Context: "robots", Scores: []float64{0.9}},
+	}}
+	// No link model yet: a link's value is its base score.
+	l.Observe(p, root, []crawler.Entry{{Topic: "robots", URL: twice, Depth: 1, Score: 0.9}, {Topic: "robots", URL: once, Depth: 1, Score: 0.4}})
+	if r := l.links[twice]; r == nil || r.score[0] != 0.2 || r.pushed == nil || !r.pushed[0] {
+		t.Errorf("a target pushed with a better value than its first link's: record %+v, want it noted as pushed", r)
+	}
+	if r := l.links[once]; r == nil || r.pushed != nil && r.pushed[0] {
+		t.Errorf("a target pushed with its own value: record %+v, want it not noted as pushed", r)
+	}
+}

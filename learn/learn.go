@@ -2,6 +2,7 @@ package learn
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -66,6 +67,12 @@ type Options struct {
 	// crawls reach their targets sooner, a course+faculty crawl later
 	// (results/learn).
 	MinMove float64
+	// Eager makes Rescore return every move at once, none deferred.
+	Eager bool
+	// KeepWritten is the number of a topic's best waiting links whose
+	// moves a rescore always writes (Rescore); 0: four times the pages
+	// to the next rebuild, and at least 256.
+	KeepWritten int
 	// RewardAt is the page score (the base model's posterior of the
 	// topic) at which a fetched page counts as relevant for learning:
 	// the most probable class of a page against the background. Default
@@ -90,7 +97,7 @@ type Options struct {
 // Validate reports the first invalid option.
 func (o Options) Validate() error {
 	switch {
-	case o.K < 0, o.MinDocs < 0, o.Memory < 0, o.Terms < 0, o.MinBatch < 0:
+	case o.K < 0, o.MinDocs < 0, o.Memory < 0, o.Terms < 0, o.MinBatch < 0, o.KeepWritten < 0:
 		return errors.New("learner options must not be negative")
 	case math.IsNaN(o.M) || o.M < 0:
 		return errors.New("learner m-estimate must not be negative")
@@ -179,6 +186,14 @@ type Learner struct {
 	// (the package's vocabularyMax; smaller in a test).
 	vocabularyMax int
 	terms         []int32 // value's document, as positions in a model's terms
+
+	// Deferred moves (Rescore): per topic the floor and the links whose
+	// move is deferred; the deferred moves of links forgotten since.
+	floors  []float64
+	lagging []int
+	orphans map[orphan]float64
+	recs    []*record // Rescore's waiting links
+	vals    []float64
 }
 
 // vocabulary numbers the features of the remembered links: a record
@@ -234,16 +249,25 @@ type siblings struct {
 // record is one remembered link.
 type record struct {
 	source  urlnorm.URL
-	shared  []uint32    // features every topic's model sees, numbered (Learner.words)
-	base    []float64   // the base model's score per topic
-	srcRel  []bool      // the source page's relevance per topic
-	score   []float64   // the value last given to the stack, per topic
-	credit  []float64   // per topic: weight counted as leading to relevant pages
-	counted bool        // its target was fetched and judged
-	taught  [][]string  // per topic: the features it was counted with
-	waiting bool        // its target waits on a topic's own stack (a rescore moves it)
-	target  urlnorm.URL // the URL it was remembered under
-	final   urlnorm.URL // the final URL of its page, when a redirect led there: remembered under it too
+	shared  []uint32   // features every topic's model sees, numbered (Learner.words)
+	base    []float64  // the base model's score per topic
+	srcRel  []bool     // the source page's relevance per topic
+	score   []float64  // the value last given to the stack, per topic
+	credit  []float64  // per topic: weight counted as leading to relevant pages
+	counted bool       // its target was fetched and judged
+	taught  [][]string // per topic: the features it was counted with
+	waiting bool       // its target waits on a topic's own stack (a rescore moves it)
+	// A deferred move (Rescore): per topic, lag is set while the store
+	// holds stored instead of score.
+	lag    []bool
+	stored []float64
+	// pushed, per topic: pushed again since its value was last written,
+	// so the store holds the higher of that value and the push's; its
+	// moves are not deferred until one is written.
+	pushed []bool
+	depth  int         // its target's distance in links from a seed
+	target urlnorm.URL // the URL it was remembered under
+	final  urlnorm.URL // the final URL of its page, when a redirect led there: remembered under it too
 }
 
 // New returns a learner for topics (the crawl scorer's Topics order).
@@ -256,7 +280,8 @@ func New(topics []string, opts Options) (*Learner, error) {
 	}
 	opts = opts.withDefaults()
 	l := &Learner{topics: append([]string(nil), topics...), opts: opts, links: make(map[urlnorm.URL]*record), sources: make(map[urlnorm.URL]*siblings),
-		words: vocabulary{id: make(map[string]uint32)}, proj: make([][2]projection, len(topics)), vocabularyMax: vocabularyMax}
+		words: vocabulary{id: make(map[string]uint32)}, proj: make([][2]projection, len(topics)), vocabularyMax: vocabularyMax,
+		floors: make([]float64, len(topics)), lagging: make([]int, len(topics)), orphans: make(map[orphan]float64)}
 	for range topics {
 		c, err := classify.NewCounts([]string{"leads", "leads-next", "not"}, opts.Terms)
 		if err != nil {
@@ -421,6 +446,7 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 	r := l.links[e.URL]
 	if r != nil {
 		r.waiting = false
+		l.settle(r) // its entry left the stack
 		if p.FinalURL != e.URL && p.Failure == "" {
 			l.links[p.FinalURL] = r // the page's record under its final URL too
 			r.final = p.FinalURL
@@ -510,8 +536,19 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 	// a compound document, wait unmoved; their links are still learnt
 	// from once fetched).
 	want := make(map[urlnorm.URL]bool, len(push))
+	// mains: the pushes onto the topics' own stacks, with their values
+	// (NaN: pushed more than once), for the deferred moves (Rescore).
+	mains := make(map[orphan]float64, len(push))
 	for _, pe := range push {
 		want[pe.URL] = want[pe.URL] || crawler.ParseStack(pe.Topic).Kind == crawler.Main
+		if t := slices.Index(l.topics, pe.Topic); t >= 0 {
+			k := orphan{t, pe.URL}
+			if _, twice := mains[k]; twice {
+				mains[k] = math.NaN()
+			} else {
+				mains[k] = pe.Score
+			}
+		}
 	}
 	for i := range p.Links {
 		lk := &p.Links[i]
@@ -528,10 +565,16 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 			if !old.counted && onStack {
 				old.waiting = true
 			}
+			for t := range l.topics {
+				if _, ok := mains[orphan{t, lk.Target}]; ok {
+					old.markPushed(t, len(l.topics)) // pushed again by this batch
+					old.depth = min(old.depth, e.Depth+1)
+				}
+			}
 			continue
 		}
 		r := &record{source: p.FinalURL, target: target, base: make([]float64, len(l.topics)), srcRel: make([]bool, len(l.topics)),
-			score: make([]float64, len(l.topics)), credit: make([]float64, len(l.topics)), waiting: onStack}
+			score: make([]float64, len(l.topics)), credit: make([]float64, len(l.topics)), waiting: onStack, depth: e.Depth + 1}
 		l.sibling(p.FinalURL).refs++
 		copy(r.base, lk.Scores)
 		for t := range l.topics {
@@ -542,6 +585,11 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 		models := *l.models.Load()
 		for t := range l.topics {
 			r.score[t] = l.value(models, r, t)
+			// The store holds the push's value: the best of the page's
+			// links to the target, not the first one's as here.
+			if v, ok := mains[orphan{t, lk.Target}]; ok && v != r.score[t] {
+				r.markPushed(t, len(l.topics))
+			}
 		}
 		l.keep(r)
 	}
@@ -577,6 +625,12 @@ func (l *Learner) keep(r *record) {
 		l.ring = append(l.ring, r)
 	} else {
 		o := l.ring[l.ringNext]
+		for t, lag := range o.lag {
+			if lag && o.waiting {
+				l.orphans[orphan{t, o.target}] = o.score[t] // written at the next chance
+			}
+		}
+		l.settle(o)
 		for _, u := range []urlnorm.URL{o.target, o.final} {
 			if l.links[u] == o {
 				delete(l.links, u)
@@ -598,6 +652,18 @@ func (l *Learner) keep(r *record) {
 // topic's link model from its counts and returns the waiting links whose
 // value changed (by more than MinMove, a share of the value, when set)
 // since it was last given to the stack.
+//
+// Unless Options.Eager, it returns only the moves the next pops can
+// need and defers the others (crawler.Deferrer): per topic, a floor is
+// set at the K-th best value of the waiting links (K: KeepWritten, by
+// default four times the pages to the next rebuild and at least 256),
+// and a move is deferred
+// when both the value in the store and the new one are below it. The
+// stack's entries at or above the floor then hold their values, and no
+// entry whose value is at or above it is left behind; a pop that
+// reaches the floor has the deferred moves written first (Deferred).
+// The survey's links (crawler.SurveyDepth) and links pushed again since
+// their last write are never deferred.
 func (l *Learner) Rescore() []crawler.Entry {
 	if l.seen-l.built < max(l.opts.MinBatch, int(l.opts.Growth*float64(l.built))) {
 		return nil
@@ -605,17 +671,184 @@ func (l *Learner) Rescore() []crawler.Entry {
 	l.built = l.seen
 	models := l.build()
 
-	var out []crawler.Entry
+	out := l.takeOrphans(-1, nil)
+	l.recs = l.recs[:0]
 	for u, r := range l.links {
-		if !r.waiting || r.target != u {
+		if r.waiting && r.target == u {
+			l.recs = append(l.recs, r)
+		}
+	}
+	k := l.opts.KeepWritten
+	if k == 0 {
+		k = max(minKeepWritten, 4*max(l.opts.MinBatch, int(l.opts.Growth*float64(l.built))))
+	}
+	for t, topic := range l.topics {
+		l.vals = l.vals[:0]
+		for _, r := range l.recs {
+			l.vals = append(l.vals, l.value(models, r, t))
+		}
+		floor := math.Inf(-1)
+		if !l.opts.Eager && len(l.vals) > k {
+			floor = kthLargest(slices.Clone(l.vals), k)
+		}
+		l.floors[t] = floor
+		for i, r := range l.recs {
+			v := l.vals[i]
+			moved := math.Abs(v-r.score[t]) > max(1e-9, l.opts.MinMove*max(v, r.score[t]))
+			lags := r.lag != nil && r.lag[t]
+			if !moved && !lags {
+				continue
+			}
+			stored := r.score[t]
+			if lags {
+				stored = r.stored[t]
+			}
+			if moved {
+				r.score[t] = v
+			}
+			pushed := r.pushed != nil && r.pushed[t]
+			if pushed && !moved {
+				continue // the store keeps the push's value, as when every move is written
+			}
+			if pushed || r.depth <= crawler.SurveyDepth || max(stored, r.score[t]) >= floor {
+				l.settleTopic(r, t)
+				if pushed {
+					r.pushed[t] = false
+				}
+				out = append(out, crawler.Entry{Topic: topic, URL: r.target, Score: r.score[t]})
+				continue
+			}
+			if !lags {
+				if r.lag == nil {
+					r.lag, r.stored = make([]bool, len(l.topics)), make([]float64, len(l.topics))
+				}
+				r.lag[t], r.stored[t] = true, stored
+				l.lagging[t]++
+			}
+		}
+	}
+	return out
+}
+
+// markPushed notes that the store may hold for r on topic t's stack
+// another value than r.score[t] (the higher of it and a push's): r's
+// moves on that stack are written, not deferred, until one is.
+func (r *record) markPushed(t, topics int) {
+	if r.pushed == nil {
+		r.pushed = make([]bool, topics)
+	}
+	r.pushed[t] = true
+}
+
+// minKeepWritten is the least number of a topic's best waiting links
+// whose moves a rescore writes by default (Options.KeepWritten).
+const minKeepWritten = 256
+
+// kthLargest returns the k-th largest of vs (1-based), reordering vs.
+func kthLargest(vs []float64, k int) float64 {
+	slices.SortFunc(vs, func(a, b float64) int { return cmp.Compare(b, a) })
+	return vs[k-1]
+}
+
+// orphan is a deferred move of a link forgotten before it was written.
+type orphan struct {
+	t   int
+	url urlnorm.URL
+}
+
+// takeOrphans appends to dst, and forgets, the deferred moves of
+// forgotten links of topic t (of every topic when t < 0).
+func (l *Learner) takeOrphans(t int, dst []crawler.Entry) []crawler.Entry {
+	for o, v := range l.orphans {
+		if t < 0 || o.t == t {
+			dst = append(dst, crawler.Entry{Topic: l.topics[o.t], URL: o.url, Score: v})
+			delete(l.orphans, o)
+		}
+	}
+	return dst
+}
+
+// settleTopic notes r's value for topic t as written.
+func (l *Learner) settleTopic(r *record, t int) {
+	if r.lag != nil && r.lag[t] {
+		r.lag[t] = false
+		l.lagging[t]--
+	}
+}
+
+// settle notes all of r's values as written (or its entry gone).
+func (l *Learner) settle(r *record) {
+	for t := range r.lag {
+		l.settleTopic(r, t)
+	}
+}
+
+var _ crawler.Deferrer = (*Learner)(nil)
+
+// Floor implements crawler.Deferrer: while moves of topic's links are
+// deferred, the value at or above which the stack's entries hold their
+// values.
+func (l *Learner) Floor(topic string) (float64, bool) {
+	t := slices.Index(l.topics, topic)
+	if t < 0 || l.lagging[t] == 0 && !l.hasOrphans(t) {
+		return 0, false
+	}
+	return l.floors[t], true
+}
+
+func (l *Learner) hasOrphans(t int) bool {
+	for o := range l.orphans {
+		if o.t == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Deferred implements crawler.Deferrer: the deferred moves of topic's
+// links, now to be written.
+func (l *Learner) Deferred(topic string) []crawler.Entry {
+	t := slices.Index(l.topics, topic)
+	if t < 0 {
+		return nil
+	}
+	out := l.takeOrphans(t, nil)
+	if l.lagging[t] == 0 {
+		return out
+	}
+	for u, r := range l.links {
+		if r.target == u && r.lag != nil && r.lag[t] {
+			l.settleTopic(r, t)
+			out = append(out, crawler.Entry{Topic: topic, URL: u, Score: r.score[t]})
+		}
+	}
+	return out
+}
+
+// DeferredOf implements crawler.Deferrer: the deferred moves of the
+// links push pushes again, to be written before the push (the store
+// keeps the higher of an entry's value and a push's); the links are
+// noted as pushed again.
+func (l *Learner) DeferredOf(push []crawler.Entry) []crawler.Entry {
+	var out []crawler.Entry
+	for _, e := range push {
+		t := slices.Index(l.topics, e.Topic)
+		if t < 0 {
+			continue // not a topic's own stack
+		}
+		if v, ok := l.orphans[orphan{t, e.URL}]; ok {
+			delete(l.orphans, orphan{t, e.URL})
+			out = append(out, crawler.Entry{Topic: e.Topic, URL: e.URL, Score: v})
+		}
+		r := l.links[e.URL]
+		if r == nil || r.target != e.URL {
 			continue
 		}
-		for t, topic := range l.topics {
-			v := l.value(models, r, t)
-			if math.Abs(v-r.score[t]) > max(1e-9, l.opts.MinMove*max(v, r.score[t])) {
-				r.score[t] = v
-				out = append(out, crawler.Entry{Topic: topic, URL: u, Score: v})
-			}
+		r.markPushed(t, len(l.topics))
+		r.depth = min(r.depth, e.Depth) // the store keeps the smaller depth
+		if r.lag != nil && r.lag[t] {
+			l.settleTopic(r, t)
+			out = append(out, crawler.Entry{Topic: e.Topic, URL: e.URL, Score: r.score[t]})
 		}
 	}
 	return out

@@ -634,6 +634,77 @@ func TestCrawler_guessedRoundsAsPlainLockstep(t *testing.T) {
 	}
 }
 
+// countingLearner counts the moves its Learner's rescores return.
+type countingLearner struct {
+	*learn.Learner
+	moves int
+}
+
+func (c *countingLearner) Rescore() []crawler.Entry {
+	out := c.Learner.Rescore()
+	c.moves += len(out)
+	return out
+}
+
+// TestCrawler_deferredMovesAsEager: a learner that defers the moves the
+// next pops do not need (here all but each topic's 2 best waiting
+// links) makes the crawl that writing every move at once makes, on a
+// jittered web with redirects, guessing its rounds or not, and writes
+// fewer moves with its rescores.
+func TestCrawler_deferredMovesAsEager(t *testing.T) {
+	srv, _ := labWebJitter(t, true)
+	// crawl returns the fetches in order, the moves written by the
+	// rescores and the frontier left: its entries of URLs still waiting
+	// and their values (an entry of a URL fetched through another stack
+	// is never popped; its value is not written once the URL is).
+	crawl := func(opts learn.Options, speculate bool, budget int) ([]string, int, string) {
+		l, err := learn.New(labScorer.Topics(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl := &countingLearner{Learner: l}
+		cfg := crawler.Config{Workers: 4, Lockstep: true, Speculate: speculate, MaxPages: budget, Learner: cl}
+		path := filepath.Join(t.TempDir(), "crawl.db")
+		var order []string
+		for _, f := range labCrawl(t, srv, path, cfg) {
+			order = append(order, f.path)
+		}
+		st, err := sqlite.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		var left string
+		err = st.DB().QueryRow(`SELECT COALESCE(group_concat(u.url || ' ' || f.score, ' | '), '')
+			FROM (SELECT * FROM frontier ORDER BY url_id) f JOIN urls u ON u.id = f.url_id WHERE u.state = 0`).Scan(&left)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return order, cl.moves, left
+	}
+	lazy := learn.Options{KeepWritten: 2, MinBatch: 4}
+	eager := lazy
+	eager.Eager = true
+	for _, speculate := range []bool{false, true} {
+		want, all, _ := crawl(eager, speculate, 0)
+		got, written, _ := crawl(lazy, speculate, 0)
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("speculate %v: deferring moves, the crawl fetched\n%v\nwriting them at once\n%v", speculate, got, want)
+		}
+		t.Logf("speculate %v: %d fetches; rescores wrote %d moves at once, %d deferring", speculate, len(got), all, written)
+		if written >= all {
+			t.Errorf("speculate %v: the rescores wrote %d moves deferring, %d at once: nothing was deferred", speculate, written, all)
+		}
+	}
+	// A crawl that ends with links waiting writes its deferred moves: the
+	// frontier it leaves is the one writing every move at once leaves.
+	_, _, want := crawl(eager, true, 30)
+	_, _, got := crawl(lazy, true, 30)
+	if got != want || want == "" {
+		t.Errorf("the frontier left deferring moves:\n%s\nwriting them at once:\n%s", got, want)
+	}
+}
+
 // TestFeatures_anchor: a link's anchor words are features of their own
 // beside its context's words.
 func TestFeatures_anchor(t *testing.T) {

@@ -485,45 +485,66 @@ func popRows(ctx context.Context, rd reader, queries []string, crawl int64, topi
 // takes and leases is written by the crawl's next write transaction
 // (see pops).
 func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost int) ([]crawler.Entry, error) {
-	out, _, err := s.pop(ctx, crawl, topic, order, n, maxPerHost, 0)
+	out, _, _, err := s.pop(ctx, crawl, topic, order, n, maxPerHost, 0, nil)
 	return out, err
 }
 
 // PopPeek implements crawler.Peeker: Pop, and up to peek of the entries
 // that come next on the stack, read by the same query and not taken.
 func (s *Store) PopPeek(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost, peek int) (taken, next []crawler.Entry, err error) {
-	return s.pop(ctx, crawl, topic, order, n, maxPerHost, peek)
+	taken, next, _, err = s.pop(ctx, crawl, topic, order, n, maxPerHost, peek, nil)
+	return taken, next, err
 }
 
-func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost, peek int) ([]crawler.Entry, []crawler.Entry, error) {
+var _ crawler.FloorPopper = (*Store)(nil)
+
+// PopFloor implements crawler.FloorPopper: PopPeek that stops at the
+// first entry valued below floor (in SurveyFirst order, past the
+// survey's shallow entries), taking none from there on.
+func (s *Store) PopFloor(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost, peek int, floor float64) (taken, next []crawler.Entry, stopped bool, err error) {
+	return s.pop(ctx, crawl, topic, order, n, maxPerHost, peek, &floor)
+}
+
+// pop takes up to n entries of topic's stack in order and peeks at up to
+// peek after them; with a floor it stops at the first entry below it
+// (stopped), except the survey's shallow entries in SurveyFirst order.
+func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost, peek int, floor *float64) ([]crawler.Entry, []crawler.Entry, bool, error) {
 	if n <= 0 {
-		return nil, nil, nil
+		return nil, nil, false, nil
 	}
 	queries, err := popQueries(order, fallback(topic) == 1)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
+	}
+	below := func(r popRow) bool {
+		return floor != nil && r.score < *floor && (order != crawler.SurveyFirst || r.depth > crawler.SurveyDepth)
 	}
 	s.pops.mu.Lock()
 	c := s.pops.of(crawl)
 	s.pops.mu.Unlock()
 	rd, done, err := s.read(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("pop %q: %w", topic, err)
+		return nil, nil, false, fmt.Errorf("pop %q: %w", topic, err)
 	}
 	defer done()
 	var out, next []crawler.Entry
+	stopped := false
 	for len(out) < n {
 		// Rows taken but not deleted yet come back from the query and
 		// are passed over; the limit makes room for all of them, so a
 		// query that returns no other row has reached the stack's end.
 		cands, err := popRows(ctx, rd, queries, crawl, topic, 2*(n-len(out))+8+len(c.taken)+peek)
 		if err != nil {
-			return nil, nil, fmt.Errorf("pop %q: %w", topic, err)
+			return nil, nil, false, fmt.Errorf("pop %q: %w", topic, err)
 		}
 		fresh := 0
 		for _, cd := range cands {
 			if c.isTaken[cd.seq] {
 				continue
+			}
+			if below(cd) {
+				stopped = len(out) < n
+				break
 			}
 			if len(out) >= n {
 				next = peekAt(next, cd, c, peek, topic)
@@ -538,7 +559,7 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 				var count int
 				err := rd.queryRow(ctx, `SELECT pages FROM hosts WHERE crawl_id = ? AND host = ?`, crawl, cd.host).Scan(&count)
 				if err != nil && !errors.Is(err, sql.ErrNoRows) {
-					return nil, nil, fmt.Errorf("pop %q: %w", topic, err)
+					return nil, nil, false, fmt.Errorf("pop %q: %w", topic, err)
 				}
 				if count+c.hostPages[cd.host] >= maxPerHost {
 					continue
@@ -552,11 +573,11 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 			s.pops.lease(c, cd.url, cd.host, pendingLease{id: cd.urlID, topic: topic, depth: cd.depth, score: cd.score})
 			out = append(out, crawler.Entry{Topic: topic, URL: u, Depth: cd.depth, Score: cd.score})
 		}
-		if fresh == 0 {
+		if fresh == 0 || stopped {
 			break
 		}
 	}
-	return out, next, nil
+	return out, next, stopped, nil
 }
 
 // popRow is a row of a pop's query: a frontier entry and its URL.
