@@ -2,7 +2,6 @@ package learn
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -745,9 +744,36 @@ func (r *record) markPushed(t, topics int) {
 const minKeepWritten = 256
 
 // kthLargest returns the k-th largest of vs (1-based), reordering vs.
+// It selects (Hoare's quickselect, the middle element as pivot) instead
+// of sorting: a rescore takes it for every topic's waiting links.
 func kthLargest(vs []float64, k int) float64 {
-	slices.SortFunc(vs, func(a, b float64) int { return cmp.Compare(b, a) })
-	return vs[k-1]
+	lo, hi, want := 0, len(vs)-1, k-1
+	for lo < hi {
+		pivot := vs[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for vs[i] > pivot {
+				i++
+			}
+			for vs[j] < pivot {
+				j--
+			}
+			if i <= j {
+				vs[i], vs[j] = vs[j], vs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case want <= j:
+			hi = j
+		case want >= i:
+			lo = i
+		default:
+			return vs[want]
+		}
+	}
+	return vs[want]
 }
 
 // orphan is a deferred move of a link forgotten before it was written.
