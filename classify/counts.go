@@ -10,6 +10,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/scent-crawler/scent/internal/selection"
 )
 
 // Counts holds the statistics the binary Naive Bayes model is made of —
@@ -226,7 +228,7 @@ func topTerms(order []int, chiMax []float64, words []string, k int) []int {
 		for i, r := range order {
 			vals[i] = chiMax[r]
 		}
-		cut := kthLargest(vals, k)
+		cut := selection.KthLargest(vals, k)
 		kept := order[:0]
 		for _, r := range order {
 			if chiMax[r] >= cut {
@@ -245,38 +247,6 @@ func topTerms(order []int, chiMax []float64, words []string, k int) []int {
 		return strings.Compare(words[a], words[b])
 	})
 	return order[:min(len(order), k)]
-}
-
-// kthLargest returns the k-th largest of vals (1 ≤ k ≤ len(vals)),
-// reordering vals (quickselect with a middle pivot).
-func kthLargest(vals []float64, k int) float64 {
-	lo, hi, want := 0, len(vals)-1, k-1
-	for lo < hi {
-		pivot := vals[lo+(hi-lo)/2]
-		i, j := lo, hi
-		for i <= j {
-			for vals[i] > pivot {
-				i++
-			}
-			for vals[j] < pivot {
-				j--
-			}
-			if i <= j {
-				vals[i], vals[j] = vals[j], vals[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case want <= j:
-			hi = j
-		case want >= i:
-			lo = i
-		default:
-			return vals[want]
-		}
-	}
-	return vals[want]
 }
 
 // wholeDocs is a weight of documents as the whole number a model file

@@ -1,9 +1,7 @@
 package learn
 
 import (
-	"cmp"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -180,26 +178,5 @@ func TestLearner_pushedValueNotItsOwn(t *testing.T) {
 	}
 	if r := l.links[once]; r == nil || r.pushed != nil && r.pushed[0] {
 		t.Errorf("a target pushed with its own value: record %+v, want it not noted as pushed", r)
-	}
-}
-
-// TestKthLargest: the k-th largest value, as a sort finds it, on values
-// with and without repeats.
-func TestKthLargest(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for n := 1; n < 300; n += 7 {
-		for _, distinct := range []int{3, 1 << 30} {
-			vs := make([]float64, n)
-			for i := range vs {
-				vs[i] = float64(rng.IntN(distinct)) / 7
-			}
-			sorted := slices.Clone(vs)
-			slices.SortFunc(sorted, func(a, b float64) int { return cmp.Compare(b, a) })
-			for k := 1; k <= n; k += 1 + n/10 {
-				if got := kthLargest(slices.Clone(vs), k); got != sorted[k-1] {
-					t.Fatalf("n %d, k %d: %v, want %v", n, k, got, sorted[k-1])
-				}
-			}
-		}
 	}
 }

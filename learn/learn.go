@@ -14,6 +14,7 @@ import (
 
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/internal/selection"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -688,7 +689,7 @@ func (l *Learner) Rescore() []crawler.Entry {
 		}
 		floor := math.Inf(-1)
 		if !l.opts.Eager && len(l.vals) > k {
-			floor = kthLargest(slices.Clone(l.vals), k)
+			floor = selection.KthLargest(slices.Clone(l.vals), k)
 		}
 		l.floors[t] = floor
 		for i, r := range l.recs {
@@ -742,39 +743,6 @@ func (r *record) markPushed(t, topics int) {
 // minKeepWritten is the least number of a topic's best waiting links
 // whose moves a rescore writes by default (Options.KeepWritten).
 const minKeepWritten = 256
-
-// kthLargest returns the k-th largest of vs (1-based), reordering vs.
-// It selects (Hoare's quickselect, the middle element as pivot) instead
-// of sorting: a rescore takes it for every topic's waiting links.
-func kthLargest(vs []float64, k int) float64 {
-	lo, hi, want := 0, len(vs)-1, k-1
-	for lo < hi {
-		pivot := vs[lo+(hi-lo)/2]
-		i, j := lo, hi
-		for i <= j {
-			for vs[i] > pivot {
-				i++
-			}
-			for vs[j] < pivot {
-				j--
-			}
-			if i <= j {
-				vs[i], vs[j] = vs[j], vs[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case want <= j:
-			hi = j
-		case want >= i:
-			lo = i
-		default:
-			return vs[want]
-		}
-	}
-	return vs[want]
-}
 
 // orphan is a deferred move of a link forgotten before it was written.
 type orphan struct {
