@@ -191,7 +191,7 @@ type Learner struct {
 	// move is deferred; the deferred moves of links forgotten since.
 	floors  []float64
 	lagging []int
-	orphans map[orphan]float64
+	orphans map[topicURL]float64
 	recs    []*record // Rescore's waiting links
 	vals    []float64
 }
@@ -281,7 +281,7 @@ func New(topics []string, opts Options) (*Learner, error) {
 	opts = opts.withDefaults()
 	l := &Learner{topics: append([]string(nil), topics...), opts: opts, links: make(map[urlnorm.URL]*record), sources: make(map[urlnorm.URL]*siblings),
 		words: vocabulary{id: make(map[string]uint32)}, proj: make([][2]projection, len(topics)), vocabularyMax: vocabularyMax,
-		floors: make([]float64, len(topics)), lagging: make([]int, len(topics)), orphans: make(map[orphan]float64)}
+		floors: make([]float64, len(topics)), lagging: make([]int, len(topics)), orphans: make(map[topicURL]float64)}
 	for range topics {
 		c, err := classify.NewCounts([]string{"leads", "leads-next", "not"}, opts.Terms)
 		if err != nil {
@@ -538,11 +538,11 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 	want := make(map[urlnorm.URL]bool, len(push))
 	// mains: the pushes onto the topics' own stacks, with their values
 	// (NaN: pushed more than once), for the deferred moves (Rescore).
-	mains := make(map[orphan]float64, len(push))
+	mains := make(map[topicURL]float64, len(push))
 	for _, pe := range push {
 		want[pe.URL] = want[pe.URL] || crawler.ParseStack(pe.Topic).Kind == crawler.Main
 		if t := slices.Index(l.topics, pe.Topic); t >= 0 {
-			k := orphan{t, pe.URL}
+			k := topicURL{t, pe.URL}
 			if _, twice := mains[k]; twice {
 				mains[k] = math.NaN()
 			} else {
@@ -566,7 +566,7 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 				old.waiting = true
 			}
 			for t := range l.topics {
-				if _, ok := mains[orphan{t, lk.Target}]; ok {
+				if _, ok := mains[topicURL{t, lk.Target}]; ok {
 					old.markPushed(t, len(l.topics)) // pushed again by this batch
 					old.depth = min(old.depth, e.Depth+1)
 				}
@@ -587,7 +587,7 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 			r.score[t] = l.value(models, r, t)
 			// The store holds the push's value: the best of the page's
 			// links to the target, not the first one's as here.
-			if v, ok := mains[orphan{t, lk.Target}]; ok && v != r.score[t] {
+			if v, ok := mains[topicURL{t, lk.Target}]; ok && v != r.score[t] {
 				r.markPushed(t, len(l.topics))
 			}
 		}
@@ -627,7 +627,7 @@ func (l *Learner) keep(r *record) {
 		o := l.ring[l.ringNext]
 		for t, lag := range o.lag {
 			if lag && o.waiting {
-				l.orphans[orphan{t, o.target}] = o.score[t] // written at the next chance
+				l.orphans[topicURL{t, o.target}] = o.score[t] // written at the next chance
 			}
 		}
 		l.settle(o)
@@ -744,8 +744,10 @@ func (r *record) markPushed(t, topics int) {
 // whose moves a rescore writes by default (Options.KeepWritten).
 const minKeepWritten = 256
 
-// orphan is a deferred move of a link forgotten before it was written.
-type orphan struct {
+// topicURL is an entry of topic t's own stack: a key of Learner.orphans
+// (the deferred moves of links forgotten before they were written) and
+// of the pushes remember counts.
+type topicURL struct {
 	t   int
 	url urlnorm.URL
 }
@@ -830,8 +832,8 @@ func (l *Learner) DeferredOf(push []crawler.Entry) []crawler.Entry {
 		if t < 0 {
 			continue // not a topic's own stack
 		}
-		if v, ok := l.orphans[orphan{t, e.URL}]; ok {
-			delete(l.orphans, orphan{t, e.URL})
+		if v, ok := l.orphans[topicURL{t, e.URL}]; ok {
+			delete(l.orphans, topicURL{t, e.URL})
 			out = append(out, crawler.Entry{Topic: e.Topic, URL: e.URL, Score: v})
 		}
 		r := l.links[e.URL]
