@@ -319,11 +319,17 @@ func (c *Counts) UnmarshalJSON(data []byte) error {
 	if len(f.Docs) != len(f.Classes) || len(f.DF) != len(f.Terms) {
 		return errors.New("counts: classes, documents and terms do not match")
 	}
+	if !allCounts(f.Docs) {
+		return errors.New("counts: a class's documents are negative or not finite")
+	}
 	copy(n.docs, f.Docs)
 	nc := len(f.Classes)
 	for k, t := range f.Terms {
 		if len(f.DF[k]) != nc {
 			return fmt.Errorf("counts: term %q has %d class counts, want %d", t, len(f.DF[k]), nc)
+		}
+		if !allCounts(f.DF[k]) {
+			return fmt.Errorf("counts: term %q has a count negative or not finite", t)
 		}
 		if _, dup := n.ids[t]; dup || t == "" {
 			return fmt.Errorf("counts: term %q is empty or repeated", t)
@@ -334,4 +340,15 @@ func (c *Counts) UnmarshalJSON(data []byte) error {
 	}
 	*c = *n
 	return nil
+}
+
+// allCounts reports whether every one of vs is a count: finite and not
+// negative.
+func allCounts(vs []float64) bool {
+	for _, v := range vs {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }

@@ -146,7 +146,10 @@ func TestCounts_marshal(t *testing.T) {
 	sameModel(t, want, got, docs[:20])
 	for _, bad := range []string{`{`, `{"format":"x"}`, `{"format":"scent-counts/1","classes":["a","b"],"docs":[1],"terms":[],"df":[]}`,
 		`{"format":"scent-counts/1","classes":["a","b"],"docs":[1,1],"terms":["x","x"],"df":[[1,0],[0,1]]}`,
-		`{"format":"scent-counts/1","classes":["a"],"docs":[1],"terms":[],"df":[]}`} {
+		`{"format":"scent-counts/1","classes":["a"],"docs":[1],"terms":[],"df":[]}`,
+		`{"format":"scent-counts/1","classes":["a","b"],"docs":[-1,1],"terms":[],"df":[]}`,
+		`{"format":"scent-counts/1","classes":["a","b"],"docs":[1,1],"terms":["x"],"df":[[1,-0.5]]}`,
+		`{"format":"scent-counts/1","classes":["a","b"],"docs":[1,1e309],"terms":[],"df":[]}`} {
 		if err := json.Unmarshal([]byte(bad), &back); err == nil {
 			t.Errorf("%s: no error", bad)
 		}

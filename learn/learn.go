@@ -160,6 +160,9 @@ const (
 	classNot   = 2
 )
 
+// linkClasses names the classes, in that order.
+var linkClasses = []string{"leads", "leads-next", "not"}
+
 // Learner implements crawler.Learner. Its methods other than ScoreLink
 // are called from one goroutine.
 type Learner struct {
@@ -283,7 +286,7 @@ func New(topics []string, opts Options) (*Learner, error) {
 		words: vocabulary{id: make(map[string]uint32)}, proj: make([][2]projection, len(topics)), vocabularyMax: vocabularyMax,
 		floors: make([]float64, len(topics)), lagging: make([]int, len(topics)), orphans: make(map[topicURL]float64)}
 	for range topics {
-		c, err := classify.NewCounts([]string{"leads", "leads-next", "not"}, opts.Terms)
+		c, err := classify.NewCounts(linkClasses, opts.Terms)
 		if err != nil {
 			return nil, err
 		}
@@ -939,6 +942,11 @@ func (l *Learner) RestoreState(data []byte) error {
 	if strings.Join(s.Topics, ",") != strings.Join(l.topics, ",") || len(s.Counts) != len(l.topics) || len(s.Models) != len(l.topics) {
 		return fmt.Errorf("learner state: topics %v, want %v", s.Topics, l.topics)
 	}
+	for t, c := range s.Counts {
+		if c == nil || !slices.Equal(c.Classes(), linkClasses) {
+			return fmt.Errorf("learner state: counts of %s missing or not over the classes %v", l.topics[t], linkClasses)
+		}
+	}
 	models := make([]*classify.Model, len(l.topics))
 	for t, raw := range s.Models {
 		if string(raw) == "null" {
@@ -947,6 +955,9 @@ func (l *Learner) RestoreState(data []byte) error {
 		m, err := classify.Load(bytes.NewReader(raw))
 		if err != nil {
 			return fmt.Errorf("learner state: model of %s: %w", l.topics[t], err)
+		}
+		if !slices.Equal(m.Classes(), linkClasses) {
+			return fmt.Errorf("learner state: model of %s has classes %v, want %v", l.topics[t], m.Classes(), linkClasses)
 		}
 		models[t] = m
 	}

@@ -1,6 +1,7 @@
 package learn_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -730,4 +731,42 @@ func TestFeatures_anchor(t *testing.T) {
 	if has("anchor:staff") || has("anchor:students") {
 		t.Errorf("features %v make context words anchor words", got)
 	}
+}
+
+// FuzzLearner_RestoreState: a saved state read back from a damaged
+// store is refused with an error, or restores a learner that scores,
+// learns and rescores without a panic.
+func FuzzLearner_RestoreState(f *testing.F) {
+	l, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1})
+	observe(l, entry("/", 0), false, map[string]string{"/people/": "people of the lab", "/news/": "news of the lab"})
+	observe(l, entry("/people/", 1), true, map[string]string{"/people/a.html": "alice"})
+	observe(l, entry("/news/", 1), false, nil)
+	l.Rescore()
+	state, err := l.MarshalState()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(state)
+	f.Add([]byte(`{"format":"scent-learner/1","topics":["robots"],"counts":[null],"models":[null]}`))
+	f.Add(bytes.Replace(state, []byte(`"leads-next"`), []byte(`"other"`), 1))
+	f.Add(bytes.Replace(state, []byte(`"docs":[`), []byte(`"docs":[-`), 1))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		back, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1})
+		if err := back.RestoreState(data); err != nil {
+			return
+		}
+		lf := crawler.LinkFeatures{Source: urlnorm.MustParse("http://h.test/"), Target: urlnorm.MustParse("http://h.test/people/x.html"),
+			Tokens: []string{"people", "x"}, Depth: 1, Base: []float64{0.1}, Page: []float64{0.1}}
+		for _, v := range back.ScoreLink(&lf, nil) {
+			if math.IsNaN(v) || v < 0 || v > 1 {
+				t.Errorf("restored learner values a link %v", v)
+			}
+		}
+		observe(back, entry("/", 0), false, map[string]string{"/people/": "people of the lab", "/news/": "news"})
+		observe(back, entry("/people/", 1), true, map[string]string{"/people/b.html": "bob"})
+		back.Rescore()
+		if _, err := back.MarshalState(); err != nil {
+			t.Errorf("restored state does not save again: %v", err)
+		}
+	})
 }
