@@ -450,8 +450,10 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 	if r != nil {
 		r.waiting = false
 		l.settle(r) // its entry left the stack
-		if p.FinalURL != e.URL && p.Failure == "" {
-			l.links[p.FinalURL] = r // the page's record under its final URL too
+		if p.FinalURL != e.URL && p.Failure == "" && l.links[p.FinalURL] == nil {
+			// The page's record under its final URL too, unless a link
+			// to that URL is remembered: it stands for the page then.
+			l.links[p.FinalURL] = r
 			r.final = p.FinalURL
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -769,4 +770,41 @@ func FuzzLearner_RestoreState(f *testing.F) {
 			t.Errorf("restored state does not save again: %v", err)
 		}
 	})
+}
+
+// labHistory feeds l the first pages of a crawl of a small site: a home
+// page with people and news lists, a people list with robot pages, a
+// news list whose link redirects to one the home page links to.
+func labHistory(l *learn.Learner) {
+	observe(l, entry("/", 0), false, map[string]string{"/people/": "people of the lab", "/news/": "news of the lab",
+		"/people2/": "people of the other lab", "/news2/": "news of the other lab", "/about/": "about the lab"})
+	observe(l, entry("/people/", 1), false, map[string]string{"/people/a.html": "alice", "/people/b.html": "bob"})
+	observe(l, entry("/people/a.html", 2), true, nil)
+	// /news/ answers with /about/'s page (a redirect): /about/, linked
+	// from the home page, keeps its own record.
+	p := &crawler.Page{URL: urlnorm.MustParse("http://h.test/news/"), FinalURL: urlnorm.MustParse("http://h.test/about/"), Depth: 1,
+		Scores: map[string]float64{"robots": 0.1}}
+	l.Observe(p, entry("/news/", 1), nil)
+}
+
+// sortedMoves returns moves as sorted "url=score" strings.
+func sortedMoves(moves []crawler.Entry) []string {
+	var out []string
+	for _, m := range moves {
+		out = append(out, fmt.Sprintf("%s=%.12f", m.URL, m.Score))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestLearner_redirectToRememberedLink: a page reached through a
+// redirect to a URL the learner remembers a link to leaves that link's
+// record in place, so that a rescore still moves its waiting entry.
+func TestLearner_redirectToRememberedLink(t *testing.T) {
+	l, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1})
+	labHistory(l)
+	moves := sortedMoves(l.Rescore())
+	if !slices.ContainsFunc(moves, func(m string) bool { return strings.HasPrefix(m, "http://h.test/about/=") }) {
+		t.Errorf("the rescore moves %v, not /about/, whose link waits", moves)
+	}
 }
