@@ -65,6 +65,16 @@ type Deferrer interface {
 	DeferredOf(push []Entry) []Entry
 }
 
+// A Rememberer is a Learner whose state can also hold what it remembers
+// of the links it found (their features, so that it can learn from
+// their pages and rescore them while they wait), too large to save
+// every few hundred pages. The crawler saves MarshalMemory's state when
+// a crawl ends (budget, empty frontier, Ctrl-C), after the deferred
+// moves are written; RestoreState takes either form back.
+type Rememberer interface {
+	MarshalMemory() ([]byte, error)
+}
+
 // A Primer is a Learner that gathers evidence before a crawl starts
 // (learn: the links between the training pages). The crawler calls
 // PrimeCrawl when it opens a crawl whose learner has no saved state: a
@@ -161,9 +171,14 @@ func (lg *learning) apply(ctx context.Context, st step) error {
 	return lg.store.SaveLearner(ctx, lg.crawl, st.state)
 }
 
-// save stores the learner's state.
+// save stores the learner's state when the crawl ends: with its memory
+// of the links it found, when it keeps one (Rememberer).
 func (lg *learning) save(ctx context.Context) error {
 	var st step
-	st.state, st.err = lg.l.MarshalState()
+	if m, ok := lg.l.(Rememberer); ok {
+		st.state, st.err = m.MarshalMemory()
+	} else {
+		st.state, st.err = lg.l.MarshalState()
+	}
 	return lg.apply(ctx, st)
 }

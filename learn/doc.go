@@ -39,6 +39,12 @@
 //	crawler ─ScoreLink─► Learner (current models, lock-free)
 //	crawler ─Observe(page)─► counts ─Rescore─► rebuilt models ─► new scores ─► store
 //
+// When a crawl ends, the learner's state is saved with its memory of the
+// links it found (MarshalMemory), so that a resumed crawl goes on
+// learning from the pages of the links that were waiting and rescoring
+// them; the state saved every few hundred pages (MarshalState), all a
+// crawl killed before its end has, holds the counts and models only.
+//
 // Memory is bounded: at most Options.Memory links are remembered and at
 // most Options.Terms features counted per topic.
 package learn

@@ -915,9 +915,20 @@ const stateFormat = "scent-learner/1"
 // MarshalState implements crawler.Learner: the topics' counts and the
 // models in use, so that a resumed crawl scores as the stopped one did
 // and rebuilds its models when it would have. The remembered links are
-// not kept: a resumed crawl learns from the links it finds from then on.
+// kept only by MarshalMemory, which a crawl saves when it ends; a crawl
+// killed before resumes with this state and learns from the links it
+// finds from then on.
 func (l *Learner) MarshalState() ([]byte, error) {
-	s := state{Format: stateFormat, Topics: l.topics, Seen: l.seen, Built: l.built, Counts: l.counts}
+	s, err := l.state()
+	if err != nil {
+		return nil, err
+	}
+	return marshalState(s)
+}
+
+// state returns l's state.
+func (l *Learner) state() (*state, error) {
+	s := &state{Format: stateFormat, Topics: l.topics, Seen: l.seen, Built: l.built, Counts: l.counts}
 	for _, m := range *l.models.Load() {
 		if m == nil {
 			s.Models = append(s.Models, json.RawMessage("null"))
@@ -929,11 +940,18 @@ func (l *Learner) MarshalState() ([]byte, error) {
 		}
 		s.Models = append(s.Models, bytes.TrimSpace(b.Bytes()))
 	}
-	return json.Marshal(s)
+	return s, nil
 }
 
-// RestoreState implements crawler.Learner.
+func marshalState(s *state) ([]byte, error) { return json.Marshal(s) }
+
+// RestoreState implements crawler.Learner: a state of MarshalState, or
+// of MarshalMemory (the state, a newline, the memory).
 func (l *Learner) RestoreState(data []byte) error {
+	var mem []byte
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		data, mem = data[:i], data[i+1:]
+	}
 	var s state
 	if err := json.Unmarshal(data, &s); err != nil {
 		return fmt.Errorf("learner state: %w", err)
@@ -962,6 +980,11 @@ func (l *Learner) RestoreState(data []byte) error {
 			return fmt.Errorf("learner state: model of %s has classes %v, want %v", l.topics[t], m.Classes(), linkClasses)
 		}
 		models[t] = m
+	}
+	if mem != nil {
+		if err := l.restoreMemory(mem); err != nil {
+			return fmt.Errorf("learner state: memory: %w", err)
+		}
 	}
 	l.counts, l.seen, l.built = s.Counts, s.Seen, s.Built
 	l.models.Store(&models)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Reproduces the stop-and-resume figures of results/learn/README.md ("A
+# stopped crawl resumed"): the default focused crawl of WebKB's course
+# pages (scent crawl on the replay, 4,000 pages) run once without a stop
+# and once for each stop (300, 600 and 1,000 pages, then the same command
+# with the budget at 4,000), each scored on held-out targets. Run from the
+# repository root:
+#
+#     bash results/learn/resume.sh [../shared/corpus/webkb.tgz] [PORT]
+#
+# Everything goes to out/resume; the report line of each crawl (its
+# recall at 250 to 4,000 pages and the pages, and fetches, to 25, 50 and
+# 75 % of the held-out targets) is printed and kept in out/resume/lines.txt.
+set -euo pipefail
+archive=${1:-../shared/corpus/webkb.tgz}
+port=${2:-18992}
+out=out/resume
+mkdir -p "$out"
+rm -f "$out"/*.db "$out"/*.db-* "$out"/lines.txt
+go build -o "$out/scent" ./cmd/scent
+"$out/scent" replay "$archive" --listen "127.0.0.1:$port" --pid-file "$out/replay.pid" >"$out/replay.log" 2>&1 &
+trap 'kill "$(cat "$out/replay.pid" 2>/dev/null)" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do
+	[ -s "$out/replay.pid" ] && break
+	sleep 0.2
+done
+"$out/scent" seeds "$archive" --topic course -o "$out/course.txt"
+"$out/scent" labels "$archive" >"$out/labels.tsv"
+flags=(--seeds "$out/course.txt" --proxy "http://127.0.0.1:$port" --delay 0 --host-parallelism 0 --quiet)
+line() {
+	"$out/scent" report --db "$1" --labels "$out/labels.tsv" --seeds "$out/course.txt" | grep '^| this crawl' | sed "s/this crawl/$2/" | tee -a "$out/lines.txt"
+}
+"$out/scent" crawl "${flags[@]}" --max-pages 4000 --db "$out/whole.db" >"$out/crawl.log" 2>&1
+line "$out/whole.db" "no stop"
+for stop in 300 600 1000; do
+	"$out/scent" crawl "${flags[@]}" --max-pages "$stop" --db "$out/stop$stop.db" >>"$out/crawl.log" 2>&1
+	"$out/scent" crawl "${flags[@]}" --max-pages 4000 --db "$out/stop$stop.db" >>"$out/crawl.log" 2>&1
+	line "$out/stop$stop.db" "stopped at $stop"
+done
