@@ -180,3 +180,44 @@ func TestLearner_pushedValueNotItsOwn(t *testing.T) {
 		t.Errorf("a target pushed with its own value: record %+v, want it not noted as pushed", r)
 	}
 }
+
+// TestLearner_memoryIntoSmallerMemory: a memory saved by a learner that
+// remembers more links than the restoring one keeps the newest, with
+// their pages' outcomes, and forgets them in turn as new links come.
+func TestLearner_memoryIntoSmallerMemory(t *testing.T) {
+	observe := func(l *Learner, i int, links ...string) {
+		e := crawler.Entry{Topic: "robots", URL: urlnorm.MustParse(fmt.Sprintf("http://h.test/list%d/", i)), Depth: 1}
+		p := &crawler.Page{URL: e.URL, FinalURL: e.URL, Depth: 1, Scores: map[string]float64{"robots": 0.1}}
+		var push []crawler.Entry
+		for _, name := range links {
+			u := urlnorm.MustParse(fmt.Sprintf("http://h.test/list%d/%s.html", i, name))
+			p.Links = append(p.Links, crawler.Link{Target: u, Context: name, Scores: []float64{0.1}})
+			push = append(push, crawler.Entry{Topic: "robots", URL: u, Depth: 2})
+		}
+		l.Observe(p, e, push)
+	}
+	big, _ := New([]string{"robots"}, Options{MinDocs: 1, MinBatch: 1})
+	for i := range 10 {
+		observe(big, i, "alice", "bob")
+	}
+	data, err := big.MarshalMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, _ := New([]string{"robots"}, Options{MinDocs: 1, MinBatch: 1, Memory: 4})
+	if err := small.RestoreState(data); err != nil {
+		t.Fatal(err)
+	}
+	if len(small.ring) != 4 || len(small.links) != 4 || len(small.sources) != 2 {
+		t.Errorf("remembers %d links (%d keys) and %d pages' outcomes, want 4, 4 and 2", len(small.ring), len(small.links), len(small.sources))
+	}
+	if small.links[urlnorm.MustParse("http://h.test/list9/bob.html")] == nil {
+		t.Error("the newest link is not kept")
+	}
+	for i := 10; i < 20; i++ {
+		observe(small, i, "alice")
+	}
+	if len(small.ring) != 4 || len(small.links) != 4 || len(small.sources) != 4 {
+		t.Errorf("after 10 more links: %d links (%d keys) and %d pages' outcomes remembered, want 4, 4 and 4", len(small.ring), len(small.links), len(small.sources))
+	}
+}

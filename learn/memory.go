@@ -24,7 +24,7 @@ import (
 //
 //	"scent-memory/1" topics
 //	words:   n, then n strings
-//	sources: n, then per page: URL, fetched, refs, relevant per topic
+//	sources: n, then per page: URL, fetched, relevant per topic
 //	links:   n, then per link: target, final, source index, depth,
 //	         flags (and per topic), shared feature numbers, base, score
 //	         and credit per topic (float64 bits), the features it was
@@ -69,7 +69,7 @@ func (l *Learner) encodeMemory(dst []byte) []byte {
 	index := make(map[urlnorm.URL]int, len(l.sources))
 	var sources []urlnorm.URL
 	for _, r := range links {
-		if _, ok := index[r.source]; !ok && l.sources[r.source] != nil {
+		if _, ok := index[r.source]; !ok {
 			index[r.source] = len(sources)
 			sources = append(sources, r.source)
 		}
@@ -77,9 +77,11 @@ func (l *Learner) encodeMemory(dst []byte) []byte {
 	w.uint(uint64(len(sources)))
 	for _, u := range sources {
 		sib := l.sources[u]
+		if sib == nil {
+			sib = &siblings{relevant: make([]int, nt)}
+		}
 		w.str(u.String())
 		w.uint(uint64(sib.fetched))
-		w.uint(uint64(sib.refs))
 		for _, n := range sib.relevant {
 			w.uint(uint64(n))
 		}
@@ -175,16 +177,13 @@ func (l *Learner) restoreMemory(b []byte) error {
 	sibs := make(map[urlnorm.URL]*siblings, len(sources))
 	for i := range sources {
 		sources[i] = r.url()
-		sib := &siblings{fetched: r.int32(), refs: r.int32(), relevant: make([]int, nt)}
+		sib := &siblings{fetched: r.int32(), relevant: make([]int, nt)}
 		for t := range nt {
 			sib.relevant[t] = r.int32()
 		}
 		sibs[sources[i]] = sib
 	}
 	n := r.count()
-	if r.err == nil && n > l.opts.Memory {
-		return fmt.Errorf("%d links remembered, more than the learner's memory %d", n, l.opts.Memory)
-	}
 	links := make(map[urlnorm.URL]*record, n)
 	ring := make([]*record, 0, n)
 	for range n {
@@ -252,9 +251,22 @@ func (l *Learner) restoreMemory(b []byte) error {
 	if r.err != nil {
 		return r.err
 	}
+	if drop := len(ring) - l.opts.Memory; drop > 0 {
+		// Saved by a learner with more memory: the newest are kept.
+		for _, rec := range ring[:drop] {
+			delete(links, rec.target)
+		}
+		ring = ring[drop:]
+	}
 	for _, rec := range ring {
 		if !rec.final.IsZero() && links[rec.final] == nil {
 			links[rec.final] = rec // its page's record under the final URL too
+		}
+		sibs[rec.source].refs++
+	}
+	for u, sib := range sibs {
+		if sib.refs == 0 {
+			delete(sibs, u) // no link of its page is kept
 		}
 	}
 	l.words = vocabulary{id: id, words: words}
