@@ -145,6 +145,14 @@ type Config struct {
 	// links into a found document to the topic's parts, served once the
 	// stack is empty. Only the link strategies take one.
 	Learner Learner
+	// LearnerMemoryEvery: with a Learner that keeps a memory of the
+	// links it found (Rememberer), the periodic save of its state (every
+	// 200 pages) also holds that memory once this long has passed since
+	// the last such save, so that a crawl killed without its end resumes
+	// still remembering most of them; a crawl that ends always saves it.
+	// Default 1 minute (DefaultLearnerMemoryEvery); negative: only at
+	// the end.
+	LearnerMemoryEvery time.Duration
 	// Survey, with best-first order (Frontier best-first or a Learner),
 	// fetches each seed's own links before any deeper entry (SurveyFirst):
 	// the navigation of the seeds' sites, a few dozen pages a site, is
@@ -221,6 +229,12 @@ const (
 	DefaultMaxFrontier        = 1_000_000
 )
 
+// DefaultLearnerMemoryEvery is how often a crawl saves its learner's
+// memory by default (Config.LearnerMemoryEvery). A memory is a few
+// megabytes at a few thousand pages; a live crawl fetches some hundred
+// pages a minute.
+const DefaultLearnerMemoryEvery = time.Minute
+
 // DefaultGroupCommit is how often a crawl commits its store's group of
 // writes by default (Config.GroupCommit).
 var DefaultGroupCommit = 250 * time.Millisecond
@@ -269,6 +283,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ProgressEvery == 0 {
 		c.ProgressEvery = time.Second
+	}
+	if c.LearnerMemoryEvery == 0 {
+		c.LearnerMemoryEvery = DefaultLearnerMemoryEvery
 	}
 	if c.GroupCommit == 0 {
 		c.GroupCommit = DefaultGroupCommit

@@ -70,7 +70,10 @@ type Deferrer interface {
 // their pages and rescore them while they wait), too large to save
 // every few hundred pages. The crawler saves MarshalMemory's state when
 // a crawl ends (budget, empty frontier, Ctrl-C), after the deferred
-// moves are written; RestoreState takes either form back.
+// moves are written, and in place of a periodic save once
+// Config.LearnerMemoryEvery has passed since the last; RestoreState
+// takes either form back. Its values of the remembered links must be
+// those the store holds.
 type Rememberer interface {
 	MarshalMemory() ([]byte, error)
 }
@@ -116,14 +119,19 @@ type learning struct {
 	crawl   int64
 	unsaved int
 	saved   time.Time // the last save (zero: none yet)
+	// memEvery is Config.LearnerMemoryEvery; memSaved the last save
+	// with the learner's memory (the crawl's start before any).
+	memEvery time.Duration
+	memSaved time.Time
 }
 
 // step is what the learner made of one batch of results: the entries
 // its rescore moves and, when a save is due, its state.
 type step struct {
-	moves []Entry
-	state []byte
-	err   error
+	moves  []Entry
+	state  []byte
+	memory bool // state holds the learner's memory
+	err    error
 }
 
 // step tells the learner the batch's results (rs) and, with rescore,
@@ -149,7 +157,12 @@ func (lg *learning) step(rs []result, rescore bool) step {
 		st.moves = lg.l.Rescore()
 	}
 	if lg.unsaved >= learnSaveEvery && time.Since(lg.saved) >= learnSaveAfter {
-		st.state, st.err = lg.l.MarshalState()
+		m, ok := lg.l.(Rememberer)
+		if st.memory = ok && lg.memEvery > 0 && time.Since(lg.memSaved) >= lg.memEvery; st.memory {
+			st.state, st.err = m.MarshalMemory()
+		} else {
+			st.state, st.err = lg.l.MarshalState()
+		}
 	}
 	return st
 }
@@ -168,6 +181,9 @@ func (lg *learning) apply(ctx context.Context, st step) error {
 		return nil
 	}
 	lg.unsaved, lg.saved = 0, time.Now()
+	if st.memory {
+		lg.memSaved = lg.saved
+	}
 	return lg.store.SaveLearner(ctx, lg.crawl, st.state)
 }
 

@@ -122,7 +122,7 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 	r.sum = Summary{Crawl: st.ID, Resumed: st.Resumed, Total: st.Fetched, Succeeded: st.Succeeded, Relevant: make(map[string]int)}
 	r.budget = newBudget(c.cfg, st)
 	if c.cfg.Learner != nil {
-		r.learn = &learning{l: c.cfg.Learner, store: c.store, crawl: st.ID}
+		r.learn = &learning{l: c.cfg.Learner, store: c.store, crawl: st.ID, memEvery: c.cfg.LearnerMemoryEvery, memSaved: time.Now()}
 		if st.Learner != nil {
 			if err := c.cfg.Learner.RestoreState(st.Learner); err != nil {
 				return r, fmt.Errorf("resume crawl %s: %w", c.cfg.Name, err)

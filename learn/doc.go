@@ -42,8 +42,10 @@
 // When a crawl ends, the learner's state is saved with its memory of the
 // links it found (MarshalMemory), so that a resumed crawl goes on
 // learning from the pages of the links that were waiting and rescoring
-// them; the state saved every few hundred pages (MarshalState), all a
-// crawl killed before its end has, holds the counts and models only.
+// them. The state saved every few hundred pages holds the counts and
+// models (MarshalState), and the memory too once a minute
+// (crawler.Config.LearnerMemoryEvery): a crawl killed before its end
+// resumes with the latest.
 //
 // Memory is bounded: at most Options.Memory links are remembered and at
 // most Options.Terms features counted per topic.

@@ -221,3 +221,57 @@ func TestLearner_memoryIntoSmallerMemory(t *testing.T) {
 		t.Errorf("after 10 more links: %d links (%d keys) and %d pages' outcomes remembered, want 4, 4 and 4", len(small.ring), len(small.links), len(small.sources))
 	}
 }
+
+// TestLearner_memoryWhileDeferred: a memory saved while moves are
+// deferred (a periodic save) holds those links at the value the store
+// holds, so that the restored learner, which defers nothing yet, moves
+// them at its next rescore.
+func TestLearner_memoryWhileDeferred(t *testing.T) {
+	l, _ := New([]string{"robots"}, Options{MinDocs: 1, MinBatch: 1, KeepWritten: 1})
+	u := func(path string) urlnorm.URL { return urlnorm.MustParse("http://h.test" + path) }
+	observe := func(path string, depth int, score float64, links map[string]string) {
+		e := crawler.Entry{Topic: "robots", URL: u(path), Depth: depth}
+		p := &crawler.Page{URL: e.URL, FinalURL: e.URL, Depth: depth, Scores: map[string]float64{"robots": score}}
+		var push []crawler.Entry
+		for target, ctx := range links {
+			p.Links = append(p.Links, crawler.Link{Target: u(target), Context: ctx, Scores: []float64{0.1}})
+			push = append(push, crawler.Entry{Topic: "robots", URL: u(target), Depth: depth + 1, Score: 0.1})
+		}
+		l.Observe(p, e, push)
+	}
+	links := map[string]string{}
+	for i := range 20 {
+		links[fmt.Sprintf("/lab%d/", i)] = fmt.Sprintf("lab number %d", i) + strings.Repeat(" people", i%3)
+	}
+	observe("/dept/", 2, 0.1, links) // deeper than the survey's links, which are never deferred
+	observe("/lab1/", 3, 0.9, nil)
+	observe("/lab2/", 3, 0.1, nil)
+	observe("/lab3/", 3, 0.1, nil)
+	l.Rescore()
+	deferred := map[urlnorm.URL]float64{}
+	for _, r := range l.ring {
+		if r.lag != nil && r.lag[0] {
+			deferred[r.target] = r.stored[0]
+		}
+	}
+	if len(deferred) == 0 {
+		t.Fatal("no move deferred: the test cannot tell")
+	}
+	data, err := l.MarshalMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _ := New([]string{"robots"}, Options{MinDocs: 1, MinBatch: 1, KeepWritten: 1})
+	if err := back.RestoreState(data); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := back.Floor("robots"); ok {
+		t.Error("the restored learner defers moves it never made")
+	}
+	for target, stored := range deferred {
+		r := back.links[target]
+		if r == nil || r.score[0] != stored || r.score[0] == l.links[target].score[0] {
+			t.Errorf("%s: restored at %v, want the store's %v (the learner's is %v)", target, r.score[0], stored, l.links[target].score[0])
+		}
+	}
+}

@@ -915,9 +915,8 @@ const stateFormat = "scent-learner/1"
 // MarshalState implements crawler.Learner: the topics' counts and the
 // models in use, so that a resumed crawl scores as the stopped one did
 // and rebuilds its models when it would have. The remembered links are
-// kept only by MarshalMemory, which a crawl saves when it ends; a crawl
-// killed before resumes with this state and learns from the links it
-// finds from then on.
+// kept by MarshalMemory, which a crawl saves when it ends and once a
+// minute while it runs.
 func (l *Learner) MarshalState() ([]byte, error) {
 	s, err := l.state()
 	if err != nil {

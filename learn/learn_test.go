@@ -871,41 +871,6 @@ func TestLearner_memory(t *testing.T) {
 	}
 }
 
-// TestLearner_memoryNotWhileDeferred: the memory is saved only once the
-// deferred moves are written; until then MarshalMemory refuses.
-func TestLearner_memoryNotWhileDeferred(t *testing.T) {
-	l, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1, KeepWritten: 1})
-	links := map[string]string{}
-	for i := range 20 {
-		links[fmt.Sprintf("/lab%d/", i)] = fmt.Sprintf("lab number %d of the department", i) + strings.Repeat(" people", i%3)
-	}
-	// Links deeper than the survey's (never deferred), pushed with the
-	// value the learner gives them (the base score: no model yet).
-	p := &crawler.Page{URL: urlnorm.MustParse("http://h.test/dept/"), FinalURL: urlnorm.MustParse("http://h.test/dept/"), Depth: 2,
-		Scores: map[string]float64{"robots": 0.1}}
-	var push []crawler.Entry
-	for path, ctx := range links {
-		u := urlnorm.MustParse("http://h.test" + path)
-		p.Links = append(p.Links, crawler.Link{Target: u, Context: ctx, Scores: []float64{0.1}})
-		push = append(push, crawler.Entry{Topic: "robots", URL: u, Depth: 3, Score: 0.1})
-	}
-	l.Observe(p, entry("/dept/", 2), push)
-	observe(l, entry("/lab1/", 3), true, map[string]string{"/lab1/a.html": "robot"}) // "people" once
-	observe(l, entry("/lab2/", 3), false, nil)
-	observe(l, entry("/lab3/", 3), false, nil)
-	l.Rescore()
-	if _, ok := l.Floor("robots"); !ok {
-		t.Skip("no move deferred: the test cannot tell")
-	}
-	if _, err := l.MarshalMemory(); err == nil {
-		t.Error("memory saved while moves are deferred")
-	}
-	settled(l)
-	if _, err := l.MarshalMemory(); err != nil {
-		t.Errorf("memory not saved once the moves are written: %v", err)
-	}
-}
-
 // TestLearner_redirectToRememberedLink: a page reached through a
 // redirect to a URL the learner remembers a link to leaves that link's
 // record in place, so that a rescore still moves its waiting entry.

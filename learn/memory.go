@@ -14,9 +14,11 @@ import (
 // outcomes of their pages' other links) is saved with its state when a
 // crawl ends (MarshalMemory), so that the crawl, resumed, learns from the
 // pages of the links that were waiting and rescores them, as it would
-// have without the stop. A crawl killed before it ends saves only the
-// periodic state (MarshalState): it resumes with its counts and models
-// and remembers the links it finds from then on.
+// have without the stop. While the crawl runs, the state saved every few
+// hundred pages holds the memory once a minute
+// (crawler.Config.LearnerMemoryEvery), the counts and models alone
+// (MarshalState) otherwise: a crawl killed before its end resumes with
+// the latest, and remembers the links it finds from then on besides.
 //
 // MarshalMemory's state is MarshalState's JSON, a newline, then the
 // memory: a binary record (the vocabulary's words, the pages whose
@@ -36,14 +38,12 @@ import (
 const memoryMagic = "scent-memory/1"
 
 // MarshalMemory returns the learner's state (MarshalState) with its
-// memory of the links it remembers. The crawler saves it when a crawl
-// ends, after the deferred moves are written (crawler.Rememberer).
+// memory of the links it remembers (crawler.Rememberer). A link whose
+// move is deferred is saved with the value the store holds, so that the
+// learner restored from it moves the link at its next rescore; the
+// deferred moves of links already forgotten are not saved (their
+// entries keep the values they have).
 func (l *Learner) MarshalMemory() ([]byte, error) {
-	for t := range l.topics {
-		if l.lagging[t] > 0 || l.hasOrphans(t) {
-			return nil, errors.New("learner memory: moves still deferred")
-		}
-	}
 	s, err := l.state()
 	if err != nil {
 		return nil, err
@@ -114,10 +114,17 @@ func (l *Learner) encodeMemory(dst []byte) []byte {
 		for _, id := range r.shared {
 			w.uint(uint64(id))
 		}
-		for _, vs := range [][]float64{r.base, r.score, r.credit} {
-			for _, v := range vs {
-				w.float(v)
+		for _, v := range r.base {
+			w.float(v)
+		}
+		for t, v := range r.score {
+			if r.lag != nil && r.lag[t] {
+				v = r.stored[t] // the store's value: the move is deferred
 			}
+			w.float(v)
+		}
+		for _, v := range r.credit {
+			w.float(v)
 		}
 		if r.counted {
 			for t := range nt {
