@@ -431,12 +431,19 @@ func TestLearner_canonicalTargets(t *testing.T) {
 	}
 }
 
-func TestLearner_state(t *testing.T) {
+// stateLearner returns a learner that has learnt from a home page, a
+// people list with one relevant page and a news list, and rescored.
+func stateLearner() *learn.Learner {
 	l, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1})
 	observe(l, entry("/", 0), false, map[string]string{"/people/": "people of the lab", "/news/": "news of the lab"})
 	observe(l, entry("/people/", 1), true, map[string]string{"/people/a.html": "alice"})
 	observe(l, entry("/news/", 1), false, nil)
 	l.Rescore()
+	return l
+}
+
+func TestLearner_state(t *testing.T) {
+	l := stateLearner()
 	state, err := l.MarshalState()
 	if err != nil {
 		t.Fatal(err)
@@ -738,11 +745,7 @@ func TestFeatures_anchor(t *testing.T) {
 // store is refused with an error, or restores a learner that scores,
 // learns and rescores without a panic.
 func FuzzLearner_RestoreState(f *testing.F) {
-	l, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1})
-	observe(l, entry("/", 0), false, map[string]string{"/people/": "people of the lab", "/news/": "news of the lab"})
-	observe(l, entry("/people/", 1), true, map[string]string{"/people/a.html": "alice"})
-	observe(l, entry("/news/", 1), false, nil)
-	l.Rescore()
+	l := stateLearner()
 	state, err := l.MarshalState()
 	if err != nil {
 		f.Fatal(err)

@@ -306,18 +306,12 @@ func (r *memReader) fail(what string) {
 	r.b = nil
 }
 
-func (r *memReader) uint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail("a number")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *memReader) uint() uint64 { v, n := binary.Uvarint(r.b); return took(r, v, n) }
+func (r *memReader) int() int64   { v, n := binary.Varint(r.b); return took(r, v, n) }
 
-func (r *memReader) int() int64 {
-	v, n := binary.Varint(r.b)
+// took returns v, a number read in n bytes (n <= 0: none could be), and
+// moves r past it.
+func took[T uint64 | int64](r *memReader, v T, n int) T {
 	if n <= 0 {
 		r.fail("a number")
 		return 0
@@ -371,14 +365,9 @@ func (r *memReader) str() string {
 }
 
 func (r *memReader) url() urlnorm.URL {
-	s := r.str()
-	if r.err != nil {
-		return urlnorm.URL{}
-	}
-	u, err := urlnorm.Parse(s)
-	if err != nil {
+	u := r.optURL()
+	if u.IsZero() {
 		r.fail("a URL")
-		return urlnorm.URL{}
 	}
 	return u
 }
