@@ -275,3 +275,59 @@ func TestLearner_memoryWhileDeferred(t *testing.T) {
 		}
 	}
 }
+
+// TestLearner_redirectToRememberedLink: a page fetched for one link and
+// redirected to the URL of another remembered link (whose entry the
+// store then takes off the frontier) leaves that link no longer
+// waiting, its deferred move dropped, and the link that led to the page
+// standing for it: the links of the page credit that one.
+func TestLearner_redirectToRememberedLink(t *testing.T) {
+	l, _ := New([]string{"robots"}, Options{MinDocs: 1, MinBatch: 1, KeepWritten: 1})
+	u := func(path string) urlnorm.URL { return urlnorm.MustParse("http://h.test" + path) }
+	observe := func(path, final string, depth int, score float64, links map[string]string) {
+		e := crawler.Entry{Topic: "robots", URL: u(path), Depth: depth}
+		p := &crawler.Page{URL: e.URL, FinalURL: u(final), Depth: depth, Scores: map[string]float64{"robots": score}}
+		var push []crawler.Entry
+		for target, ctx := range links {
+			p.Links = append(p.Links, crawler.Link{Target: u(target), Context: ctx, Scores: []float64{0.1}})
+			push = append(push, crawler.Entry{Topic: "robots", URL: u(target), Depth: depth + 1, Score: 0.1})
+		}
+		l.Observe(p, e, push)
+	}
+	links := map[string]string{}
+	for i := range 20 {
+		links[fmt.Sprintf("/lab%d/", i)] = fmt.Sprintf("lab number %d", i) + strings.Repeat(" people", i%3)
+	}
+	observe("/dept/", "/dept/", 2, 0.1, links) // deeper than the survey's links, which are never deferred
+	observe("/lab1/", "/lab1/", 3, 0.9, nil)
+	observe("/lab2/", "/lab2/", 3, 0.1, nil)
+	observe("/lab3/", "/lab3/", 3, 0.1, nil)
+	l.Rescore()
+	var shadowed *record // a waiting link whose move is deferred
+	for _, r := range l.ring {
+		if r.waiting && r.lag != nil && r.lag[0] {
+			shadowed = r
+			break
+		}
+	}
+	if shadowed == nil {
+		t.Fatal("no move deferred: the test cannot tell")
+	}
+	via := l.links[u("/lab4/")]
+	if via == shadowed {
+		via = l.links[u("/lab5/")]
+	}
+	final := shadowed.target.Path()
+	observe(via.target.Path(), final, 3, 0.1, map[string]string{"/robots.html": "robot arm"})
+	if shadowed.waiting || shadowed.lag[0] {
+		t.Errorf("%s, fetched through a redirect: still waiting %v, move deferred %v", final, shadowed.waiting, shadowed.lag[0])
+	}
+	l.Deferred("robots")
+	if _, ok := l.Floor("robots"); ok {
+		t.Error("a move stays deferred once every deferred move was written")
+	}
+	observe("/robots.html", "/robots.html", 4, 0.9, nil)
+	if via.credit[0] != l.opts.Gamma {
+		t.Errorf("the link that led to %s earned credit %v for the relevant page it links to, want %v", final, via.credit[0], l.opts.Gamma)
+	}
+}

@@ -450,10 +450,16 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 	if r != nil {
 		r.waiting = false
 		l.settle(r) // its entry left the stack
-		if p.FinalURL != e.URL && p.Failure == "" && l.links[p.FinalURL] == nil {
-			// The page's record under its final URL too, unless a link
-			// to that URL is remembered: it stands for the page then.
-			l.links[p.FinalURL] = r
+		if p.FinalURL != e.URL && p.Failure == "" {
+			if o := l.links[p.FinalURL]; o != nil && o != r {
+				// A link to the final URL was remembered too: its entry
+				// left the stack with this fetch (the store takes the
+				// final URL off the frontier), and the link that led
+				// here stands for the page from now on.
+				o.waiting = false
+				l.settle(o)
+			}
+			l.links[p.FinalURL] = r // the page's record under its final URL too
 			r.final = p.FinalURL
 		}
 	}

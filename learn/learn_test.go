@@ -874,18 +874,6 @@ func TestLearner_memory(t *testing.T) {
 	}
 }
 
-// TestLearner_redirectToRememberedLink: a page reached through a
-// redirect to a URL the learner remembers a link to leaves that link's
-// record in place, so that a rescore still moves its waiting entry.
-func TestLearner_redirectToRememberedLink(t *testing.T) {
-	l, _ := learn.New([]string{"robots"}, learn.Options{MinDocs: 1, MinBatch: 1})
-	labHistory(l)
-	moves := sortedMoves(l.Rescore())
-	if !slices.ContainsFunc(moves, func(m string) bool { return strings.HasPrefix(m, "http://h.test/about/=") }) {
-		t.Errorf("the rescore moves %v, not /about/, whose link waits", moves)
-	}
-}
-
 // TestCrawler_resumedLearnerRemembersWaitingLinks: a learning crawl
 // stopped by its budget and resumed with a larger one finds about as
 // many topic pages as the crawl that never stopped (not always exactly

@@ -155,12 +155,21 @@ func (l *Learner) memorySize() int {
 	return n + n/8
 }
 
-// remembered returns the remembered links, oldest first.
+// remembered returns the remembered links that a lookup can still
+// reach, oldest first (a link whose URL a redirect's record took over
+// waits only for its turn to be forgotten).
 func (l *Learner) remembered() []*record {
-	if len(l.ring) < l.opts.Memory {
-		return l.ring
+	ring := l.ring
+	if len(ring) == l.opts.Memory {
+		ring = append(append([]*record(nil), ring[l.ringNext:]...), ring[:l.ringNext]...)
 	}
-	return append(append([]*record(nil), l.ring[l.ringNext:]...), l.ring[:l.ringNext]...)
+	out := make([]*record, 0, len(ring))
+	for _, r := range ring {
+		if l.links[r.target] == r || !r.final.IsZero() && l.links[r.final] == r {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // restoreMemory reads a memory written by encodeMemory into l, which
