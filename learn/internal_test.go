@@ -331,3 +331,28 @@ func TestLearner_redirectToRememberedLink(t *testing.T) {
 		t.Errorf("the link that led to %s earned credit %v for the relevant page it links to, want %v", final, via.credit[0], l.opts.Gamma)
 	}
 }
+
+// TestLearner_stateKeepsRewards: a learner restored from a saved state
+// counts pages as relevant at the thresholds the saving one used, not
+// at its own (a resumed crawl does not choose them again).
+func TestLearner_stateKeepsRewards(t *testing.T) {
+	l, _ := New([]string{"robots", "gardens"}, Options{Rewards: []float64{0.3, 0}})
+	data, err := l.MarshalState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _ := New([]string{"robots", "gardens"}, Options{})
+	if err := back.RestoreState(data); err != nil {
+		t.Fatal(err)
+	}
+	if got := []float64{back.rewardAt(0), back.rewardAt(1)}; got[0] != 0.3 || got[1] != DefaultRewardAt {
+		t.Errorf("restored reward thresholds %v, want [0.3 %v]", got, DefaultRewardAt)
+	}
+	bad := strings.Replace(string(data), `"rewards":[0.3,0.5]`, `"rewards":[1.5,0.5]`, 1)
+	if bad == string(data) {
+		t.Fatal("no rewards in the state: the test cannot tell")
+	}
+	if err := back.RestoreState([]byte(bad)); err == nil {
+		t.Error("a reward threshold of 1.5 restored")
+	}
+}

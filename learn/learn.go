@@ -914,6 +914,11 @@ type state struct {
 	// Models are the link models in use (classify model files), null
 	// for a topic still scored by the base model.
 	Models []json.RawMessage `json:"models"`
+	// Rewards are the page scores at which the learner counts a page as
+	// relevant, per topic: a resumed crawl learns at those it started
+	// with (chosen by cross-validation when its model was trained, which
+	// a resume does not do again).
+	Rewards []float64 `json:"rewards,omitempty"`
 }
 
 const stateFormat = "scent-learner/1"
@@ -934,6 +939,9 @@ func (l *Learner) MarshalState() ([]byte, error) {
 // state returns l's state.
 func (l *Learner) state() (*state, error) {
 	s := &state{Format: stateFormat, Topics: l.topics, Seen: l.seen, Built: l.built, Counts: l.counts}
+	for t := range l.topics {
+		s.Rewards = append(s.Rewards, l.rewardAt(t))
+	}
 	for _, m := range *l.models.Load() {
 		if m == nil {
 			s.Models = append(s.Models, json.RawMessage("null"))
@@ -986,12 +994,20 @@ func (l *Learner) RestoreState(data []byte) error {
 		}
 		models[t] = m
 	}
+	if s.Rewards != nil {
+		if len(s.Rewards) != len(l.topics) || slices.ContainsFunc(s.Rewards, func(v float64) bool { return !(v >= 0 && v <= 1) }) {
+			return fmt.Errorf("learner state: reward thresholds %v", s.Rewards)
+		}
+	}
 	if mem != nil {
 		if err := l.restoreMemory(mem); err != nil {
 			return fmt.Errorf("learner state: memory: %w", err)
 		}
 	}
 	l.counts, l.seen, l.built = s.Counts, s.Seen, s.Built
+	if s.Rewards != nil {
+		l.opts.Rewards = s.Rewards
+	}
 	l.models.Store(&models)
 	return nil
 }

@@ -2,7 +2,7 @@
 # Reproduces the stop-and-resume figures of results/learn/README.md ("A
 # stopped crawl resumed"): the default focused crawl of WebKB's course
 # pages (scent crawl on the replay, 4,000 pages) run once without a stop
-# and once for each stop (300, 600 and 1,000 pages, then the same command
+# and once for each stop (200 to 1,000 pages, then the same command
 # with the budget at 4,000), each scored on held-out targets. Run from the
 # repository root:
 #
@@ -16,7 +16,7 @@ archive=${1:-../shared/corpus/webkb.tgz}
 port=${2:-18992}
 out=out/resume
 mkdir -p "$out"
-rm -f "$out"/*.db "$out"/*.db-* "$out"/lines.txt
+rm -f "$out"/*.db "$out"/*.db-* "$out"/*.db.model.json "$out"/lines.txt
 go build -o "$out/scent" ./cmd/scent
 "$out/scent" replay "$archive" --listen "127.0.0.1:$port" --pid-file "$out/replay.pid" >"$out/replay.log" 2>&1 &
 trap 'kill "$(cat "$out/replay.pid" 2>/dev/null)" 2>/dev/null || true' EXIT
@@ -32,7 +32,7 @@ line() {
 }
 "$out/scent" crawl "${flags[@]}" --max-pages 4000 --db "$out/whole.db" >"$out/crawl.log" 2>&1
 line "$out/whole.db" "no stop"
-for stop in 300 600 1000; do
+for stop in 200 300 400 500 600 700 800 1000; do
 	"$out/scent" crawl "${flags[@]}" --max-pages "$stop" --db "$out/stop$stop.db" >>"$out/crawl.log" 2>&1
 	"$out/scent" crawl "${flags[@]}" --max-pages 4000 --db "$out/stop$stop.db" >>"$out/crawl.log" 2>&1
 	line "$out/stop$stop.db" "stopped at $stop"
