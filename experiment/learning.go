@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/scent-crawler/scent/classify"
@@ -50,6 +51,51 @@ func RewardThresholds(rep *training.Report, topics []string) []float64 {
 			if i >= 0 && ts.F1 > 0 && ts.F1 >= best[i] {
 				best[i], out[i] = ts.F1, cv.Threshold
 			}
+		}
+	}
+	return out
+}
+
+// MetaRewards is the model's record (classify.Model.Meta) of the reward
+// thresholds its cross-validation chose: "topic=threshold" pairs,
+// comma-separated, for the topics it chose one for.
+const MetaRewards = "reward_thresholds"
+
+// RecordRewards records in m the reward thresholds rep's
+// cross-validation chose for m's topics (RewardThresholds), so that a
+// crawl with the model, trained earlier, learns at them
+// (RecordedRewards).
+func RecordRewards(m *classify.Model, rep *training.Report) {
+	topics := m.Topics()
+	var pairs []string
+	for i, th := range RewardThresholds(rep, topics) {
+		if th > 0 {
+			pairs = append(pairs, fmt.Sprintf("%s=%g", topics[i], th))
+		}
+	}
+	if len(pairs) > 0 {
+		m.SetMeta(MetaRewards, strings.Join(pairs, ","))
+	}
+}
+
+// RecordedRewards returns the reward thresholds recorded in m
+// (RecordRewards) for topics, in their order, 0 for a topic without one
+// (the learner's default), or nil when m records none or the record is
+// damaged.
+func RecordedRewards(m *classify.Model, topics []string) []float64 {
+	rec := m.Meta(MetaRewards)
+	if rec == "" {
+		return nil
+	}
+	out := make([]float64, len(topics))
+	for _, pair := range strings.Split(rec, ",") {
+		topic, v, ok := strings.Cut(pair, "=")
+		th, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil || !(th > 0 && th <= 1) {
+			return nil
+		}
+		if i := slices.Index(topics, topic); i >= 0 {
+			out[i] = th
 		}
 	}
 	return out

@@ -149,3 +149,35 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestRecordRewards: the reward thresholds a model's cross-validation
+// chose go into the model file and come back for the crawl's topics, in
+// the crawl's order; a damaged record gives none.
+func TestRecordRewards(t *testing.T) {
+	s := trainScorer(t, map[string][]string{
+		"faculty":      {"professor research", "professor teaching"},
+		"course":       {"homework lecture", "syllabus lecture"},
+		classify.Other: {"weather today", "sports news"},
+	})
+	cv := func(th, faculty, course float64) training.ThresholdCV {
+		return training.ThresholdCV{Threshold: th, Page: &classify.Evaluation{Topics: []classify.TopicScore{{Class: "faculty", F1: faculty}, {Class: "course", F1: course}}}}
+	}
+	rep := &training.Report{ByThreshold: []training.ThresholdCV{cv(0.3, 0.5, 0.8), cv(0.65, 0.9, 0.7), cv(0.42, 1, 1)}} // 0.42: not of the grid
+	m := s.Model()
+	RecordRewards(m, rep)
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := classify.Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := RecordedRewards(back, []string{"course", "faculty", "staff"}); !slices.Equal(got, []float64{0.3, 0.65, 0}) {
+		t.Errorf("recorded rewards %v, want [0.3 0.65 0]", got)
+	}
+	back.SetMeta(MetaRewards, "course=1.5")
+	if got := RecordedRewards(back, []string{"course"}); got != nil {
+		t.Errorf("a damaged record gave %v", got)
+	}
+}

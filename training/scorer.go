@@ -55,6 +55,9 @@ func (s *Scorer) Segment() segment.Options { return s.seg }
 // Topics lists the model's topics.
 func (s *Scorer) Topics() []string { return s.topics }
 
+// Model returns the model the scorer wraps.
+func (s *Scorer) Model() *classify.Model { return s.m }
+
 // Score writes P(topic | tokens) per topic into dst.
 func (s *Scorer) Score(tokens []string, dst []float64) []float64 {
 	buf := s.pool.Get().(*[]float64)

@@ -169,7 +169,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if pg != nil {
 		defer pg.Close()
 	}
-	modelPath, scorer, trep, err := crawlScorer(cmd, cf, pg, seeds, strategy, examples)
+	modelPath, scorer, err := crawlScorer(cmd, cf, pg, seeds, strategy, examples)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 	defer closeWARC()
-	if err := crawlLearning(&cfg, &cf.pf, strategy, seeds, scorer, trep, examples, cmd.ErrOrStderr()); err != nil {
+	if err := crawlLearning(&cfg, &cf.pf, strategy, seeds, scorer, examples, cmd.ErrOrStderr()); err != nil {
 		return nil, err
 	}
 	c, err := crawler.New(cfg, cs, f, scorer)

@@ -24,7 +24,7 @@ import (
 // seed file's examples (and kept beside the database, with its training
 // report), else none for bfs. On PostgreSQL without --model, the model
 // is the one kept in the database (sharedScorer).
-func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (string, crawler.Scorer, *training.Report, error) {
+func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (string, crawler.Scorer, error) {
 	ctx := cmd.Context()
 	if pg != nil && cf.model == "" {
 		return sharedScorer(cmd, cf, pg, seeds, strategy, f)
@@ -34,16 +34,15 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		modelPath = cf.db + ".model.json"
 	}
 	var scorer crawler.Scorer
-	var trep *training.Report // when the model is trained here
 	if m, err := loadModel(modelPath); err == nil {
 		if err := applyThreshold(cmd, m, cf.mf.Threshold, cmd.ErrOrStderr()); err != nil {
-			return "", nil, nil, err
+			return "", nil, err
 		}
 		scorer = training.NewScorer(m)
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", nil, nil, err
+		return "", nil, err
 	} else if cf.model != "" {
-		return "", nil, nil, fmt.Errorf("model %s: %w", cf.model, err)
+		return "", nil, fmt.Errorf("model %s: %w", cf.model, err)
 	} else if len(seeds.Topics) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "training a model from %s …\n", cf.seeds)
 		var src training.BacklinkSource
@@ -52,52 +51,45 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 			if _, err := os.Stat(cf.db); err == nil {
 				store, err := sqlite.Open(ctx, cf.db)
 				if err != nil {
-					return "", nil, nil, err
+					return "", nil, err
 				}
 				defer store.Close()
 				src = store
 			}
 		}
-		if cf.pf.learn && cf.pf.reward == 0 && cf.mf.Folds >= 2 {
-			cf.mf.CVThresholds = experiment.WithRewardGrid(cf.mf.CVThresholds)
-		}
 		m, rep, err := trainModel(ctx, seeds, f, &cf.mf, cmd.ErrOrStderr(), src)
 		if err != nil {
-			return "", nil, nil, err
+			return "", nil, err
 		}
-		trep = rep
 		printTrainReport(cmd.ErrOrStderr(), rep)
+		printRewards(cmd.ErrOrStderr(), m)
 		if err := experiment.SaveModel(modelPath, m); err != nil {
-			return "", nil, nil, err
+			return "", nil, err
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "model written to %s\n", modelPath)
 		scorer = training.NewScorer(m)
 	} else if strategy != crawler.StrategyBFS {
-		return "", nil, nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
+		return "", nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
 	}
-	return modelPath, scorer, trep, nil
+	return modelPath, scorer, nil
 }
 
 // sharedModel returns the model of a crawl in a PostgreSQL database: the
 // one stored there by its first process, or trained here from the seed
 // file's examples and stored for the others. It returns a nil model when
-// there is none and the seed file has no examples, and the training
-// report when the model was trained here.
-func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store, cf *crawlFlags, seeds *training.Seeds, f training.Fetcher) (*classify.Model, *training.Report, error) {
-	var trep *training.Report
+// there is none and the seed file has no examples.
+func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store, cf *crawlFlags, seeds *training.Seeds, f training.Fetcher) (*classify.Model, error) {
+	trained := false
 	b, err := store.ModelOnce(ctx, "crawl/"+cf.name, func() ([]byte, error) {
 		if len(seeds.Topics) == 0 {
 			return nil, errNoExamples
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "training a model from %s for every process of crawl %q …\n", cf.seeds, cf.name)
-		if cf.pf.learn && cf.pf.reward == 0 && cf.mf.Folds >= 2 {
-			cf.mf.CVThresholds = experiment.WithRewardGrid(cf.mf.CVThresholds)
-		}
 		m, rep, err := trainModel(ctx, seeds, f, &cf.mf, cmd.ErrOrStderr(), nil)
 		if err != nil {
 			return nil, err
 		}
-		trep = rep
+		trained = true
 		printTrainReport(cmd.ErrOrStderr(), rep)
 		var buf bytes.Buffer
 		if err := m.Save(&buf); err != nil {
@@ -106,19 +98,19 @@ func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store,
 		return buf.Bytes(), nil
 	})
 	if errors.Is(err, errNoExamples) {
-		return nil, nil, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	m, err := classify.Load(bytes.NewReader(b))
 	if err != nil {
-		return nil, nil, fmt.Errorf("model of crawl %s in the database: %w", cf.name, err)
+		return nil, fmt.Errorf("model of crawl %s in the database: %w", cf.name, err)
 	}
-	if trep == nil {
+	if !trained {
 		fmt.Fprintf(cmd.ErrOrStderr(), "using the model of crawl %q stored in the database\n", cf.name)
 	}
-	return m, trep, nil
+	return m, nil
 }
 
 var errNoExamples = errors.New("no example pages to train a model")
@@ -126,31 +118,31 @@ var errNoExamples = errors.New("no example pages to train a model")
 // sharedScorer returns the scorer of a crawl on PostgreSQL: the first
 // process trains the model and keeps it in the database; the others use
 // it.
-func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (string, crawler.Scorer, *training.Report, error) {
+func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (string, crawler.Scorer, error) {
 	modelPath := "database model of crawl " + cf.name
-	m, trep, err := sharedModel(cmd.Context(), cmd, pg, cf, seeds, f)
+	m, err := sharedModel(cmd.Context(), cmd, pg, cf, seeds, f)
 	switch {
 	case err != nil:
-		return "", nil, nil, err
+		return "", nil, err
 	case m == nil && strategy != crawler.StrategyBFS:
-		return "", nil, nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
+		return "", nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
 	case m == nil:
-		return modelPath, nil, nil, nil
+		return modelPath, nil, nil
 	}
 	if err := applyThreshold(cmd, m, cf.mf.Threshold, cmd.ErrOrStderr()); err != nil {
-		return "", nil, nil, err
+		return "", nil, err
 	}
-	return modelPath, training.NewScorer(m), trep, nil
+	return modelPath, training.NewScorer(m), nil
 }
 
 // crawlLearning sets cfg's URLs never fetched (--skip-examples: the pages
 // the model learnt from) and its link learner (--learn), whose reward
-// thresholds come from the model's cross-validation when crawl trained
-// it (trep) and --learn-reward is not given, primed with the links
+// thresholds are those the model's cross-validation chose (recorded in
+// it by trainModel) unless --learn-reward is given, primed with the links
 // between the training pages, read through examples (which the model's
 // training filled) when the crawl is new, and then released
 // (--learn-prior).
-func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strategy, seeds *training.Seeds, scorer crawler.Scorer, trep *training.Report, examples *experiment.FetchCache, progress io.Writer) error {
+func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strategy, seeds *training.Seeds, scorer crawler.Scorer, examples *experiment.FetchCache, progress io.Writer) error {
 	if pf.skipExamples && strategy != crawler.StrategyBFS {
 		cfg.Known = seeds.Examples()
 	}
@@ -161,8 +153,10 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 	if cfg.SiteNorm != nil {
 		lo.Canonical = cfg.SiteNorm.Canonical
 	}
-	if pf.reward == 0 && trep != nil {
-		lo.Rewards = experiment.RewardThresholds(trep, scorer.Topics())
+	if pf.reward == 0 {
+		if ts, ok := scorer.(*training.Scorer); ok {
+			lo.Rewards = experiment.RecordedRewards(ts.Model(), scorer.Topics())
+		}
 	}
 	if pf.prior > 0 {
 		lo.Prior, lo.PriorWeight = experiment.TrainingPrior(seeds, scorer, examples, cfg.Segment, progress, examples.Release), pf.prior

@@ -34,7 +34,7 @@ type policyFlags struct {
 func (p *policyFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&p.workers, "workers", 16, "pages fetched at once")
 	fs.BoolVar(&p.learn, "learn", true, "learn the value of links from the crawl's own pages and serve every link best first by it")
-	fs.Float64Var(&p.reward, "learn-reward", 0, "with --learn: the page score at which a fetched page rewards the links that led to it (0: per topic, where the cross-validated page F1 of the examples is best when the model is trained here, else 0.5)")
+	fs.Float64Var(&p.reward, "learn-reward", 0, "with --learn: the page score at which a fetched page rewards the links that led to it (0: per topic, where the cross-validated page F1 of the examples was best when the model was trained, as its file records, else 0.5)")
 	fs.Float64Var(&p.gamma, "learn-gamma", learn.DefaultGamma, "with --learn: the weight of a link's value that comes from the pages beyond its target")
 	fs.Float64Var(&p.prior, "learn-prior", learn.DefaultPrior, "with --learn: the weight of each link between the training pages (those of the seed file) in the evidence the learner starts from — a link to an example leads to the topic, a link to a page linking to one leads on, others lead nowhere; the training pages are read when a new crawl starts, fetched again unless the crawl trains its model (0: start from no evidence)")
 	fs.BoolVar(&p.survey, "survey", true, "with best-first order (--learn or --frontier best-first): fetch each seed's own links, its site's navigation, before any deeper link, so that the learner sees where each of them leads first")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -61,6 +62,7 @@ scent crawl with --model.`,
 				return err
 			}
 			printTrainReport(cmd.OutOrStdout(), rep)
+			printRewards(cmd.OutOrStdout(), m)
 			fmt.Fprintf(cmd.OutOrStdout(), "model written to %s\n", model)
 			if jsonOut != "" {
 				return writeFileAtomic(jsonOut, func(f *os.File) error {
@@ -85,8 +87,19 @@ scent crawl with --model.`,
 
 // trainModel builds a model from the seeds with the fetch and model
 // flags (experiment.TrainModel).
+// trainModel trains the model of the seeds' examples; with
+// cross-validation, it also chooses the link learner's reward thresholds
+// and records them in the model (experiment.RecordRewards), for every
+// crawl that uses it.
 func trainModel(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *modelFlags, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
-	return experiment.TrainModelWith(ctx, s, f, &mf.Settings, progress, src)
+	if mf.Folds >= 2 {
+		mf.CVThresholds = experiment.WithRewardGrid(mf.CVThresholds)
+	}
+	m, rep, err := experiment.TrainModelWith(ctx, s, f, &mf.Settings, progress, src)
+	if err == nil && mf.Folds >= 2 {
+		experiment.RecordRewards(m, rep)
+	}
+	return m, rep, err
 }
 
 func loadModel(path string) (*classify.Model, error) {
@@ -100,6 +113,14 @@ func loadModel(path string) (*classify.Model, error) {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
 	return m, nil
+}
+
+// printRewards prints the link learner's reward thresholds recorded in
+// m, if any.
+func printRewards(w io.Writer, m *classify.Model) {
+	if rec := m.Meta(experiment.MetaRewards); rec != "" {
+		fmt.Fprintf(w, "link learner's reward thresholds (best cross-validated page F1): %s\n", strings.ReplaceAll(rec, ",", ", "))
+	}
 }
 
 func printTrainReport(w io.Writer, rep *training.Report) {
