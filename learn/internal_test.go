@@ -227,27 +227,7 @@ func TestLearner_memoryIntoSmallerMemory(t *testing.T) {
 // holds, so that the restored learner, which defers nothing yet, moves
 // them at its next rescore.
 func TestLearner_memoryWhileDeferred(t *testing.T) {
-	l, _ := New([]string{"robots"}, Options{MinDocs: 1, MinBatch: 1, KeepWritten: 1})
-	u := func(path string) urlnorm.URL { return urlnorm.MustParse("http://h.test" + path) }
-	observe := func(path string, depth int, score float64, links map[string]string) {
-		e := crawler.Entry{Topic: "robots", URL: u(path), Depth: depth}
-		p := &crawler.Page{URL: e.URL, FinalURL: e.URL, Depth: depth, Scores: map[string]float64{"robots": score}}
-		var push []crawler.Entry
-		for target, ctx := range links {
-			p.Links = append(p.Links, crawler.Link{Target: u(target), Context: ctx, Scores: []float64{0.1}})
-			push = append(push, crawler.Entry{Topic: "robots", URL: u(target), Depth: depth + 1, Score: 0.1})
-		}
-		l.Observe(p, e, push)
-	}
-	links := map[string]string{}
-	for i := range 20 {
-		links[fmt.Sprintf("/lab%d/", i)] = fmt.Sprintf("lab number %d", i) + strings.Repeat(" people", i%3)
-	}
-	observe("/dept/", 2, 0.1, links) // deeper than the survey's links, which are never deferred
-	observe("/lab1/", 3, 0.9, nil)
-	observe("/lab2/", 3, 0.1, nil)
-	observe("/lab3/", 3, 0.1, nil)
-	l.Rescore()
+	l := deferringLearner()
 	deferred := map[urlnorm.URL]float64{}
 	for _, r := range l.ring {
 		if r.lag != nil && r.lag[0] {
@@ -282,27 +262,8 @@ func TestLearner_memoryWhileDeferred(t *testing.T) {
 // waiting, its deferred move dropped, and the link that led to the page
 // standing for it: the links of the page credit that one.
 func TestLearner_redirectToRememberedLink(t *testing.T) {
-	l, _ := New([]string{"robots"}, Options{MinDocs: 1, MinBatch: 1, KeepWritten: 1})
+	l := deferringLearner()
 	u := func(path string) urlnorm.URL { return urlnorm.MustParse("http://h.test" + path) }
-	observe := func(path, final string, depth int, score float64, links map[string]string) {
-		e := crawler.Entry{Topic: "robots", URL: u(path), Depth: depth}
-		p := &crawler.Page{URL: e.URL, FinalURL: u(final), Depth: depth, Scores: map[string]float64{"robots": score}}
-		var push []crawler.Entry
-		for target, ctx := range links {
-			p.Links = append(p.Links, crawler.Link{Target: u(target), Context: ctx, Scores: []float64{0.1}})
-			push = append(push, crawler.Entry{Topic: "robots", URL: u(target), Depth: depth + 1, Score: 0.1})
-		}
-		l.Observe(p, e, push)
-	}
-	links := map[string]string{}
-	for i := range 20 {
-		links[fmt.Sprintf("/lab%d/", i)] = fmt.Sprintf("lab number %d", i) + strings.Repeat(" people", i%3)
-	}
-	observe("/dept/", "/dept/", 2, 0.1, links) // deeper than the survey's links, which are never deferred
-	observe("/lab1/", "/lab1/", 3, 0.9, nil)
-	observe("/lab2/", "/lab2/", 3, 0.1, nil)
-	observe("/lab3/", "/lab3/", 3, 0.1, nil)
-	l.Rescore()
 	var shadowed *record // a waiting link whose move is deferred
 	for _, r := range l.ring {
 		if r.waiting && r.lag != nil && r.lag[0] {
@@ -318,7 +279,7 @@ func TestLearner_redirectToRememberedLink(t *testing.T) {
 		via = l.links[u("/lab5/")]
 	}
 	final := shadowed.target.Path()
-	observe(via.target.Path(), final, 3, 0.1, map[string]string{"/robots.html": "robot arm"})
+	observeAt(l, via.target.Path(), final, 3, 0.1, map[string]string{"/robots.html": "robot arm"})
 	if shadowed.waiting || shadowed.lag[0] {
 		t.Errorf("%s, fetched through a redirect: still waiting %v, move deferred %v", final, shadowed.waiting, shadowed.lag[0])
 	}
@@ -326,7 +287,7 @@ func TestLearner_redirectToRememberedLink(t *testing.T) {
 	if _, ok := l.Floor("robots"); ok {
 		t.Error("a move stays deferred once every deferred move was written")
 	}
-	observe("/robots.html", "/robots.html", 4, 0.9, nil)
+	observeAt(l, "/robots.html", "/robots.html", 4, 0.9, nil)
 	if via.credit[0] != l.opts.Gamma {
 		t.Errorf("the link that led to %s earned credit %v for the relevant page it links to, want %v", final, via.credit[0], l.opts.Gamma)
 	}
@@ -355,4 +316,38 @@ func TestLearner_stateKeepsRewards(t *testing.T) {
 	if err := back.RestoreState([]byte(bad)); err == nil {
 		t.Error("a reward threshold of 1.5 restored")
 	}
+}
+
+// observeAt feeds l the page fetched for path on h.test and answered at
+// final, with page score score, whose links (target path → context)
+// were pushed with the value the learner gives them before any model
+// (their base score).
+func observeAt(l *Learner, path, final string, depth int, score float64, links map[string]string) {
+	u := func(path string) urlnorm.URL { return urlnorm.MustParse("http://h.test" + path) }
+	e := crawler.Entry{Topic: "robots", URL: u(path), Depth: depth}
+	p := &crawler.Page{URL: e.URL, FinalURL: u(final), Depth: depth, Scores: map[string]float64{"robots": score}}
+	var push []crawler.Entry
+	for target, ctx := range links {
+		p.Links = append(p.Links, crawler.Link{Target: u(target), Context: ctx, Scores: []float64{0.1}})
+		push = append(push, crawler.Entry{Topic: "robots", URL: u(target), Depth: depth + 1, Score: 0.1})
+	}
+	l.Observe(p, e, push)
+}
+
+// deferringLearner returns a learner (its best waiting link always
+// written, KeepWritten 1) that has seen a department page list 20 labs,
+// deeper than the survey's links, which are never deferred, and three of
+// them fetched, one relevant, and has rescored: some moves are deferred.
+func deferringLearner() *Learner {
+	l, _ := New([]string{"robots"}, Options{MinDocs: 1, MinBatch: 1, KeepWritten: 1})
+	links := map[string]string{}
+	for i := range 20 {
+		links[fmt.Sprintf("/lab%d/", i)] = fmt.Sprintf("lab number %d", i) + strings.Repeat(" people", i%3)
+	}
+	observeAt(l, "/dept/", "/dept/", 2, 0.1, links)
+	observeAt(l, "/lab1/", "/lab1/", 3, 0.9, nil)
+	observeAt(l, "/lab2/", "/lab2/", 3, 0.1, nil)
+	observeAt(l, "/lab3/", "/lab3/", 3, 0.1, nil)
+	l.Rescore()
+	return l
 }
