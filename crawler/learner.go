@@ -157,12 +157,7 @@ func (lg *learning) step(rs []result, rescore bool) step {
 		st.moves = lg.l.Rescore()
 	}
 	if lg.unsaved >= learnSaveEvery && time.Since(lg.saved) >= learnSaveAfter {
-		m, ok := lg.l.(Rememberer)
-		if st.memory = ok && lg.memEvery > 0 && time.Since(lg.memSaved) >= lg.memEvery; st.memory {
-			st.state, st.err = m.MarshalMemory()
-		} else {
-			st.state, st.err = lg.l.MarshalState()
-		}
+		st.marshal(lg.l, lg.memEvery > 0 && time.Since(lg.memSaved) >= lg.memEvery)
 	}
 	return st
 }
@@ -191,10 +186,17 @@ func (lg *learning) apply(ctx context.Context, st step) error {
 // of the links it found, when it keeps one (Rememberer).
 func (lg *learning) save(ctx context.Context) error {
 	var st step
-	if m, ok := lg.l.(Rememberer); ok {
-		st.state, st.err = m.MarshalMemory()
-	} else {
-		st.state, st.err = lg.l.MarshalState()
-	}
+	st.marshal(lg.l, true)
 	return lg.apply(ctx, st)
+}
+
+// marshal sets st's state to l's: with its memory when asked and l
+// keeps one (Rememberer).
+func (st *step) marshal(l Learner, memory bool) {
+	if m, ok := l.(Rememberer); ok && memory {
+		st.state, st.err = m.MarshalMemory()
+		st.memory = true
+		return
+	}
+	st.state, st.err = l.MarshalState()
 }

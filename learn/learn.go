@@ -933,7 +933,7 @@ func (l *Learner) MarshalState() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshalState(s)
+	return json.Marshal(s)
 }
 
 // state returns l's state.
@@ -955,8 +955,6 @@ func (l *Learner) state() (*state, error) {
 	}
 	return s, nil
 }
-
-func marshalState(s *state) ([]byte, error) { return json.Marshal(s) }
 
 // RestoreState implements crawler.Learner: a state of MarshalState, or
 // of MarshalMemory (the state, a newline, the memory).

@@ -2,6 +2,7 @@ package learn
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -48,7 +49,7 @@ func (l *Learner) MarshalMemory() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	head, err := marshalState(s)
+	head, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}

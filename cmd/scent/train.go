@@ -85,8 +85,6 @@ scent crawl with --model.`,
 	return cmd
 }
 
-// trainModel builds a model from the seeds with the fetch and model
-// flags (experiment.TrainModel).
 // trainModel trains the model of the seeds' examples; with
 // cross-validation, it also chooses the link learner's reward thresholds
 // and records them in the model (experiment.RecordRewards), for every
