@@ -172,8 +172,12 @@ func pageNegatives(s *training.Seeds, topics []string) []training.Source {
 // the experiment's examples with those negatives. It returns the model,
 // its report and the sources it learnt from beyond the topics' examples.
 func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, f training.Fetcher, progress io.Writer) (*classify.Model, *training.Report, []training.Source, error) {
+	starts, err := o.seeds()
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	path := filepath.Join(o.Out, "seeds-page.txt")
-	if err := writeFileAtomic(path, func(f *os.File) error { return webkb.WriteSeeds(f, a, o.Topics, o.Group, o.PageNegatives) }); err != nil {
+	if err := writeFileAtomic(path, func(f *os.File) error { return webkb.WriteSeeds(f, a, starts, o.Topics, o.Group, o.PageNegatives) }); err != nil {
 		return nil, nil, nil, err
 	}
 	seeds, err := training.LoadSeeds(path)

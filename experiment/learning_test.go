@@ -132,6 +132,59 @@ func TestRun_trainingPagesFetchedOnce(t *testing.T) {
 	}
 }
 
+// An experiment runs on a collection that shares no name with WebKB:
+// its seeds are the home pages of its sites, its examples the group
+// given, and its held-out targets the topic's pages reachable from the
+// seeds.
+func TestRun_anotherCollection(t *testing.T) {
+	archive := collectiontest.WriteOther(t)
+	out := filepath.Join(t.TempDir(), "other")
+	o := gridOpts(archive, out).Spec
+	o.Group, o.Budget, o.Workers, o.Lockstep, o.Baseline = "pool", 30, 2, true, true
+	o.Topics, o.Strategy, o.Frontier, o.Model.K, o.Model.Window, o.Model.Threshold = []string{"recipe"}, "link", crawler.FrontierStack, 20, 10, 0.5
+	o.Model.Folds = 0
+	o.PageNegatives, o.Learn, o.SkipExamples, o.LearnPrior = "labels", true, true, 1
+	rep, err := Run(context.Background(), o, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds, err := training.LoadSeeds(filepath.Join(out, "seeds.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []string
+	for _, u := range seeds.Crawl {
+		starts = append(starts, u.String())
+	}
+	if want := []string{"http://n.test/", "http://s.test/"}; !slices.Equal(starts, want) {
+		t.Errorf("seeds %q, want the sites' home pages %q", starts, want)
+	}
+	if n := len(seeds.Train["recipe"]); n != 8 {
+		t.Errorf("%d examples, want the pool's 8 recipe pages", n)
+	}
+	ts := rep.Topics[0]
+	if ts.Targets != 8 || ts.Found != 8 {
+		t.Errorf("found %d of %d held-out targets, want all 8 recipe pages of the two sites", ts.Found, ts.Targets)
+	}
+	if ts.BFS == nil || len(ts.PagesTo) == 0 {
+		t.Errorf("breadth-first or pages to 25 %%… not measured: %+v", ts)
+	}
+
+	// Seeds given: the crawl starts there, and the targets are the
+	// pages reachable from there.
+	o.Seeds, o.Out = []string{"http://n.test/"}, filepath.Join(t.TempDir(), "north")
+	if rep, err = Run(context.Background(), o, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if ts := rep.Topics[0]; ts.Targets != 4 || ts.Found != 4 {
+		t.Errorf("from n.test: found %d of %d held-out targets, want north's 4 recipe pages", ts.Found, ts.Targets)
+	}
+	o.Seeds = []string{"::"}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--seed") {
+		t.Errorf("a seed that is no URL: %v", err)
+	}
+}
+
 // lockedBuffer is a bytes.Buffer safe for concurrent writes.
 type lockedBuffer struct {
 	mu sync.Mutex

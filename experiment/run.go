@@ -49,12 +49,16 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	}
 	defer stop()
 
+	starts, err := o.seeds()
+	if err != nil {
+		return nil, err
+	}
 	seedPath := filepath.Join(o.Out, "seeds.txt")
-	if err := writeFileAtomic(seedPath, func(f *os.File) error { return webkb.WriteSeeds(f, a, o.Topics, o.Group, o.Negatives) }); err != nil {
+	if err := writeFileAtomic(seedPath, func(f *os.File) error { return webkb.WriteSeeds(f, a, starts, o.Topics, o.Group, o.Negatives) }); err != nil {
 		return nil, err
 	}
 	labelPath := filepath.Join(o.Out, "labels.tsv")
-	if err := writeFileAtomic(labelPath, func(f *os.File) error { return webkb.WriteReachableLabels(f, a) }); err != nil {
+	if err := writeFileAtomic(labelPath, func(f *os.File) error { return webkb.WriteReachableLabels(f, a, starts) }); err != nil {
 		return nil, err
 	}
 

@@ -24,9 +24,12 @@ type Spec struct {
 	// CrawlProgress, when set, is given the crawl's progress
 	// (crawler.Config.Progress); the command draws it.
 	CrawlProgress func(crawler.Progress) `json:"-"`
-	// Archive is the collection (a WebKB tarball or folder) served on
-	// loopback; Out the folder the experiment writes into.
+	// Archive is the collection (a tarball or folder in WebKB's layout)
+	// served on loopback; Out the folder the experiment writes into.
 	Archive, Out string
+	// Seeds are the crawl's start URLs; none: the home pages of the
+	// collection's sites (webkb.SiteSeeds).
+	Seeds []string `json:",omitempty"`
 	// Group is the group whose labelled pages train the model.
 	Group string
 	// Negatives are the negative examples: "other" (or "") for the pages
@@ -118,6 +121,9 @@ func (o *Spec) Validate() error {
 			return fmt.Errorf("--page-documents: %w", err)
 		}
 	}
+	if _, err := o.seeds(); err != nil {
+		return err
+	}
 	if _, err := os.Stat(o.Archive); err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
@@ -125,6 +131,19 @@ func (o *Spec) Validate() error {
 		return fmt.Errorf("--out %s cannot be created: %w", o.Out, err)
 	}
 	return atomicfile.CheckWritableDir(o.Out, "--out")
+}
+
+// seeds parses Seeds: nil when there are none (the collection's own).
+func (o Spec) seeds() ([]urlnorm.URL, error) {
+	var out []urlnorm.URL
+	for _, s := range o.Seeds {
+		u, err := urlnorm.Parse(s)
+		if err != nil {
+			return nil, fmt.Errorf("--seed %q: %w", s, err)
+		}
+		out = append(out, u)
+	}
+	return out, nil
 }
 
 // TopicExamples returns the URLs of each topic's example pages, in the

@@ -11,7 +11,7 @@ import (
 
 func TestTopicLayout(t *testing.T) {
 	a := openSite(t)
-	seeds, err := webkb.DepartmentSeeds(a)
+	seeds, err := webkb.SiteSeeds(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestTopicLayout(t *testing.T) {
 // real collection against BFS and the labels.
 func TestTopicLayout_corpus(t *testing.T) {
 	a := openCorpus(t)
-	seeds, err := webkb.DepartmentSeeds(a)
+	seeds, err := webkb.SiteSeeds(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestTopicLayout_corpus(t *testing.T) {
 // not stored.
 func TestTargetPlan(t *testing.T) {
 	a := openSite(t)
-	seeds, err := webkb.DepartmentSeeds(a)
+	seeds, err := webkb.SiteSeeds(a)
 	if err != nil {
 		t.Fatal(err)
 	}

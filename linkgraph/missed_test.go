@@ -24,7 +24,7 @@ func mustURLs(t *testing.T, raw ...string) []urlnorm.URL {
 
 func TestMissedBy(t *testing.T) {
 	a := openSite(t)
-	seeds, err := webkb.DepartmentSeeds(a)
+	seeds, err := webkb.SiteSeeds(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestMissedBy(t *testing.T) {
 // of a breadth-first crawl of the real collection against the layout.
 func TestMissedBy_corpus(t *testing.T) {
 	a := openCorpus(t)
-	seeds, err := webkb.DepartmentSeeds(a)
+	seeds, err := webkb.SiteSeeds(a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 func TestBFS(t *testing.T) {
 	a := openSite(t)
-	seeds, err := webkb.DepartmentSeeds(a)
+	seeds, err := webkb.SiteSeeds(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestBFS(t *testing.T) {
 
 func TestCorpus_Reachable(t *testing.T) {
 	a := openCorpus(t)
-	seeds, err := webkb.DepartmentSeeds(a)
+	seeds, err := webkb.SiteSeeds(a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,8 @@ package webkb
 
 import (
 	"errors"
-	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/urlnorm"
@@ -21,10 +22,6 @@ var Labels = []string{"course", "faculty", "student", "staff", "project", "depar
 // the four whole department sites before misc.
 var Groups = []string{"cornell", "texas", "washington", "wisconsin", "misc"}
 
-// DepartmentGroups are the groups whose whole department sites are in the
-// collection, in the order DepartmentSeeds returns their home pages.
-var DepartmentGroups = []string{"cornell", "texas", "washington", "wisconsin"}
-
 // Options returns the replay options of the WebKB collection: Labels and
 // Groups as the precedence of labels and groups.
 func Options() replay.Options {
@@ -37,30 +34,54 @@ func Open(path string) (*replay.Archive, error) {
 	return replay.Open(path, Options())
 }
 
-// ErrNoSeed means a department home page is missing from the archive.
-var ErrNoSeed = errors.New("department home page not found")
+// ErrNoSeed means that no group of a collection is a site (SiteSeeds).
+var ErrNoSeed = errors.New("no group of the collection is a site with its home page: give the start URLs (--seed)")
 
-// DepartmentSeeds returns the department home pages of DepartmentGroups,
-// in that order: for each group, the page labelled department with the
-// shortest URL (the lexically smaller on a tie). It fails with ErrNoSeed
-// when a group has none.
-func DepartmentSeeds(a *replay.Archive) ([]urlnorm.URL, error) {
-	seeds := make([]urlnorm.URL, 0, len(DepartmentGroups))
-	for _, g := range DepartmentGroups {
-		var best urlnorm.URL
-		for _, l := range a.Labels() {
-			if l.Label != "department" || l.Group != g {
-				continue
-			}
-			s, b := l.URL.String(), best.String()
-			if best.IsZero() || len(s) < len(b) || len(s) == len(b) && s < b {
-				best = l.URL
+// SiteSeeds returns the home pages of a collection's sites, the natural
+// seeds of a crawl of it, by group name: a group is a site when the
+// origin (scheme, host and port) that holds the most of its labelled
+// pages, among the origins whose home page (its root URL, "/") is one
+// of them, holds at least half of them; that home page is the group's
+// seed. A group of pages spread over many hosts (WebKB's misc) is not a
+// site. In WebKB the sites are its four department groups (cornell,
+// texas, washington, wisconsin) and their seeds the department home
+// pages. It fails with ErrNoSeed when no group is a site.
+func SiteSeeds(a *replay.Archive) ([]urlnorm.URL, error) {
+	type site struct {
+		pages map[string]int // labelled pages per origin
+		homes map[string]urlnorm.URL
+		total int
+	}
+	groups := make(map[string]*site)
+	for _, l := range a.Labels() {
+		g := groups[l.Group]
+		if g == nil {
+			g = &site{pages: make(map[string]int), homes: make(map[string]urlnorm.URL)}
+			groups[l.Group] = g
+		}
+		o := l.URL.Origin()
+		g.pages[o]++
+		g.total++
+		if l.URL.RequestURI() == "/" {
+			g.homes[o] = l.URL
+		}
+	}
+	names := slices.Sorted(maps.Keys(groups))
+	var seeds []urlnorm.URL
+	for _, name := range names {
+		g := groups[name]
+		best := ""
+		for _, o := range slices.Sorted(maps.Keys(g.homes)) {
+			if best == "" || g.pages[o] > g.pages[best] {
+				best = o
 			}
 		}
-		if best.IsZero() {
-			return nil, fmt.Errorf("department seeds: %s: %w", g, ErrNoSeed)
+		if best != "" && 2*g.pages[best] >= g.total {
+			seeds = append(seeds, g.homes[best])
 		}
-		seeds = append(seeds, best)
+	}
+	if len(seeds) == 0 {
+		return nil, ErrNoSeed
 	}
 	return seeds, nil
 }

@@ -1,10 +1,13 @@
-// Package webkb holds what is particular to the WebKB collection: its
-// labels and groups in order of precedence (Labels, Groups, and Options,
-// with which Open reads it through replay), the four department sites
-// (DepartmentGroups) and their home pages (DepartmentSeeds), the seed file
-// of an experiment (the department home pages as crawl seeds, one group's
-// pages labelled with the topics as examples, its "other" pages, or every
-// other page, as negatives) and the labels of the pages reachable from
-// those seeds, the targets of a crawl. The collection itself is read and
-// served by replay, its link graph analysed by linkgraph.
+// Package webkb reads labelled collections in WebKB's layout
+// (LABEL/GROUP/URL, every '/' of the URL written '^'): WebKB's labels and
+// groups in order of precedence (Labels, Groups, and Options, with which
+// Open reads a collection through replay); the home pages of a
+// collection's sites, the natural seeds of a crawl of it (SiteSeeds:
+// found by where each group's pages lie, so that any collection in the
+// layout has them, and WebKB's are its four department home pages); the
+// seed file of an experiment (the seeds, one group's pages labelled with
+// the topics as examples, its "other" pages, or every other page, as
+// negatives); and the labels of the pages reachable from the seeds, the
+// targets of a crawl. The collection itself is read and served by
+// replay, its link graph analysed by linkgraph.
 package webkb

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/scent-crawler/scent/linkgraph"
@@ -11,14 +12,16 @@ import (
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
-// WriteSeeds writes the seed file of an experiment: the department seeds,
-// the pages of group labelled with the topics as examples and, as
-// negatives, the pages of group labelled "other" (negatives "other") or
-// every page of group not labelled with a topic (negatives "rest"), or
-// every such page under its own label, so that a model learns each kind
-// of negative as a class of its own (negatives "labels"); "" means
-// "other".
-func WriteSeeds(w io.Writer, a *replay.Archive, topics []string, group, negatives string) error {
+// WriteSeeds writes the seed file of an experiment: the crawl's start
+// URLs (seeds; nil: SiteSeeds), the pages of group labelled with the
+// topics as examples and, as negatives, the pages of group labelled
+// "other" (negatives "other") or every page of group not labelled with a
+// topic (negatives "rest"), or every such page under its own label, so
+// that a model learns each kind of negative as a class of its own
+// (negatives "labels"); "" means "other". It fails, saying why, when the
+// collection has no group named group, or the group no page of a topic
+// or no negative example.
+func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []string, group, negatives string) error {
 	if negatives == "" {
 		negatives = "other"
 	}
@@ -36,9 +39,14 @@ func WriteSeeds(w io.Writer, a *replay.Archive, topics []string, group, negative
 		}
 		want[t] = true
 	}
-	seeds, err := DepartmentSeeds(a)
-	if err != nil {
+	if err := hasGroup(a, group); err != nil {
 		return err
+	}
+	if seeds == nil {
+		var err error
+		if seeds, err = SiteSeeds(a); err != nil {
+			return err
+		}
 	}
 	bw := bufio.NewWriter(w)
 	what := `pages of ` + group + ` labelled "other"`
@@ -73,7 +81,35 @@ func WriteSeeds(w io.Writer, a *replay.Archive, topics []string, group, negative
 			return fmt.Errorf("no page of group %s is labelled %s", group, t)
 		}
 	}
+	neg := 0
+	for role, n := range counts {
+		if !want[role] {
+			neg += n
+		}
+	}
+	if neg == 0 {
+		if negatives == "other" {
+			return fmt.Errorf("no page of group %s is labelled %s, the negative examples (--negatives rest: every page of the group not labelled with a topic)", group, replay.Other)
+		}
+		return fmt.Errorf("every page of group %s is labelled with a topic: no negative example", group)
+	}
 	return bw.Flush()
+}
+
+// hasGroup fails with the collection's groups when it has no page in
+// group.
+func hasGroup(a *replay.Archive, group string) error {
+	var groups []string
+	for _, l := range a.Labels() {
+		if l.Group == group {
+			return nil
+		}
+		if !slices.Contains(groups, l.Group) {
+			groups = append(groups, l.Group)
+		}
+	}
+	slices.Sort(groups)
+	return fmt.Errorf("the collection has no group %q (its groups: %s)", group, strings.Join(groups, ", "))
 }
 
 func isHTMLPage(a *replay.Archive, u urlnorm.URL) bool {
@@ -82,14 +118,16 @@ func isHTMLPage(a *replay.Archive, u urlnorm.URL) bool {
 }
 
 // WriteReachableLabels writes URL<TAB>label for the labelled pages
-// reachable from the department seeds (the targets of a crawl from them)
-// to w.
-func WriteReachableLabels(w io.Writer, a *replay.Archive) error {
-	deps, err := DepartmentSeeds(a)
-	if err != nil {
-		return err
+// reachable from seeds (nil: SiteSeeds), the targets of a crawl from
+// them, to w.
+func WriteReachableLabels(w io.Writer, a *replay.Archive, seeds []urlnorm.URL) error {
+	if seeds == nil {
+		var err error
+		if seeds, err = SiteSeeds(a); err != nil {
+			return err
+		}
 	}
-	reach := linkgraph.Reachable(a, deps)
+	reach := linkgraph.Reachable(a, seeds)
 	bw := bufio.NewWriter(w)
 	for _, l := range a.Labels() {
 		if reach[l.URL] {

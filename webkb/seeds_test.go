@@ -1,12 +1,14 @@
 package webkb
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/scent-crawler/scent/internal/collectiontest"
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 func TestWriteSeeds(t *testing.T) {
@@ -15,7 +17,7 @@ func TestWriteSeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := WriteSeeds(&b, a, []string{"course"}, "misc", "other"); err != nil {
+	if err := WriteSeeds(&b, a, nil, []string{"course"}, "misc", "other"); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -31,10 +33,10 @@ func TestWriteSeeds(t *testing.T) {
 	if strings.Contains(out, "a.test/c") {
 		t.Errorf("a page of another group is an example:\n%s", out)
 	}
-	if err := WriteSeeds(&b, a, []string{"faculty"}, "misc", "other"); err == nil {
+	if err := WriteSeeds(&b, a, nil, []string{"faculty"}, "misc", "other"); err == nil {
 		t.Error("a topic without examples in the group is accepted")
 	}
-	if err := WriteSeeds(&b, a, []string{"course"}, "misc", "some"); err == nil {
+	if err := WriteSeeds(&b, a, nil, []string{"course"}, "misc", "some"); err == nil {
 		t.Error("negatives other than other, rest or labels are accepted")
 	}
 }
@@ -57,7 +59,7 @@ func TestWriteSeeds_negatives(t *testing.T) {
 	}
 	for negatives, want := range map[string]string{"other": "", "rest": "other", "labels": "student"} {
 		var b strings.Builder
-		if err := WriteSeeds(&b, a, []string{"course"}, "misc", negatives); err != nil {
+		if err := WriteSeeds(&b, a, nil, []string{"course"}, "misc", negatives); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
@@ -85,7 +87,7 @@ func TestWriteReachableLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := WriteReachableLabels(&b, a); err != nil {
+	if err := WriteReachableLabels(&b, a, nil); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
@@ -96,5 +98,48 @@ func TestWriteReachableLabels(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "m.test") {
 		t.Errorf("pages of misc, unreachable from the seeds, are listed")
+	}
+}
+
+// WriteSeeds writes the seeds it is given, and says what is wrong with a
+// group it cannot take examples from.
+func TestWriteSeeds_seedsAndErrors(t *testing.T) {
+	a, err := Open(collectiontest.Write(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := urlnorm.Parse("http://b.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteSeeds(&b, a, []urlnorm.URL{start}, []string{"course"}, "misc", "other"); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "\nseed\t"); n != 1 || !strings.Contains(b.String(), "\nseed\thttp://b.test/\n") {
+		t.Errorf("seeds given: b.test only, got:\n%s", b.String())
+	}
+
+	err = WriteSeeds(io.Discard, a, nil, []string{"course"}, "pool", "other")
+	if err == nil || !strings.Contains(err.Error(), `no group "pool"`) || !strings.Contains(err.Error(), "cornell, misc, texas, washington, wisconsin") {
+		t.Errorf("an absent group: %v; want its name and the collection's groups", err)
+	}
+	if err := WriteSeeds(io.Discard, a, nil, []string{"course", "other"}, "cornell", "other"); err == nil {
+		t.Error(`the topic "other" is accepted`)
+	}
+	only := writeCollection(t, map[string]string{
+		"recipe/web/http:^^u.test^a.html": "a",
+		"review/web/http:^^u.test^b.html": "b",
+		"department/site/http:^^s.test^":  "home",
+	})
+	err = WriteSeeds(io.Discard, only, nil, []string{"recipe"}, "web", "other")
+	if err == nil || !strings.Contains(err.Error(), "--negatives rest") {
+		t.Errorf("no page labelled other: %v; want the way to other negatives", err)
+	}
+	if err := WriteSeeds(io.Discard, only, nil, []string{"recipe"}, "web", "rest"); err != nil {
+		t.Errorf("negatives rest: %v", err)
+	}
+	if err := WriteSeeds(io.Discard, only, nil, []string{"recipe", "review"}, "web", "rest"); err == nil || !strings.Contains(err.Error(), "no negative example") {
+		t.Errorf("every page an example: %v; want no negative example", err)
 	}
 }

@@ -24,7 +24,8 @@ func newExperimentCmd() *cobra.Command {
 		Short: "Replay a labelled collection and run train → crawl → export → report in one go, or a grid of such runs",
 		Long: `experiment serves ARCHIVE on loopback, writes a seed file (examples: pages of
 --group labelled with the topics; negatives: "other" pages of --group; crawl
-seeds: the four department home pages), trains the model through the replay,
+seeds: the --seed URLs, or else the home pages of the collection's sites,
+in WebKB the four department home pages), trains the model through the replay,
 crawls with politeness off up to --budget fetches and writes into DIR:
 seeds.txt, labels.tsv (labels of the pages reachable from the seeds),
 model.json, train.json, trained.txt (the pages the model learnt from: its
@@ -93,6 +94,7 @@ it starts over.`,
 	fs := cmd.Flags()
 	fs.StringArrayVar(&o.TopicSets, "topic", nil, "topics to learn and crawl for: course, or course,faculty for one crawl of both; repeat for a crawl per value")
 	fs.StringVar(&o.Group, "group", "misc", "group whose labelled pages train the model")
+	fs.StringArrayVar(&o.Seeds, "seed", nil, seedUsage)
 	fs.StringSliceVar(&o.Strategies, "strategy", []string{"link"}, "link, link+backlinks, page or bfs (a comma-separated list runs each)")
 	fs.StringSliceVar(&o.Frontiers, "frontier", []string{"stack"}, "stack or best-first (a list runs each)")
 	fs.StringSliceVar(&o.Ks, "k", []string{strconv.Itoa(classify.DefaultK)}, "number of features kept by χ² (a list runs each)")

@@ -26,8 +26,8 @@ func newLayoutCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "layout ARCHIVE --topic T [--seed URL …] [--db FILE [--crawl NAME]] [--json]",
 		Short: "Show where a topic's pages sit in a labelled collection and which pages lead to them",
-		Long: `layout follows the links of ARCHIVE from the seeds (default: the four
-department home pages) and describes the topic's reachable pages: how many
+		Long: `layout follows the links of ARCHIVE from the seeds (default: the home pages
+of the collection's sites; in WebKB the four department home pages) and describes the topic's reachable pages: how many
 links from the nearest seed they are, which pages link to them (hubs) by
 label, how many topic pages the biggest hubs link to, and how many hubs link
 to half, three quarters and nine tenths of them. A crawler fetches the hubs
@@ -50,16 +50,12 @@ it did not fetch that link to the most of them.`,
 			if err := checkLabel(a, topic); err != nil {
 				return err
 			}
-			var seeds []urlnorm.URL
-			for _, s := range seedFlags {
-				u, err := urlnorm.Parse(s)
-				if err != nil {
-					return fmt.Errorf("--seed %q: %w", s, err)
-				}
-				seeds = append(seeds, u)
+			seeds, err := seedURLs(seedFlags)
+			if err != nil {
+				return err
 			}
-			if len(seeds) == 0 {
-				if seeds, err = webkb.DepartmentSeeds(a); err != nil {
+			if seeds == nil {
+				if seeds, err = webkb.SiteSeeds(a); err != nil {
 					return err
 				}
 			}
@@ -88,7 +84,7 @@ it did not fetch that link to the most of them.`,
 		},
 	}
 	cmd.Flags().StringVar(&topic, "topic", "", "label of the topic's pages")
-	cmd.Flags().StringArrayVar(&seedFlags, "seed", nil, "start URL (repeat; default the department home pages)")
+	cmd.Flags().StringArrayVar(&seedFlags, "seed", nil, seedUsage)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON")
 	cmd.Flags().StringVar(&db, "db", "", "SQLite database of a crawl of ARCHIVE: describe the topic pages it missed")
 	cmd.Flags().StringVar(&crawl, "crawl", "", "crawl name in --db (default: the latest crawl)")

@@ -412,7 +412,7 @@ func TestCrawl_postgresReplayShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seeds, err := webkb.DepartmentSeeds(a)
+	seeds, err := webkb.SiteSeeds(a)
 	if err != nil {
 		t.Fatal(err)
 	}

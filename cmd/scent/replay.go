@@ -97,23 +97,30 @@ rule that picked each label as a third column.`,
 }
 
 func newSeedsCmd() *cobra.Command {
-	var topics []string
+	var topics, seedFlags []string
 	var group, out, negatives string
 	cmd := &cobra.Command{
-		Use:   "seeds ARCHIVE --topic T[,T…] [--group misc] [--out FILE]",
+		Use:   "seeds ARCHIVE --topic T[,T…] [--group misc] [--seed URL]… [--out FILE]",
 		Short: "Write a seed file from a labelled collection",
 		Long: `seeds writes a seed file whose example pages are the pages labelled with each
 topic in --group, whose negative examples are the pages labelled "other" in
 that group (with --negatives rest: every page of the group not labelled with
-a topic), and whose crawl seeds are the department home pages of cornell,
-texas, washington and wisconsin.`,
+a topic), and whose crawl seeds are the --seed URLs or else the home pages
+of the collection's sites: each group whose labelled pages lie mostly on one
+host whose home page ("/") is one of them (in WebKB the department home
+pages of cornell, texas, washington and wisconsin; misc, spread over many
+hosts, is not a site).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := webkb.Open(args[0])
 			if err != nil {
 				return err
 			}
-			write := func(w io.Writer) error { return webkb.WriteSeeds(w, a, topics, group, negatives) }
+			seeds, err := seedURLs(seedFlags)
+			if err != nil {
+				return err
+			}
+			write := func(w io.Writer) error { return webkb.WriteSeeds(w, a, seeds, topics, group, negatives) }
 			if out == "" || out == "-" {
 				return write(cmd.OutOrStdout())
 			}
@@ -123,6 +130,7 @@ texas, washington and wisconsin.`,
 	cmd.Flags().StringSliceVar(&topics, "topic", nil, "topics (labels) to learn")
 	cmd.Flags().StringVar(&group, "group", "misc", "group whose pages are the examples")
 	cmd.Flags().StringVar(&negatives, "negatives", "other", `negative examples: the pages of --group labelled "other", or "rest": every page of --group not labelled with a topic`)
+	cmd.Flags().StringArrayVar(&seedFlags, "seed", nil, seedUsage)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output)")
 	return cmd
 }

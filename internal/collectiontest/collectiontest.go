@@ -48,3 +48,40 @@ func Write(t *testing.T) string {
 	}
 	return dir
 }
+
+// WriteOther writes a small collection in the stored layout that shares
+// no name with WebKB: two sites, groups north (n.test) and south
+// (s.test), whose home pages link to a menu page that links to recipe and
+// review pages, and a group pool of recipe, review and other pages, each
+// on a host of its own, to train on.
+func WriteOther(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(class, group, url, body string) {
+		name := filepath.Join(dir, class, group, strings.ReplaceAll(url, "/", "^"))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte("<html><body>"+body+"</body></html>\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recipeWords := []string{"flour sugar butter bake oven", "simmer the onions garlic stir", "whisk eggs cream pour bake", "chop basil tomatoes salt pepper"}
+	reviewWords := []string{"film actors plot rating stars", "novel chapter author verdict", "album songs band rating", "play stage cast verdict"}
+	for _, site := range []struct{ group, host string }{{"north", "http://n.test"}, {"south", "http://s.test"}} {
+		var links []string
+		for j := 0; j < 4; j++ {
+			links = append(links, fmt.Sprintf(`<a href="/r%d.html">dish %d</a> <a href="/v%d.html">piece %d</a>`, j, j, j, j))
+			write("recipe", site.group, fmt.Sprintf("%s/r%d.html", site.host, j), recipeWords[j]+fmt.Sprintf(` <a href="/r%d.html">next dish</a>`, (j+1)%4))
+			write("review", site.group, fmt.Sprintf("%s/v%d.html", site.host, j), reviewWords[j])
+		}
+		write("other", site.group, site.host+"/menu/", "menu of the house "+strings.Join(links, " "))
+		write("other", site.group, site.host+"/", `welcome to our house <a href="/menu/">menu</a>`)
+	}
+	for j := 0; j < 8; j++ {
+		write("recipe", "pool", fmt.Sprintf("http://p%d.test/r.html", j), recipeWords[j%4]+" "+recipeWords[(j+1)%4])
+		write("review", "pool", fmt.Sprintf("http://q%d.test/v.html", j), reviewWords[j%4]+" "+reviewWords[(j+1)%4])
+		write("other", "pool", fmt.Sprintf("http://o%d.test/", j), "news weather sports today traffic")
+	}
+	return dir
+}
