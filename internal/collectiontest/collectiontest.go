@@ -17,15 +17,7 @@ import (
 func Write(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(class, group, url, body string) {
-		name := filepath.Join(dir, class, group, strings.ReplaceAll(url, "/", "^"))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte("<html><body>"+body+"</body></html>\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := pageWriter(t, dir)
 	courseWords := []string{"course syllabus homework lecture", "exam grading lecture notes", "homework assignments due", "course schedule midterm final exam"}
 	otherWords := []string{"news weather sports today", "photos of my cat and dog", "recipes for dinner tonight", "travel pictures summer vacation"}
 	for i, dep := range []string{"cornell", "texas", "washington", "wisconsin"} {
@@ -57,15 +49,7 @@ func Write(t *testing.T) string {
 func WriteOther(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(class, group, url, body string) {
-		name := filepath.Join(dir, class, group, strings.ReplaceAll(url, "/", "^"))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte("<html><body>"+body+"</body></html>\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := pageWriter(t, dir)
 	recipeWords := []string{"flour sugar butter bake oven", "simmer the onions garlic stir", "whisk eggs cream pour bake", "chop basil tomatoes salt pepper"}
 	reviewWords := []string{"film actors plot rating stars", "novel chapter author verdict", "album songs band rating", "play stage cast verdict"}
 	for _, site := range []struct{ group, host string }{{"north", "http://n.test"}, {"south", "http://s.test"}} {
@@ -84,4 +68,19 @@ func WriteOther(t *testing.T) string {
 		write("other", "pool", fmt.Sprintf("http://o%d.test/", j), "news weather sports today traffic")
 	}
 	return dir
+}
+
+// pageWriter returns a function that writes, into the collection folder
+// dir, the page at url labelled class in group, whose body is body.
+func pageWriter(t *testing.T, dir string) func(class, group, url, body string) {
+	return func(class, group, url, body string) {
+		t.Helper()
+		name := filepath.Join(dir, class, group, strings.ReplaceAll(url, "/", "^"))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte("<html><body>"+body+"</body></html>\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
