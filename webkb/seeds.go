@@ -119,7 +119,7 @@ func isHTMLPage(a *replay.Archive, u urlnorm.URL) bool {
 
 // WriteReachableLabels writes URL<TAB>label for the labelled pages
 // reachable from seeds (nil: SiteSeeds), the targets of a crawl from
-// them, to w.
+// them, to w. It fails when there is none.
 func WriteReachableLabels(w io.Writer, a *replay.Archive, seeds []urlnorm.URL) error {
 	if seeds == nil {
 		var err error
@@ -129,10 +129,15 @@ func WriteReachableLabels(w io.Writer, a *replay.Archive, seeds []urlnorm.URL) e
 	}
 	reach := linkgraph.Reachable(a, seeds)
 	bw := bufio.NewWriter(w)
+	n := 0
 	for _, l := range a.Labels() {
 		if reach[l.URL] {
 			fmt.Fprintf(bw, "%s\t%s\n", l.URL, l.Label)
+			n++
 		}
+	}
+	if n == 0 {
+		return fmt.Errorf("no labelled page of the collection is reachable from the seeds %v: nothing to find", seeds)
 	}
 	return bw.Flush()
 }

@@ -99,6 +99,13 @@ func TestWriteReachableLabels(t *testing.T) {
 	if strings.Contains(b.String(), "m.test") {
 		t.Errorf("pages of misc, unreachable from the seeds, are listed")
 	}
+	nowhere, err := urlnorm.Parse("http://nowhere.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteReachableLabels(io.Discard, a, []urlnorm.URL{nowhere}); err == nil || !strings.Contains(err.Error(), "nothing to find") {
+		t.Errorf("seeds outside the collection: %v, want an error", err)
+	}
 }
 
 // WriteSeeds writes the seeds it is given, and says what is wrong with a
