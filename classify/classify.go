@@ -103,6 +103,12 @@ type Options struct {
 	// Threshold is the initial on-topic threshold of every class, in (0, 1];
 	// 0 means DefaultThreshold.
 	Threshold float64
+	// PriorMix, in [0, 1), shrinks the class priors toward uniform: a
+	// class's prior in the posterior is (1 − PriorMix)·prior +
+	// PriorMix/classes, so that a class rare among the training documents
+	// is not outweighed before a word is read when the documents judged
+	// hold it in another share. 0 (the default) keeps the priors.
+	PriorMix float64
 }
 
 // Validate reports the first invalid field of o. Zero fields are valid and
@@ -120,8 +126,13 @@ func (o Options) Validate() error {
 	if math.IsNaN(o.Threshold) || o.Threshold < 0 || o.Threshold > 1 {
 		return fmt.Errorf("options: threshold is %v, must be in (0, 1] (or 0 for %v)", o.Threshold, DefaultThreshold)
 	}
+	if !validPriorMix(o.PriorMix) {
+		return fmt.Errorf("options: prior mix is %v, must be in [0, 1)", o.PriorMix)
+	}
 	return nil
 }
+
+func validPriorMix(v float64) bool { return v >= 0 && v < 1 }
 
 // withDefaults returns o with zero fields replaced by their defaults.
 func (o Options) withDefaults() Options {

@@ -50,6 +50,7 @@ type fileParams struct {
 	M         float64 `json:"m"`
 	Event     Event   `json:"event"`
 	Threshold float64 `json:"threshold"`
+	PriorMix  float64 `json:"prior_mix,omitempty"`
 }
 
 type fileClass struct {
@@ -76,7 +77,7 @@ func (m *Model) Save(w io.Writer) error {
 		Format:  FileFormat,
 		Version: FileVersion,
 		Params: fileParams{
-			K: m.opts.K, M: m.opts.M, Event: m.opts.Event, Threshold: m.opts.Threshold,
+			K: m.opts.K, M: m.opts.M, Event: m.opts.Event, Threshold: m.opts.Threshold, PriorMix: m.opts.PriorMix,
 		},
 		Classes:      make([]fileClass, len(m.classes)),
 		Terms:        make([]fileTerm, len(m.terms)),
@@ -156,7 +157,7 @@ func decode(b []byte) (*Model, error) {
 	nc := len(f.Classes)
 	m := &Model{
 		opts: Options{
-			K: f.Params.K, M: f.Params.M, Event: f.Params.Event, Threshold: f.Params.Threshold,
+			K: f.Params.K, M: f.Params.M, Event: f.Params.Event, Threshold: f.Params.Threshold, PriorMix: f.Params.PriorMix,
 		},
 		classes: make([]string, nc),
 		priors:  make([]float64, nc),
@@ -190,6 +191,9 @@ func (f *fileModel) check() error {
 	}
 	if !validThreshold(p.Threshold) {
 		return fmt.Errorf("params: threshold %v is outside (0, 1]", p.Threshold)
+	}
+	if !validPriorMix(p.PriorMix) {
+		return fmt.Errorf("params: prior_mix %v is outside [0, 1)", p.PriorMix)
 	}
 
 	if len(f.Classes) < 2 {

@@ -65,8 +65,9 @@ func (m *Model) prepare() {
 	m.ids = make(map[string]int32, len(m.terms))
 	m.base = make([]float64, nc)
 	m.delta = make([]float64, len(m.terms)*nc)
+	mix := m.opts.PriorMix
 	for c := range nc {
-		m.base[c] = math.Log(m.priors[c])
+		m.base[c] = math.Log((1-mix)*m.priors[c] + mix/float64(nc))
 	}
 	for k, t := range m.terms {
 		m.ids[t.text] = int32(k)

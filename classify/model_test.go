@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strings"
@@ -85,6 +86,58 @@ func TestModel_Posterior(t *testing.T) {
 		}
 		if got := m.Posterior(nil, make([]float64, 0, 2)); len(got) != 3 {
 			t.Errorf("%v: Posterior with small dst returned %d values", event, len(got))
+		}
+	}
+}
+
+// PriorMix shrinks the priors toward uniform: the ratio of two classes'
+// posteriors moves by the ratio of their mixed priors over their priors,
+// whatever the document; the mix goes through Save and Load.
+func TestModel_PriorMix(t *testing.T) {
+	ex := []Example{
+		{Class: "rare", Tokens: []string{"desk", "phone"}},
+		{Class: "common", Tokens: []string{"office", "research"}},
+		{Class: "common", Tokens: []string{"research", "papers"}},
+		{Class: "common", Tokens: []string{"teaching", "research"}},
+		{Class: Other, Tokens: []string{"weather"}},
+	}
+	plain, err := Train(ex, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed, err := Train(ex, Options{PriorMix: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior := map[string]float64{"rare": 0.2, "common": 0.6, Other: 0.2}
+	moved := func(c string) float64 { return (0.7*prior[c] + 0.3/3) / prior[c] }
+	doc := []string{"desk", "research"}
+	for _, d := range [][]string{nil, doc, {"weather", "phone"}} {
+		p, q := plain.Posterior(d, nil), mixed.Posterior(d, nil)
+		checkDistribution(t, "mixed", q)
+		for i, a := range mixed.Classes() {
+			for j, b := range mixed.Classes() {
+				got := (q[i] / q[j]) / (p[i] / p[j])
+				if w := moved(a) / moved(b); math.Abs(got-w) > 1e-9 {
+					t.Errorf("%q: %s/%s moved by %v, want %v", d, a, b, got, w)
+				}
+			}
+		}
+	}
+	rare := mixed.Index("rare")
+	if q, p := mixed.Posterior(doc, nil)[rare], plain.Posterior(doc, nil)[rare]; q <= p {
+		t.Errorf("the rare class's posterior %v is not above its unmixed %v", q, p)
+	}
+	loaded, err := Load(bytes.NewReader(saved(t, mixed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, q := loaded.Posterior(doc, nil), mixed.Posterior(doc, nil); !slices.Equal(l, q) || loaded.Options().PriorMix != 0.3 {
+		t.Errorf("loaded: %v (mix %v), saved %v (0.3)", l, loaded.Options().PriorMix, q)
+	}
+	for _, bad := range []float64{1, -0.1, math.NaN()} {
+		if _, err := Train(ex, Options{PriorMix: bad}); err == nil {
+			t.Errorf("prior mix %v accepted", bad)
 		}
 	}
 }

@@ -145,9 +145,10 @@ func (s pageScorer) ScorePage(tokens []string, dst []float64) []float64 {
 }
 
 // pageSettings are the page model's training settings: the experiment's,
-// with PageDocuments.
+// with PageDocuments and PagePriorMix.
 func (o Spec) pageSettings() training.Settings {
 	mf := o.Model
+	mf.PriorMix = o.PagePriorMix
 	if o.PageDocuments != "" {
 		mf.Documents = o.PageDocuments
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -143,10 +144,15 @@ func TestRun_anotherCollection(t *testing.T) {
 	o.Group, o.Budget, o.Workers, o.Lockstep, o.Baseline = "pool", 30, 2, true, true
 	o.Topics, o.Strategy, o.Frontier, o.Model.K, o.Model.Window, o.Model.Threshold = []string{"recipe"}, "link", crawler.FrontierStack, 20, 10, 0.5
 	o.Model.Folds = 0
-	o.PageNegatives, o.Learn, o.SkipExamples, o.LearnPrior = "labels", true, true, 1
+	o.PageNegatives, o.Learn, o.SkipExamples, o.LearnPrior, o.PagePriorMix = "labels", true, true, 1, 0.1
 	rep, err := Run(context.Background(), o, io.Discard)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if raw, err := os.ReadFile(filepath.Join(out, "page-model.json")); err != nil {
+		t.Error(err)
+	} else if pm, err := classify.Load(bytes.NewReader(raw)); err != nil || pm.Options().PriorMix != 0.1 {
+		t.Errorf("page model: %v; want its priors mixed by 0.1", err)
 	}
 	seeds, err := training.LoadSeeds(filepath.Join(out, "seeds.txt"))
 	if err != nil {
@@ -182,6 +188,10 @@ func TestRun_anotherCollection(t *testing.T) {
 	o.Seeds = []string{"::"}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--seed") {
 		t.Errorf("a seed that is no URL: %v", err)
+	}
+	o.Seeds, o.PagePriorMix = nil, 1
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--page-prior-mix") {
+		t.Errorf("a page prior mix of 1: %v", err)
 	}
 }
 

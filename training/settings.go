@@ -14,6 +14,7 @@ type Settings struct {
 	M         float64 // m-estimate equivalent sample size
 	Event     string  // Naive Bayes event model: binary or multinomial
 	Threshold float64 // on-topic threshold of P(topic|link), in (0, 1]
+	PriorMix  float64 // share of the class priors shrunk toward uniform, in [0, 1) (classify.Options.PriorMix)
 	Window    int     // tokens of context on each side of a link
 	URLTokens bool    // add the words of a link's URL path to its features
 	Folds     int     // cross-validation folds (0: none)
@@ -41,7 +42,7 @@ func (s Settings) Classify() (classify.Options, error) {
 	if err != nil {
 		return classify.Options{}, err
 	}
-	o := classify.Options{K: s.K, M: s.M, Event: ev, Threshold: s.Threshold}
+	o := classify.Options{K: s.K, M: s.M, Event: ev, Threshold: s.Threshold, PriorMix: s.PriorMix}
 	return o, o.Validate()
 }
 
