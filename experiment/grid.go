@@ -77,7 +77,7 @@ type gridRun struct {
 	discovery  map[string]*sqlite.Store   // backlinks of link+backlinks per topic set and window, opened on first use
 	models     map[modelKey]*trained
 	pages      map[modelKey]*pageModel // with --page-negatives
-	start      []urlnorm.URL           // the crawls' seeds given (Spec.Seeds); nil: the collection's
+	starts     []urlnorm.URL           // the crawls' seeds given (Spec.Seeds); nil: the collection's
 	trainTh    float64                 // the threshold the models are trained with
 	ths        []float64               // the thresholds of the cells, each cross-validated
 	bfs        map[string]bfsCrawl
@@ -131,13 +131,13 @@ func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.
 		return nil, err
 	}
 	defer stop()
-	seeds, err := o.seeds()
+	starts, err := o.seeds()
 	if err != nil {
 		return nil, err
 	}
-	g := &gridRun{o: o, start: seeds, work: work, labelPath: filepath.Join(work, "labels.tsv"), seeds: make(map[string]*training.Seeds),
+	g := &gridRun{o: o, starts: starts, work: work, labelPath: filepath.Join(work, "labels.tsv"), seeds: make(map[string]*training.Seeds),
 		models: make(map[modelKey]*trained), pages: make(map[modelKey]*pageModel), bfs: make(map[string]bfsCrawl), base: make(map[string]*baselines), progress: progress, collection: a}
-	if err := writeFileAtomic(g.labelPath, func(f *os.File) error { return webkb.WriteReachableLabels(f, a, seeds) }); err != nil {
+	if err := writeFileAtomic(g.labelPath, func(f *os.File) error { return webkb.WriteReachableLabels(f, a, starts) }); err != nil {
 		return nil, err
 	}
 	if g.fetcher, err = fetch.New(fc); err != nil {
@@ -157,7 +157,7 @@ func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.
 			continue
 		}
 		path := filepath.Join(work, "seeds-"+set+".txt")
-		if err := writeFileAtomic(path, func(f *os.File) error { return webkb.WriteSeeds(f, a, seeds, c.topics, o.Group, o.Negatives) }); err != nil {
+		if err := writeFileAtomic(path, func(f *os.File) error { return webkb.WriteSeeds(f, a, starts, c.topics, o.Group, o.Negatives) }); err != nil {
 			return nil, fmt.Errorf("grid: seeds of %s: %w", set, err)
 		}
 		if g.seeds[set], err = training.LoadSeeds(path); err != nil {

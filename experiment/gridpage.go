@@ -33,7 +33,7 @@ func (g *gridRun) pageModel(ctx context.Context, c gridCell) (*pageModel, error)
 	}
 	path := filepath.Join(g.work, fmt.Sprintf("seeds-page-%s.txt", key.topics))
 	if err := writeFileAtomic(path, func(f *os.File) error {
-		return webkb.WriteSeeds(f, g.collection, g.start, c.topics, g.o.Group, g.o.PageNegatives)
+		return webkb.WriteSeeds(f, g.collection, g.starts, c.topics, g.o.Group, g.o.PageNegatives)
 	}); err != nil {
 		return nil, err
 	}

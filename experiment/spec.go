@@ -47,7 +47,8 @@ type Spec struct {
 	// PagePriorMix is the page model's classify.Options.PriorMix: with
 	// every other label a class of its own, a label with few training
 	// pages (WebKB's staff: 87 against faculty's 969) is otherwise judged
-	// by its share of the training group, not of the pages crawled.
+	// by its share of the training group, not of the pages crawled. 0
+	// keeps the priors (the flag's default is 0.1).
 	PagePriorMix float64
 	// Topics are the topics crawled for; Strategy and Frontier the
 	// crawl's ("" frontier: the stack).

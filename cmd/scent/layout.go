@@ -27,10 +27,11 @@ func newLayoutCmd() *cobra.Command {
 		Use:   "layout ARCHIVE --topic T [--seed URL …] [--db FILE [--crawl NAME]] [--json]",
 		Short: "Show where a topic's pages sit in a labelled collection and which pages lead to them",
 		Long: `layout follows the links of ARCHIVE from the seeds (default: the home pages
-of the collection's sites; in WebKB the four department home pages) and describes the topic's reachable pages: how many
-links from the nearest seed they are, which pages link to them (hubs) by
-label, how many topic pages the biggest hubs link to, and how many hubs link
-to half, three quarters and nine tenths of them. A crawler fetches the hubs
+of the collection's sites; in WebKB the four department home pages) and
+describes the topic's reachable pages: how many links from the nearest seed
+they are, which pages link to them (hubs) by label, how many topic pages the
+biggest hubs link to, and how many hubs link to half, three quarters and
+nine tenths of them. A crawler fetches the hubs
 it needs besides the topic pages, so this bounds what a focused crawl with a
 given budget can find, whatever its classifier.
 
