@@ -52,6 +52,9 @@ func JudgeEval(path string, m *classify.Model, topics []string, group string) ([
 	if err != nil {
 		return nil, err
 	}
+	if err := webkb.CheckGroup(a, group); err != nil {
+		return nil, err
+	}
 	var labels []string
 	var scores [][]float64 // per page, the model's scores of its topics
 	for _, l := range a.Labels() {

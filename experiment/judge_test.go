@@ -33,6 +33,9 @@ func TestJudgeEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := JudgeEval(dir, good, []string{"course"}, "pool"); err == nil || !strings.Contains(err.Error(), `no group "pool"`) {
+		t.Errorf("a training group the collection lacks: %v; want an error, not every page judged", err)
+	}
 	r := rs[0]
 	// 4 sites × (6 course + 6 other + the department page).
 	if r.Pages != 52 || r.Positives != 24 {

@@ -39,7 +39,7 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		}
 		want[t] = true
 	}
-	if err := hasGroup(a, group); err != nil {
+	if err := CheckGroup(a, group); err != nil {
 		return err
 	}
 	if seeds == nil {
@@ -96,9 +96,9 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 	return bw.Flush()
 }
 
-// hasGroup fails with the collection's groups when it has no page in
-// group.
-func hasGroup(a *replay.Archive, group string) error {
+// CheckGroup fails, naming the collection's groups, when it has no page
+// in group.
+func CheckGroup(a *replay.Archive, group string) error {
 	var groups []string
 	for _, l := range a.Labels() {
 		if l.Group == group {
