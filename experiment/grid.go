@@ -131,7 +131,7 @@ func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.
 		return nil, err
 	}
 	defer stop()
-	starts, err := o.seeds()
+	starts, err := ParseSeeds(o.Seeds)
 	if err != nil {
 		return nil, err
 	}

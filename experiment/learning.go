@@ -170,13 +170,10 @@ func pageNegatives(s *training.Seeds, topics []string) []training.Source {
 }
 
 // trainPageModel trains the model that judges pages (--page-negatives):
-// the experiment's examples with those negatives. It returns the model,
+// the experiment's examples with those negatives (the crawl starting at
+// starts; nil: the collection's sites). It returns the model,
 // its report and the sources it learnt from beyond the topics' examples.
-func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, f training.Fetcher, progress io.Writer) (*classify.Model, *training.Report, []training.Source, error) {
-	starts, err := o.seeds()
-	if err != nil {
-		return nil, nil, nil, err
-	}
+func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, starts []urlnorm.URL, f training.Fetcher, progress io.Writer) (*classify.Model, *training.Report, []training.Source, error) {
 	path := filepath.Join(o.Out, "seeds-page.txt")
 	if err := writeFileAtomic(path, func(f *os.File) error { return webkb.WriteSeeds(f, a, starts, o.Topics, o.Group, o.PageNegatives) }); err != nil {
 		return nil, nil, nil, err

@@ -49,7 +49,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	}
 	defer stop()
 
-	starts, err := o.seeds()
+	starts, err := ParseSeeds(o.Seeds)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	var pageModel *classify.Model
 	if o.PageNegatives != "" && o.PageNegatives != o.Negatives {
 		var known []training.Source
-		pageModel, trep, known, err = o.trainPageModel(ctx, a, examples, progress)
+		pageModel, trep, known, err = o.trainPageModel(ctx, a, starts, examples, progress)
 		if err != nil {
 			return nil, err
 		}

@@ -127,10 +127,10 @@ func (o *Spec) Validate() error {
 			return fmt.Errorf("--page-documents: %w", err)
 		}
 	}
-	if !(o.PagePriorMix >= 0 && o.PagePriorMix < 1) {
-		return fmt.Errorf("--page-prior-mix %v: want a share in [0, 1)", o.PagePriorMix)
+	if err := (classify.Options{PriorMix: o.PagePriorMix}).Validate(); err != nil {
+		return fmt.Errorf("--page-prior-mix: %w", err)
 	}
-	if _, err := o.seeds(); err != nil {
+	if _, err := ParseSeeds(o.Seeds); err != nil {
 		return err
 	}
 	if _, err := os.Stat(o.Archive); err != nil {
@@ -142,10 +142,12 @@ func (o *Spec) Validate() error {
 	return atomicfile.CheckWritableDir(o.Out, "--out")
 }
 
-// seeds parses Seeds: nil when there are none (the collection's own).
-func (o Spec) seeds() ([]urlnorm.URL, error) {
+// ParseSeeds parses the start URLs given with --seed: nil when there
+// are none (a crawl then starts from the collection's own,
+// webkb.SiteSeeds).
+func ParseSeeds(seeds []string) ([]urlnorm.URL, error) {
 	var out []urlnorm.URL
-	for _, s := range o.Seeds {
+	for _, s := range seeds {
 		u, err := urlnorm.Parse(s)
 		if err != nil {
 			return nil, fmt.Errorf("--seed %q: %w", s, err)

@@ -13,7 +13,6 @@ import (
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/internal/atomicfile"
 	"github.com/scent-crawler/scent/training"
-	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // fetchFlags are the fetcher's settings, shared by train and crawl.
@@ -123,16 +122,3 @@ func jsonIndent(w io.Writer) *json.Encoder {
 // seedUsage is the help of the --seed flag of the commands that read a
 // labelled collection.
 const seedUsage = "start URL of the crawl (repeat; default the home pages of the collection's sites)"
-
-// seedURLs parses the --seed flags; nil when none is given.
-func seedURLs(flags []string) ([]urlnorm.URL, error) {
-	var seeds []urlnorm.URL
-	for _, s := range flags {
-		u, err := urlnorm.Parse(s)
-		if err != nil {
-			return nil, fmt.Errorf("--seed %q: %w", s, err)
-		}
-		seeds = append(seeds, u)
-	}
-	return seeds, nil
-}

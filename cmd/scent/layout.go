@@ -51,7 +51,7 @@ it did not fetch that link to the most of them.`,
 			if err := checkLabel(a, topic); err != nil {
 				return err
 			}
-			seeds, err := seedURLs(seedFlags)
+			seeds, err := experiment.ParseSeeds(seedFlags)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/webkb"
 )
@@ -116,7 +117,7 @@ hosts, is not a site).`,
 			if err != nil {
 				return err
 			}
-			seeds, err := seedURLs(seedFlags)
+			seeds, err := experiment.ParseSeeds(seedFlags)
 			if err != nil {
 				return err
 			}
