@@ -200,14 +200,7 @@ func TestLearner_memoryIntoSmallerMemory(t *testing.T) {
 	for i := range 10 {
 		observe(big, i, "alice", "bob")
 	}
-	data, err := big.MarshalMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	small, _ := New([]string{"robots"}, Options{MinDocs: 1, MinBatch: 1, Memory: 4})
-	if err := small.RestoreState(data); err != nil {
-		t.Fatal(err)
-	}
+	small := restored(t, big, true, []string{"robots"}, Options{MinDocs: 1, MinBatch: 1, Memory: 4})
 	if len(small.ring) != 4 || len(small.links) != 4 || len(small.sources) != 2 {
 		t.Errorf("remembers %d links (%d keys) and %d pages' outcomes, want 4, 4 and 2", len(small.ring), len(small.links), len(small.sources))
 	}
@@ -237,14 +230,7 @@ func TestLearner_memoryWhileDeferred(t *testing.T) {
 	if len(deferred) == 0 {
 		t.Fatal("no move deferred: the test cannot tell")
 	}
-	data, err := l.MarshalMemory()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, _ := New([]string{"robots"}, Options{MinDocs: 1, MinBatch: 1, KeepWritten: 1})
-	if err := back.RestoreState(data); err != nil {
-		t.Fatal(err)
-	}
+	back := restored(t, l, true, []string{"robots"}, Options{MinDocs: 1, MinBatch: 1, KeepWritten: 1})
 	if _, ok := back.Floor("robots"); ok {
 		t.Error("the restored learner defers moves it never made")
 	}
@@ -350,4 +336,26 @@ func deferringLearner() *Learner {
 	observeAt(l, "/lab3/", "/lab3/", 3, 0.1, nil)
 	l.Rescore()
 	return l
+}
+
+// restored returns a new learner of topics with opts, restored from l's
+// state, with its memory when memory is set.
+func restored(t *testing.T, l *Learner, memory bool, topics []string, opts Options) *Learner {
+	t.Helper()
+	marshal := l.MarshalState
+	if memory {
+		marshal = l.MarshalMemory
+	}
+	data, err := marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := New(topics, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := back.RestoreState(data); err != nil {
+		t.Fatal(err)
+	}
+	return back
 }
