@@ -2,8 +2,6 @@ package webkb
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -48,17 +46,7 @@ func TestSiteSeeds(t *testing.T) {
 // folder and opens it with no WebKB option: labels and groups by name.
 func writeCollection(t *testing.T, files map[string]string) *replay.Archive {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("<html><body>"+body+"</body></html>"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a, err := replay.Open(dir, replay.Options{})
+	a, err := replay.Open(collectiontest.WritePages(t, files), replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/linkgraph"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/urlnorm"
@@ -34,7 +35,7 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 	want := make(map[string]bool)
 	for _, t := range topics {
 		t = strings.TrimSpace(t)
-		if t == "" || t == "other" {
+		if t == "" || t == replay.Other {
 			return fmt.Errorf("invalid topic %q", t)
 		}
 		want[t] = true
@@ -68,10 +69,10 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		role := l.Label
 		switch {
 		case want[role], negatives == "labels":
-		case negatives == "other" && role != "other":
+		case negatives == "other" && role != replay.Other:
 			continue
 		default:
-			role = "other"
+			role = classify.Other // the seed file's role of a negative
 		}
 		fmt.Fprintf(bw, "%s\t%s\n", role, l.URL)
 		counts[role]++

@@ -70,17 +70,34 @@ func WriteOther(t *testing.T) string {
 	return dir
 }
 
+// WritePages writes pages (a file name in the stored layout, such as
+// "recipe/north/http:^^n.test^a.html" → the body of its HTML page) as a
+// collection folder and returns its path.
+func WritePages(t testing.TB, pages map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range pages {
+		writePage(t, filepath.Join(dir, filepath.FromSlash(name)), body)
+	}
+	return dir
+}
+
 // pageWriter returns a function that writes, into the collection folder
 // dir, the page at url labelled class in group, whose body is body.
-func pageWriter(t *testing.T, dir string) func(class, group, url, body string) {
+func pageWriter(t testing.TB, dir string) func(class, group, url, body string) {
 	return func(class, group, url, body string) {
 		t.Helper()
-		name := filepath.Join(dir, class, group, strings.ReplaceAll(url, "/", "^"))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte("<html><body>"+body+"</body></html>\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writePage(t, filepath.Join(dir, class, group, strings.ReplaceAll(url, "/", "^")), body)
+	}
+}
+
+// writePage writes the HTML page of body at the path name.
+func writePage(t testing.TB, name, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte("<html><body>"+body+"</body></html>\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
