@@ -1,12 +1,11 @@
 package experiment
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/scent-crawler/scent/internal/collectiontest"
 	"github.com/scent-crawler/scent/urlnorm"
 	"github.com/scent-crawler/scent/webkb"
 )
@@ -29,8 +28,7 @@ func TestOracleScorer(t *testing.T) {
 	// links to a student's page, which links to a course page: the
 	// student's page is the course's hub, the list is not (it links to
 	// no course page itself).
-	dir := t.TempDir()
-	for name, body := range map[string]string{
+	dir := collectiontest.WritePages(t, map[string]string{
 		"department/x/http:^^h.test^":           `<a href="/people.html">people</a> <a href="/news.html">news</a>`,
 		"other/x/http:^^h.test^people.html":     `<a href="/p1.html">a student</a>`,
 		"student/x/http:^^h.test^p1.html":       `<a href="/c1.html">cs 101</a> <a href="/p1.html">me</a>`,
@@ -38,15 +36,7 @@ func TestOracleScorer(t *testing.T) {
 		"other/x/http:^^h.test^news.html":       `weather`,
 		"course/x/http:^^h.test^self-link.html": `<a href="/self-link.html">this page</a>`,
 		"other/x/http:^^h.test^to-missing.html": `<a href="/gone.html">gone</a>`,
-	} {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte("<html><body>"+body+"</body></html>"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	a, err := webkb.Open(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,6 @@ package webkb
 
 import (
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -46,13 +44,7 @@ func TestWriteSeeds(t *testing.T) {
 // example of its own label ("labels").
 func TestWriteSeeds_negatives(t *testing.T) {
 	dir := collectiontest.Write(t)
-	name := filepath.Join(dir, "student", "misc", "http:^^m.test^s0.html")
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte("<html><body>graduate student home page</body></html>\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	collectiontest.AddPage(t, dir, "student", "misc", "http://m.test/s0.html", "graduate student home page")
 	a, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -82,6 +82,13 @@ func WritePages(t testing.TB, pages map[string]string) string {
 	return dir
 }
 
+// AddPage writes into the collection folder dir the page at url labelled
+// class in group, whose body is body.
+func AddPage(t testing.TB, dir, class, group, url, body string) {
+	t.Helper()
+	pageWriter(t, dir)(class, group, url, body)
+}
+
 // pageWriter returns a function that writes, into the collection folder
 // dir, the page at url labelled class in group, whose body is body.
 func pageWriter(t testing.TB, dir string) func(class, group, url, body string) {
