@@ -42,33 +42,6 @@ func popAll(t *testing.T, s *Store, crawl int64, topic string, order crawler.Ord
 	}
 }
 
-func TestStore_Pop_orders(t *testing.T) {
-	ctx := context.Background()
-	for _, tc := range []struct {
-		order crawler.Order
-		want  string
-	}{
-		{crawler.LIFO, "/seed /c /b /a"},
-		{crawler.FIFO, "/seed /a /b /c"},
-		{crawler.BestFirst, "/seed /b /c /a"},
-	} {
-		s, _ := open(t)
-		st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"t"}, Topics: []string{"t"}, Seeds: []urlnorm.URL{u("/seed")}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		first := popAll(t, s, st.ID, "t", tc.order)
-		push := []crawler.Entry{{Topic: "t", URL: u("/a"), Score: 0.1}, {Topic: "t", URL: u("/b"), Score: 0.9}, {Topic: "t", URL: u("/c"), Score: 0.5}}
-		if err := s.Commit(ctx, st.ID, nil, push); err != nil {
-			t.Fatal(err)
-		}
-		got := append(first, popAll(t, s, st.ID, "t", tc.order)...)
-		if strings.Join(got, " ") != tc.want {
-			t.Errorf("order %d: popped %v, want %s", tc.order, got, tc.want)
-		}
-	}
-}
-
 // TestStore_PopPeek: a pop that peeks takes what Pop takes and reads the
 // entries next on the stack without taking them: the next pop takes them.
 func TestStore_PopPeek(t *testing.T) {
@@ -109,124 +82,10 @@ func TestStore_PopPeek(t *testing.T) {
 	}
 }
 
-func TestStore_Commit_pushedAgain(t *testing.T) {
-	// /a is pushed, then /b, then /a again with another score and depth.
-	ctx := context.Background()
-	for _, tc := range []struct {
-		name  string
-		stack string
-		order crawler.Order
-		want  string
-		wantA crawler.Entry
-	}{
-		// The bfs queue keeps the first discovery: place and depth.
-		{"bfs queue", "", crawler.FIFO, "/seed /a /b", crawler.Entry{Depth: 1, Score: 0}},
-		// A stack moves the URL to its top; the shorter distance from a
-		// seed and the higher score stay, whichever push had them.
-		{"stack", "t", crawler.LIFO, "/seed /a /b", crawler.Entry{Depth: 1, Score: 0.9}},
-		{"best-first", "t", crawler.BestFirst, "/seed /a /b", crawler.Entry{Depth: 1, Score: 0.9}},
-		// Shallowest first, then by score: /a (depth 1 kept, 0.9) first.
-		{"shallowest", "t", crawler.Shallowest, "/seed /a /b", crawler.Entry{Depth: 1, Score: 0.9}},
-	} {
-		s, _ := open(t)
-		st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{tc.stack}, Topics: []string{"t"}, Seeds: []urlnorm.URL{u("/seed")}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := popAll(t, s, st.ID, tc.stack, tc.order)
-		for _, push := range [][]crawler.Entry{
-			{{Topic: tc.stack, URL: u("/a"), Depth: 1, Score: 0.9}},
-			{{Topic: tc.stack, URL: u("/b"), Depth: 1, Score: 0.5}},
-			{{Topic: tc.stack, URL: u("/a"), Depth: 2, Score: 0.2}},
-		} {
-			if tc.stack == "" {
-				push[0].Score = 0
-			}
-			if err := s.Commit(ctx, st.ID, nil, push); err != nil {
-				t.Fatal(err)
-			}
-		}
-		es, err := s.Pop(ctx, st.ID, tc.stack, tc.order, 10, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range es {
-			got = append(got, e.URL.Path())
-			if e.URL.Path() == "/a" && (e.Depth != tc.wantA.Depth || e.Score != tc.wantA.Score) {
-				t.Errorf("%s: /a has depth %d, score %v; want %d, %v", tc.name, e.Depth, e.Score, tc.wantA.Depth, tc.wantA.Score)
-			}
-		}
-		if strings.Join(got, " ") != tc.want {
-			t.Errorf("%s: popped %v, want %s", tc.name, got, tc.want)
-		}
-	}
-}
-
-func TestStore_Pop_shallowestThenBestScore(t *testing.T) {
-	ctx := context.Background()
-	s, _ := open(t)
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"t", "t~reserve"}, Topics: []string{"t"}, Seeds: []urlnorm.URL{u("/seed")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	push := []crawler.Entry{
-		{Topic: "t~reserve", URL: u("/deep-best"), Depth: 3, Score: 0.9},
-		{Topic: "t~reserve", URL: u("/near-low"), Depth: 1, Score: 0.1},
-		{Topic: "t~reserve", URL: u("/mid"), Depth: 2, Score: 0.5},
-		{Topic: "t~reserve", URL: u("/near-high"), Depth: 1, Score: 0.4},
-	}
-	if err := s.Commit(ctx, st.ID, nil, push); err != nil {
-		t.Fatal(err)
-	}
-	got := strings.Join(popAll(t, s, st.ID, "t~reserve", crawler.Shallowest), " ")
-	if want := "/seed /near-high /near-low /mid /deep-best"; got != want {
-		t.Errorf("popped %s, want %s", got, want)
-	}
-}
-
-func TestStore_Commit_visitedOncePerCrawl(t *testing.T) {
-	ctx := context.Background()
-	s, _ := open(t)
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"a", "b"}, Topics: []string{"a", "b"}, Seeds: []urlnorm.URL{u("/")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The seed is on both stacks; once leased by one, the other skips it.
-	es, _ := s.Pop(ctx, st.ID, "a", crawler.LIFO, 5, 0)
-	if len(es) != 1 {
-		t.Fatalf("pop a: %v", es)
-	}
-	if es2, _ := s.Pop(ctx, st.ID, "b", crawler.LIFO, 5, 0); len(es2) != 0 {
-		t.Fatalf("pop b gave the leased seed again: %v", es2)
-	}
-	page := &crawler.Page{URL: u("/"), FinalURL: u("/home"), Topic: "a", Status: 200, FetchedAt: time.Now(),
-		Scores: map[string]float64{"a": 0.9, "b": 0.2}, Relevant: map[string]bool{"a": true, "b": false},
-		Links: []crawler.Link{{Target: u("/x"), Anchor: "x", Context: "a x b", Scores: []float64{0.8, 0.1}}}}
-	push := []crawler.Entry{{Topic: "a", URL: u("/x")}, {Topic: "b", URL: u("/x")}, {Topic: "a", URL: u("/")}, {Topic: "b", URL: u("/home")}}
-	if err := s.Commit(ctx, st.ID, []*crawler.Page{page}, push); err != nil {
-		t.Fatal(err)
-	}
-	// "/" was fetched and "/home" is its final URL: neither comes back.
-	a := popAll(t, s, st.ID, "a", crawler.LIFO)
-	b := popAll(t, s, st.ID, "b", crawler.LIFO)
-	if strings.Join(a, " ") != "/x" || len(b) != 0 {
-		t.Errorf("after commit: a=%v b=%v, want a=[/x] b=[]", a, b)
-	}
-	var n int
-	s.EachLink(ctx, st.ID, func(*crawler.PageLink) error { n++; return nil })
-	if n != 1 {
-		t.Errorf("%d links stored, want 1", n)
-	}
-	var rows []*crawler.Page
-	if err := s.EachPage(ctx, st.ID, func(p *crawler.Page) error { rows = append(rows, p); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) != 1 || rows[0].Order != 1 || rows[0].Scores["a"] != 0.9 || !rows[0].Relevant["a"] || rows[0].Relevant["b"] {
-		t.Errorf("EachPage = %+v", rows[0])
-	}
-}
-
-func TestStore_OpenCrawl_resumeRequeuesLeases(t *testing.T) {
+// TestStore_OpenCrawl_countsRequeuedLeases: what a process leased and
+// never committed is counted as requeued when the crawl is opened again
+// (storetest's ResumeRequeuesLeases checks that it is served again).
+func TestStore_OpenCrawl_countsRequeuedLeases(t *testing.T) {
 	ctx := context.Background()
 	s, path := open(t)
 	spec := crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyBFS, Stacks: []string{""}, Seeds: []urlnorm.URL{u("/1"), u("/2"), u("/3")}}
@@ -242,7 +101,6 @@ func TestStore_OpenCrawl_resumeRequeuesLeases(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close() // es[1] was in flight when the process died
-
 	s2, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -252,39 +110,8 @@ func TestStore_OpenCrawl_resumeRequeuesLeases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !st2.Resumed || st2.Fetched != 1 || st2.Requeue != 1 {
-		t.Errorf("resume state = %+v, want resumed, 1 fetched, 1 requeued", st2)
-	}
-	left := popAll(t, s2, st2.ID, "", crawler.FIFO)
-	if len(left) != 2 {
-		t.Errorf("after resume the frontier holds %v, want the in-flight URL and the untouched one", left)
-	}
-	if err := s2.Commit(ctx, st2.ID, []*crawler.Page{{URL: es[1].URL, FetchedAt: time.Now()}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	var maxOrd int
-	s2.DB().QueryRow(`SELECT MAX(ord) FROM pages`).Scan(&maxOrd)
-	if maxOrd != 2 {
-		t.Errorf("fetch order after resume = %d, want 2", maxOrd)
-	}
-	// A different strategy under the same name is refused.
-	spec.Strategy = crawler.StrategyLink
-	if _, err := s2.OpenCrawl(ctx, spec); err == nil {
-		t.Error("resuming with another strategy gave no error")
-	}
-}
-
-func TestStore_Pop_maxPerHost(t *testing.T) {
-	ctx := context.Background()
-	s, _ := open(t)
-	seeds := []urlnorm.URL{u("/1"), u("/2"), u("/3"), urlnorm.MustParse("http://b.test/")}
-	st, _ := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyBFS, Stacks: []string{""}, Seeds: seeds})
-	es, err := s.Pop(ctx, st.ID, "", crawler.FIFO, 10, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(es) != 3 {
-		t.Errorf("popped %d URLs with a cap of 2 per host, want 3 (2 of a.test, 1 of b.test)", len(es))
+	if st2.Requeue != 1 {
+		t.Errorf("resume state = %+v, want 1 requeued", st2)
 	}
 }
 

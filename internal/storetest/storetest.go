@@ -246,6 +246,20 @@ func visitedOnce(t *testing.T, open Open) {
 	if strings.Join(a, " ") != "/x" || len(b) != 0 {
 		t.Errorf("after commit: a=%v b=%v, want a=[/x] b=[]", a, b)
 	}
+	var n int
+	if err := s.EachLink(ctx, st.ID, func(*crawler.PageLink) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("%d links stored, want 1", n)
+	}
+	var rows []*crawler.Page
+	if err := s.EachPage(ctx, st.ID, func(p *crawler.Page) error { rows = append(rows, p); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Order != 1 || rows[0].Scores["a"] != 0.9 || !rows[0].Relevant["a"] || rows[0].Relevant["b"] {
+		t.Errorf("EachPage = %+v, want the one page, fetched first, relevant to a only", rows)
+	}
 	s.Close()
 	s = reopen(t)
 	defer s.Close()
@@ -280,6 +294,17 @@ func resume(t *testing.T, open Open) {
 	want := slices.DeleteFunc([]string{"/1", "/2", "/3"}, func(p string) bool { return p == es[0].URL.Path() })
 	if !slices.Equal(left, want) {
 		t.Errorf("after resume the frontier holds %v, want the in-flight URL and the untouched one %v", left, want)
+	}
+	// The fetch order goes on from the pages committed before.
+	if err := s2.Commit(ctx, st2.ID, []*crawler.Page{{URL: es[1].URL, FetchedAt: time.Now()}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var order []int
+	if err := s2.EachPage(ctx, st2.ID, func(p *crawler.Page) error { order = append(order, p.Order); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(order, []int{1, 2}) {
+		t.Errorf("fetch orders after resume %v, want [1 2]", order)
 	}
 	// A different strategy under the same name is refused.
 	spec.Strategy = crawler.StrategyLink
