@@ -84,6 +84,40 @@ func (p Params) resolved() Params {
 	return p
 }
 
+// Stored returns the parameters a store of signatures goes on with: those
+// it recorded (stored, the text of MarshalText; "" when it recorded none),
+// else p, else DefaultParams (p nil). When the store recorded none, record
+// is the text to record; it fails when the store recorded other
+// parameters than p, whose signatures cannot be compared with p's.
+func Stored(stored string, p *Params) (use Params, record string, err error) {
+	if stored == "" {
+		use = DefaultParams()
+		if p != nil {
+			use = *p
+		}
+		text, err := use.MarshalText()
+		if err != nil {
+			return Params{}, "", fmt.Errorf("min-hash parameters: %w", err)
+		}
+		return use, string(text), nil
+	}
+	if err := use.UnmarshalText([]byte(stored)); err != nil {
+		return Params{}, "", fmt.Errorf("min-hash parameters of the database: %w", err)
+	}
+	if p == nil {
+		return use, "", nil
+	}
+	text, err := p.MarshalText()
+	if err != nil {
+		return Params{}, "", fmt.Errorf("min-hash parameters: %w", err)
+	}
+	if string(text) != stored {
+		return Params{}, "", fmt.Errorf("%w: the database's near-duplicate index holds signatures made with %q, not %q; use a new database or the same parameters",
+			ErrParams, stored, text)
+	}
+	return use, "", nil
+}
+
 // MarshalText encodes the effective parameters together with the version of
 // the signature algorithm, e.g. "minhash/1 w=8 seed=0x5ce17c4a11d5eed1".
 // Two Params produce comparable signatures exactly when their texts are

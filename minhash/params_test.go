@@ -84,3 +84,33 @@ func FuzzParams_UnmarshalText(f *testing.F) {
 		}
 	})
 }
+
+func TestStored(t *testing.T) {
+	def := DefaultParams()
+	five := Params{ShingleWords: 5, Seed: 42}
+	fiveText := "minhash/1 w=5 seed=0x000000000000002a"
+	for _, tc := range []struct {
+		name   string
+		stored string
+		p      *Params
+		use    Params
+		record string
+		err    bool // it fails, with ErrParams
+	}{
+		{"new store, no parameters asked", "", nil, def, "minhash/1 w=8 seed=0x5ce17c4a11d5eed1", false},
+		{"new store, parameters asked", "", &five, five, fiveText, false},
+		{"recorded, none asked", fiveText, nil, five, "", false},
+		{"recorded, the same asked", fiveText, &five, five, "", false},
+		{"recorded, others asked", fiveText, &def, Params{}, "", true},
+		{"recorded by another algorithm", "minhash/9 w=5 seed=0x1", nil, Params{}, "", true},
+		{"new store, invalid parameters asked", "", &Params{ShingleWords: -1}, Params{}, "", true},
+	} {
+		use, record, err := Stored(tc.stored, tc.p)
+		if (err != nil) != tc.err || (tc.err && !errors.Is(err, ErrParams)) {
+			t.Errorf("%s: error %v, want ErrParams: %v", tc.name, err, tc.err)
+		}
+		if use != tc.use || record != tc.record {
+			t.Errorf("%s: use %+v, record %q; want %+v, %q", tc.name, use, record, tc.use, tc.record)
+		}
+	}
+}

@@ -63,39 +63,17 @@ func ensureParams(ctx context.Context, tx pgx.Tx, p *minhash.Params) (minhash.Pa
 		}
 		err = tx.QueryRow(ctx, `SELECT params FROM dedup_params WHERE id = 1`).Scan(&stored)
 	}
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		want := minhash.DefaultParams()
-		if p != nil {
-			want = *p
-		}
-		text, err := want.MarshalText()
-		if err != nil {
-			return minhash.Params{}, fmt.Errorf("min-hash parameters: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO dedup_params(id, params) VALUES (1, $1)`, string(text)); err != nil {
-			return minhash.Params{}, fmt.Errorf("record min-hash parameters: %w", err)
-		}
-		return want, nil
-	case err != nil:
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return minhash.Params{}, fmt.Errorf("read min-hash parameters: %w", err)
 	}
-	var have minhash.Params
-	if err := have.UnmarshalText([]byte(stored)); err != nil {
-		return minhash.Params{}, fmt.Errorf("min-hash parameters of the database: %w", err)
+	use, record, err := minhash.Stored(stored, p)
+	if err != nil || record == "" {
+		return use, err
 	}
-	if p == nil {
-		return have, nil
+	if _, err := tx.Exec(ctx, `INSERT INTO dedup_params(id, params) VALUES (1, $1)`, record); err != nil {
+		return minhash.Params{}, fmt.Errorf("record min-hash parameters: %w", err)
 	}
-	text, err := p.MarshalText()
-	if err != nil {
-		return minhash.Params{}, fmt.Errorf("min-hash parameters: %w", err)
-	}
-	if string(text) != stored {
-		return minhash.Params{}, fmt.Errorf("%w: the database's near-duplicate index holds signatures made with %q, not %q; use a new database or the same parameters",
-			minhash.ErrParams, stored, text)
-	}
-	return have, nil
+	return use, nil
 }
 
 // keyLocks are the advisory lock keys of sig's key hashes.
