@@ -7,8 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/scent-crawler/scent/internal/migrate"
 	"hash/fnv"
-	"io/fs"
 	"os"
 	"sort"
 	"strconv"
@@ -222,38 +222,8 @@ func lockAll(ctx context.Context, tx pgx.Tx, keys []int64) error {
 	return err
 }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		name := e.Name()
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || !strings.HasSuffix(name, ".sql") {
-			return nil, fmt.Errorf("migration file %q is not named NNNN_name.sql", name)
-		}
-		b, err := migrationFS.ReadFile("migrations/" + name)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: name, sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected version %d", m.name, i+1)
-		}
-	}
-	return ms, nil
+func migrations() ([]migrate.Migration, error) {
+	return migrate.Read(migrationFS, "migrations")
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -294,14 +264,14 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	for _, m := range ms[cur:] {
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, `DELETE FROM scent_schema; INSERT INTO scent_schema VALUES (`+strconv.Itoa(m.version)+`)`)
+			_, err := tx.Exec(ctx, `DELETE FROM scent_schema; INSERT INTO scent_schema VALUES (`+strconv.Itoa(m.Version)+`)`)
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 	}
 	return nil

@@ -29,12 +29,12 @@ func migrateTo(t *testing.T, path string, n int) *sql.DB {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tx.Exec(m.sql); err != nil {
-			t.Fatalf("%s: %v", m.name, err)
+		if _, err := tx.Exec(m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
 		}
-		if step := migrationSteps[m.version]; step != nil {
+		if step := migrationSteps[m.Version]; step != nil {
 			if err := step(context.Background(), tx); err != nil {
-				t.Fatalf("%s: %v", m.name, err)
+				t.Fatalf("%s: %v", m.Name, err)
 			}
 		}
 		if err := tx.Commit(); err != nil {

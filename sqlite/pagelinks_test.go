@@ -116,8 +116,8 @@ func TestMigrate_linksToPageLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range ms[:9] {
-		if _, err := db.Exec(m.sql); err != nil {
-			t.Fatalf("%s: %v", m.name, err)
+		if _, err := db.Exec(m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
 		}
 	}
 	for _, q := range []string{

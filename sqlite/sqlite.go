@@ -6,11 +6,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
+	"github.com/scent-crawler/scent/internal/migrate"
 	"net/url"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/scent-crawler/scent/minhash"
 )
@@ -101,38 +99,8 @@ func (s *Store) Close() error {
 // packages' tests and tools.
 func (s *Store) DB() *sql.DB { return s.db }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		name := e.Name()
-		num, _, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || !strings.HasSuffix(name, ".sql") {
-			return nil, fmt.Errorf("migration file %q is not named NNNN_name.sql", name)
-		}
-		b, err := migrationFS.ReadFile("migrations/" + name)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: name, sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected version %d", m.name, i+1)
-		}
-	}
-	return ms, nil
+func migrations() ([]migrate.Migration, error) {
+	return migrate.Read(migrationFS, "migrations")
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -170,22 +138,22 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", m.name, err)
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
-		if step := migrationSteps[m.version]; step != nil {
+		if step := migrationSteps[m.Version]; step != nil {
 			if err := step(ctx, tx); err != nil {
 				tx.Rollback()
-				return fmt.Errorf("migration %s: %w", m.name, err)
+				return fmt.Errorf("migration %s: %w", m.Name, err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.Version)); err != nil {
 			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", m.name, err)
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 	}
 	return nil
