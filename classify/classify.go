@@ -109,6 +109,16 @@ type Options struct {
 	// is not outweighed before a word is read when the documents judged
 	// hold it in another share. 0 (the default) keeps the priors.
 	PriorMix float64
+	// AbsentDiscount, in [0, 1], weakens what the binary event model
+	// reads from the selected terms a document lacks: each adds
+	// (1 − AbsentDiscount)·log(1−θ) to a class's score instead of
+	// log(1−θ). The pages of one site share words (its template, its
+	// name) that a class's θ learns as nearly certain, so a page of
+	// another site, lacking them all, counts every one as evidence
+	// against the class; discounted, what a page holds weighs more than
+	// what it lacks. 0 (the default) is the paper's model; 1 reads
+	// present terms only. The multinomial model reads no absent term.
+	AbsentDiscount float64
 }
 
 // Validate reports the first invalid field of o. Zero fields are valid and
@@ -129,10 +139,15 @@ func (o Options) Validate() error {
 	if !validPriorMix(o.PriorMix) {
 		return fmt.Errorf("options: prior mix is %v, must be in [0, 1)", o.PriorMix)
 	}
+	if !validAbsentDiscount(o.AbsentDiscount) {
+		return fmt.Errorf("options: absent discount is %v, must be in [0, 1]", o.AbsentDiscount)
+	}
 	return nil
 }
 
 func validPriorMix(v float64) bool { return v >= 0 && v < 1 }
+
+func validAbsentDiscount(v float64) bool { return v >= 0 && v <= 1 }
 
 // withDefaults returns o with zero fields replaced by their defaults.
 func (o Options) withDefaults() Options {

@@ -51,6 +51,8 @@ type fileParams struct {
 	Event     Event   `json:"event"`
 	Threshold float64 `json:"threshold"`
 	PriorMix  float64 `json:"prior_mix,omitempty"`
+	// AbsentDiscount is Options.AbsentDiscount (absent: 0).
+	AbsentDiscount float64 `json:"absent_discount,omitempty"`
 }
 
 type fileClass struct {
@@ -77,7 +79,7 @@ func (m *Model) Save(w io.Writer) error {
 		Format:  FileFormat,
 		Version: FileVersion,
 		Params: fileParams{
-			K: m.opts.K, M: m.opts.M, Event: m.opts.Event, Threshold: m.opts.Threshold, PriorMix: m.opts.PriorMix,
+			K: m.opts.K, M: m.opts.M, Event: m.opts.Event, Threshold: m.opts.Threshold, PriorMix: m.opts.PriorMix, AbsentDiscount: m.opts.AbsentDiscount,
 		},
 		Classes:      make([]fileClass, len(m.classes)),
 		Terms:        make([]fileTerm, len(m.terms)),
@@ -157,7 +159,7 @@ func decode(b []byte) (*Model, error) {
 	nc := len(f.Classes)
 	m := &Model{
 		opts: Options{
-			K: f.Params.K, M: f.Params.M, Event: f.Params.Event, Threshold: f.Params.Threshold, PriorMix: f.Params.PriorMix,
+			K: f.Params.K, M: f.Params.M, Event: f.Params.Event, Threshold: f.Params.Threshold, PriorMix: f.Params.PriorMix, AbsentDiscount: f.Params.AbsentDiscount,
 		},
 		classes: make([]string, nc),
 		priors:  make([]float64, nc),
@@ -194,6 +196,9 @@ func (f *fileModel) check() error {
 	}
 	if !validPriorMix(p.PriorMix) {
 		return fmt.Errorf("params: prior_mix %v is outside [0, 1)", p.PriorMix)
+	}
+	if !validAbsentDiscount(p.AbsentDiscount) {
+		return fmt.Errorf("params: absent_discount %v is outside [0, 1]", p.AbsentDiscount)
 	}
 
 	if len(f.Classes) < 2 {

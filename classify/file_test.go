@@ -120,6 +120,8 @@ func TestLoad_errors(t *testing.T) {
 		{"default threshold", edit(t, good, func(f map[string]any) { f["params"].(map[string]any)["threshold"] = 2 }), "threshold 2 is outside"},
 		{"prior mix 1", edit(t, good, func(f map[string]any) { f["params"].(map[string]any)["prior_mix"] = 1 }), "prior_mix 1 is outside"},
 		{"negative prior mix", edit(t, good, func(f map[string]any) { f["params"].(map[string]any)["prior_mix"] = -0.1 }), "prior_mix -0.1 is outside"},
+		{"absent discount above 1", edit(t, good, func(f map[string]any) { f["params"].(map[string]any)["absent_discount"] = 1.5 }), "absent_discount 1.5 is outside"},
+		{"negative absent discount", edit(t, good, func(f map[string]any) { f["params"].(map[string]any)["absent_discount"] = -0.5 }), "absent_discount -0.5 is outside"},
 		{"one class", edit(t, good, func(f map[string]any) { f["classes"] = f["classes"].([]any)[:1] }), "1 classes, need at least 2"},
 		{"duplicate class", edit(t, good, func(f map[string]any) { class(f, 1)["name"] = "sport" }), `class "sport" appears twice`},
 		{"unnamed class", edit(t, good, func(f map[string]any) { class(f, 0)["name"] = "" }), "class 0 has no name"},

@@ -76,7 +76,7 @@ func (m *Model) prepare() {
 				m.delta[k*nc+c] = math.Log(th)
 				continue
 			}
-			absent := math.Log1p(-th)
+			absent := (1 - m.opts.AbsentDiscount) * math.Log1p(-th)
 			m.base[c] += absent
 			m.delta[k*nc+c] = math.Log(th) - absent
 		}

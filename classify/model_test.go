@@ -142,6 +142,71 @@ func TestModel_PriorMix(t *testing.T) {
 	}
 }
 
+// AbsentDiscount weakens the evidence of the selected terms a document
+// lacks: each class's score adds (1 − d)·log(1−θ) for them, which the
+// posterior is checked against, computed from the model's own θ; the
+// discount goes through Save and Load, and values outside [0, 1] are
+// refused.
+func TestModel_AbsentDiscount(t *testing.T) {
+	ex := []Example{
+		{Class: "course", Tokens: []string{"syllabus", "homework", "quarter", "cse"}},
+		{Class: "course", Tokens: []string{"syllabus", "exam", "quarter", "cse"}},
+		{Class: "faculty", Tokens: []string{"professor", "research", "cse"}},
+		{Class: Other, Tokens: []string{"weather", "news"}},
+	}
+	for _, d := range []float64{0, 0.5, 1} {
+		m, err := Train(ex, Options{AbsentDiscount: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A course page of another site: none of the first site's words
+		// but "syllabus".
+		doc := []string{"syllabus", "lecture"}
+		want := make([]float64, len(m.Classes()))
+		for i, c := range m.Classes() {
+			want[i] = math.Log(m.Prior(c))
+		}
+		for k := 0; k < m.NumTerms(); k++ {
+			th := m.Theta(m.Term(k))
+			for i := range want {
+				if slices.Contains(doc, m.Term(k)) {
+					want[i] += math.Log(th[i])
+				} else {
+					want[i] += (1 - d) * math.Log1p(-th[i])
+				}
+			}
+		}
+		softmax(want)
+		got := m.Posterior(doc, nil)
+		for i := range got {
+			if math.Abs(got[i]-want[i]) > 1e-9 {
+				t.Errorf("discount %v: posterior %v, want %v", d, got, want)
+				break
+			}
+		}
+		loaded, err := Load(bytes.NewReader(saved(t, m)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := loaded.Posterior(doc, nil); !slices.Equal(l, got) || loaded.Options().AbsentDiscount != d {
+			t.Errorf("loaded: %v (discount %v), saved %v (%v)", l, loaded.Options().AbsentDiscount, got, d)
+		}
+	}
+	// The course page of another site is judged a course page once what
+	// it lacks weighs less.
+	plain, _ := Train(ex, Options{})
+	disc, _ := Train(ex, Options{AbsentDiscount: 0.5})
+	doc, course := []string{"syllabus", "lecture"}, plain.Index("course")
+	if p, q := plain.Posterior(doc, nil)[course], disc.Posterior(doc, nil)[course]; q <= p {
+		t.Errorf("course posterior %v with the discount, %v without: want it higher", q, p)
+	}
+	for _, bad := range []float64{-0.1, 1.01, math.NaN()} {
+		if _, err := Train(ex, Options{AbsentDiscount: bad}); err == nil {
+			t.Errorf("absent discount %v accepted", bad)
+		}
+	}
+}
+
 func TestModel_Posterior_longDocument(t *testing.T) {
 	for _, event := range []Event{EventBinary, EventMultinomial} {
 		m, s := threeClassModel(t, event)

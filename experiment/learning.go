@@ -144,11 +144,23 @@ func (s pageScorer) ScorePage(tokens []string, dst []float64) []float64 {
 	return dst
 }
 
-// pageSettings are the page model's training settings: the experiment's,
-// with PageDocuments and PagePriorMix.
-func (o Spec) pageSettings() training.Settings {
+// AutoAbsentDiscount as Spec.PageAbsentDiscount discounts the words a
+// page lacks by the site concentration of the page model's training
+// pages (training.Seeds.SiteConcentration): the chance that two of them
+// share a host, and with it the words a model would learn from the
+// host rather than from the label.
+const AutoAbsentDiscount = -1
+
+// pageSettings are the page model's training settings for seeds, its
+// seed file: the experiment's, with PageDocuments, PagePriorMix and
+// PageAbsentDiscount.
+func (o Spec) pageSettings(seeds *training.Seeds) training.Settings {
 	mf := o.Model
 	mf.PriorMix = o.PagePriorMix
+	mf.AbsentDiscount = o.PageAbsentDiscount
+	if mf.AbsentDiscount == AutoAbsentDiscount {
+		mf.AbsentDiscount = seeds.SiteConcentration()
+	}
 	if o.PageDocuments != "" {
 		mf.Documents = o.PageDocuments
 	}
@@ -182,7 +194,10 @@ func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, starts []ur
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	mf := o.pageSettings()
+	mf := o.pageSettings(seeds)
+	if mf.AbsentDiscount > 0 {
+		fmt.Fprintf(progress, "page model: the words a page lacks discounted by %.3f\n", mf.AbsentDiscount)
+	}
 	m, rep, err := TrainModelWith(ctx, seeds, f, &mf, progress, nil)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("page model: %w", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,6 +146,7 @@ func TestRun_anotherCollection(t *testing.T) {
 	o.Topics, o.Strategy, o.Frontier, o.Model.K, o.Model.Window, o.Model.Threshold = []string{"recipe"}, "link", crawler.FrontierStack, 20, 10, 0.5
 	o.Model.Folds = 0
 	o.PageNegatives, o.Learn, o.SkipExamples, o.LearnPrior, o.PagePriorMix = "labels", true, true, 1, 0.1
+	o.PageAbsentDiscount = AutoAbsentDiscount
 	rep, err := Run(context.Background(), o, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +155,9 @@ func TestRun_anotherCollection(t *testing.T) {
 		t.Error(err)
 	} else if pm, err := classify.Load(bytes.NewReader(raw)); err != nil || pm.Options().PriorMix != 0.1 {
 		t.Errorf("page model: %v; want its priors mixed by 0.1", err)
+	} else if d := pm.Options().AbsentDiscount; math.Abs(d-1.0/24) > 1e-12 {
+		// The pool's 24 pages are each on a host of their own.
+		t.Errorf("page model: absent words discounted by %v, want the pool's site concentration 1/24", d)
 	}
 	seeds, err := training.LoadSeeds(filepath.Join(out, "seeds.txt"))
 	if err != nil {
@@ -192,6 +197,10 @@ func TestRun_anotherCollection(t *testing.T) {
 	o.Seeds, o.PagePriorMix = nil, 1
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--page-prior-mix") {
 		t.Errorf("a page prior mix of 1: %v", err)
+	}
+	o.PagePriorMix, o.PageAbsentDiscount = 0.1, 1.5
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--page-absent-discount") {
+		t.Errorf("a page absent discount of 1.5: %v", err)
 	}
 }
 

@@ -50,6 +50,12 @@ type Spec struct {
 	// by its share of the training group, not of the pages crawled. 0
 	// keeps the priors (the flag's default is 0.1).
 	PagePriorMix float64
+	// PageAbsentDiscount is the page model's
+	// classify.Options.AbsentDiscount, or AutoAbsentDiscount: a page of
+	// another site than the training pages' lacks the words they share,
+	// which the binary model otherwise reads as evidence against their
+	// label.
+	PageAbsentDiscount float64
 	// Topics are the topics crawled for; Strategy and Frontier the
 	// crawl's ("" frontier: the stack).
 	Topics   []string
@@ -129,6 +135,11 @@ func (o *Spec) Validate() error {
 	}
 	if err := (classify.Options{PriorMix: o.PagePriorMix}).Validate(); err != nil {
 		return fmt.Errorf("--page-prior-mix: %w", err)
+	}
+	if o.PageAbsentDiscount != AutoAbsentDiscount {
+		if err := (classify.Options{AbsentDiscount: o.PageAbsentDiscount}).Validate(); err != nil {
+			return fmt.Errorf("--page-absent-discount: %w", err)
+		}
 	}
 	if _, err := ParseSeeds(o.Seeds); err != nil {
 		return err

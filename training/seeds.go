@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/scent-crawler/scent/classify"
@@ -54,6 +55,40 @@ func (s Source) String() string {
 		return s.Path
 	}
 	return s.URL.String()
+}
+
+// SiteConcentration returns the chance that two of the seed file's
+// example pages (the topics' and the negatives', drawn at random with
+// replacement) are on the same host: Σ (pages on h / pages)² over hosts
+// h (Simpson's index). A local file counts as a host of its own. Near 0
+// when the examples come from many sites, 1 when they all come from one,
+// whose pages share words (a template, the site's name) that a model
+// learns as its classes' own.
+func (s *Seeds) SiteConcentration() float64 {
+	hosts := make(map[string]int)
+	n := 0
+	count := func(srcs []Source) {
+		for _, src := range srcs {
+			n++
+			if src.URL.IsZero() {
+				hosts["file:"+strconv.Itoa(n)]++
+				continue
+			}
+			hosts[src.URL.Host()]++
+		}
+	}
+	for _, t := range s.Topics {
+		count(s.Train[t])
+	}
+	count(s.Other)
+	if n == 0 {
+		return 0
+	}
+	var sum float64
+	for _, k := range hosts {
+		sum += float64(k) * float64(k)
+	}
+	return sum / (float64(n) * float64(n))
 }
 
 var topicName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)

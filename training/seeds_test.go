@@ -2,6 +2,7 @@ package training
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -331,5 +332,28 @@ func TestSeeds_DiscoverySeeds(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("DiscoverySeeds() = %q, want %q", got, want)
+	}
+}
+
+func TestSeeds_SiteConcentration(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     float64
+	}{
+		// Three pages of a.test and one of b.test: (3² + 1²) / 4².
+		{"two hosts", "course http://a.test/1\ncourse http://a.test/2\nother http://a.test/3\nother http://b.test/\n", 10.0 / 16},
+		{"one host", "course http://a.test/1\nother http://a.test/2\n", 1},
+		// Local files count as hosts of their own; the crawl's seeds
+		// are not examples.
+		{"files and seeds", "seed http://a.test/\ncourse c1.html\ncourse c2.html\nother http://a.test/x\nother http://a.test/y\n", 6.0 / 16},
+		{"no example", "seed http://a.test/\n", 0},
+	} {
+		s, err := ParseSeeds(strings.NewReader(tc.in), "/data")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := s.SiteConcentration(); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: SiteConcentration = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -15,10 +15,13 @@ type Settings struct {
 	Event     string  // Naive Bayes event model: binary or multinomial
 	Threshold float64 // on-topic threshold of P(topic|link), in (0, 1]
 	PriorMix  float64 // share of the class priors shrunk toward uniform, in [0, 1) (classify.Options.PriorMix)
-	Window    int     // tokens of context on each side of a link
-	URLTokens bool    // add the words of a link's URL path to its features
-	Folds     int     // cross-validation folds (0: none)
-	Documents string  // what a training document is (ParseDocuments)
+	// AbsentDiscount weakens the evidence of the terms a document lacks,
+	// in [0, 1] (classify.Options.AbsentDiscount).
+	AbsentDiscount float64
+	Window         int    // tokens of context on each side of a link
+	URLTokens      bool   // add the words of a link's URL path to its features
+	Folds          int    // cross-validation folds (0: none)
+	Documents      string // what a training document is (ParseDocuments)
 	// Backlinks is a CSV file of parent_url,target_url whose link
 	// segments become training documents ("" for none).
 	Backlinks string
@@ -42,7 +45,7 @@ func (s Settings) Classify() (classify.Options, error) {
 	if err != nil {
 		return classify.Options{}, err
 	}
-	o := classify.Options{K: s.K, M: s.M, Event: ev, Threshold: s.Threshold, PriorMix: s.PriorMix}
+	o := classify.Options{K: s.K, M: s.M, Event: ev, Threshold: s.Threshold, PriorMix: s.PriorMix, AbsentDiscount: s.AbsentDiscount}
 	return o, o.Validate()
 }
 

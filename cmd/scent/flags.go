@@ -94,12 +94,13 @@ func (f *modelFlags) registerFixed(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.M, "m", classify.DefaultM, "m-estimate equivalent sample size")
 	fs.StringVar(&f.Event, "event", "binary", "Naive Bayes event model: binary or multinomial")
 	fs.Float64Var(&f.PriorMix, "prior-mix", 0, "share, in [0, 1), by which the class priors are shrunk toward uniform (0: the training documents' shares)")
+	fs.Float64Var(&f.AbsentDiscount, "absent-discount", 0, "share, in [0, 1], by which the binary model discounts the evidence of the selected words a document lacks (0: the paper's model; 1: only the words it holds count)")
 	fs.BoolVar(&f.URLTokens, "url-tokens", false, "add the words of a link's URL path to its features")
 	fs.IntVar(&f.Folds, "folds", 5, "cross-validation folds of the training report (0: none)")
 	fs.StringVar(&f.Documents, "documents", "windows", "training documents: pages, windows (segment-sized pieces of pages), pages+windows, links or windows+links")
 	fs.StringVar(&f.Backlinks, "backlinks", "", "CSV file of parent_url,target_url: the segments of links to the examples become training documents")
 	fs.StringVar(&f.BacklinkDB, "backlinks-db", "", "scent database whose stored links to the examples become training documents")
-	setFlagGroup(fs, "model", "m", "event", "prior-mix", "url-tokens", "folds", "documents", "backlinks", "backlinks-db")
+	setFlagGroup(fs, "model", "m", "event", "prior-mix", "absent-discount", "url-tokens", "folds", "documents", "backlinks", "backlinks-db")
 }
 
 // writeFileAtomic writes path through a temporary file and a rename, so
