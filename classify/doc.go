@@ -30,8 +30,12 @@
 //
 //	log P(c|d) ∝ log P(c) + Σ_k [x_k·log θ_kc + (1−x_k)·log(1−θ_kc)].
 //
-// The all-absent sum is precomputed per class and each present term adds
-// log θ_kc − log(1−θ_kc), so a document costs one map look-up per token plus
+// Options.PriorMix mixes P(c) with the uniform prior, and
+// Options.AbsentDiscount d weighs each absent term (1−d)·log(1−θ_kc), for
+// documents from other sites than the training documents' (both 0 by
+// default: the formula above). The all-absent sum is precomputed per
+// class and each present term adds log θ_kc − (1−d)·log(1−θ_kc), so a
+// document costs one map look-up per token plus
 // one addition per present term and class. The log scores are normalized
 // with a max-shifted softmax, which cannot underflow however long the
 // document. Posterior allocates nothing when given a destination slice and

@@ -54,7 +54,7 @@ type Spec struct {
 	// classify.Options.AbsentDiscount, or AutoAbsentDiscount: a page of
 	// another site than the training pages' lacks the words they share,
 	// which the binary model otherwise reads as evidence against their
-	// label.
+	// label. 0 discounts nothing (the flag's default is auto).
 	PageAbsentDiscount float64
 	// Topics are the topics crawled for; Strategy and Frontier the
 	// crawl's ("" frontier: the stack).
