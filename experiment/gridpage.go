@@ -41,7 +41,7 @@ func (g *gridRun) pageModel(ctx context.Context, c gridCell) (*pageModel, error)
 	if err != nil {
 		return nil, err
 	}
-	mf := g.o.pageSettings(seeds)
+	mf := g.o.pageSettings()
 	mf.K, mf.Window, mf.Threshold, mf.CVThresholds = c.k, c.window, g.trainTh, g.cvThresholds()
 	m, rep, err := TrainModelWith(ctx, seeds, g.examples, &mf, io.Discard, nil)
 	if err != nil {

@@ -144,23 +144,12 @@ func (s pageScorer) ScorePage(tokens []string, dst []float64) []float64 {
 	return dst
 }
 
-// AutoAbsentDiscount as Spec.PageAbsentDiscount discounts the words a
-// page lacks by the site concentration of the page model's training
-// pages (training.Seeds.SiteConcentration): the chance that two of them
-// share a host, and with it the words a model would learn from the
-// host rather than from the label.
-const AutoAbsentDiscount = -1
-
-// pageSettings are the page model's training settings for seeds, its
-// seed file: the experiment's, with PageDocuments, PagePriorMix and
-// PageAbsentDiscount.
-func (o Spec) pageSettings(seeds *training.Seeds) training.Settings {
+// pageSettings are the page model's training settings: the
+// experiment's, with PageDocuments, PagePriorMix and PageAbsentDiscount.
+func (o Spec) pageSettings() training.Settings {
 	mf := o.Model
 	mf.PriorMix = o.PagePriorMix
 	mf.AbsentDiscount = o.PageAbsentDiscount
-	if mf.AbsentDiscount == AutoAbsentDiscount {
-		mf.AbsentDiscount = seeds.SiteConcentration()
-	}
 	if o.PageDocuments != "" {
 		mf.Documents = o.PageDocuments
 	}
@@ -194,13 +183,13 @@ func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, starts []ur
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	mf := o.pageSettings(seeds)
-	if mf.AbsentDiscount > 0 {
-		fmt.Fprintf(progress, "page model: the words a page lacks discounted by %.3f\n", mf.AbsentDiscount)
-	}
+	mf := o.pageSettings()
 	m, rep, err := TrainModelWith(ctx, seeds, f, &mf, progress, nil)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("page model: %w", err)
+	}
+	if d := m.Options().AbsentDiscount; d > 0 {
+		fmt.Fprintf(progress, "page model: the words a page lacks discounted by %.3f\n", d)
 	}
 	if err := SaveModel(filepath.Join(o.Out, "page-model.json"), m); err != nil {
 		return nil, nil, nil, err

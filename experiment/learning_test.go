@@ -146,7 +146,7 @@ func TestRun_anotherCollection(t *testing.T) {
 	o.Topics, o.Strategy, o.Frontier, o.Model.K, o.Model.Window, o.Model.Threshold = []string{"recipe"}, "link", crawler.FrontierStack, 20, 10, 0.5
 	o.Model.Folds = 0
 	o.PageNegatives, o.Learn, o.SkipExamples, o.LearnPrior, o.PagePriorMix = "labels", true, true, 1, 0.1
-	o.PageAbsentDiscount = AutoAbsentDiscount
+	o.PageAbsentDiscount, o.Model.AbsentDiscount = training.AutoAbsentDiscount, training.AutoAbsentDiscount
 	rep, err := Run(context.Background(), o, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -158,6 +158,12 @@ func TestRun_anotherCollection(t *testing.T) {
 	} else if d := pm.Options().AbsentDiscount; math.Abs(d-1.0/24) > 1e-12 {
 		// The pool's 24 pages are each on a host of their own.
 		t.Errorf("page model: absent words discounted by %v, want the pool's site concentration 1/24", d)
+	}
+	// The link model learns from the 8 recipe and 8 other pages.
+	if raw, err := os.ReadFile(filepath.Join(out, "model.json")); err != nil {
+		t.Error(err)
+	} else if m, err := classify.Load(bytes.NewReader(raw)); err != nil || math.Abs(m.Options().AbsentDiscount-1.0/16) > 1e-12 {
+		t.Errorf("link model: %v, absent discount %v; want 1/16", err, m.Options().AbsentDiscount)
 	}
 	seeds, err := training.LoadSeeds(filepath.Join(out, "seeds.txt"))
 	if err != nil {

@@ -51,7 +51,7 @@ type Spec struct {
 	// keeps the priors (the flag's default is 0.1).
 	PagePriorMix float64
 	// PageAbsentDiscount is the page model's
-	// classify.Options.AbsentDiscount, or AutoAbsentDiscount: a page of
+	// classify.Options.AbsentDiscount, or training.AutoAbsentDiscount: a page of
 	// another site than the training pages' lacks the words they share,
 	// which the binary model otherwise reads as evidence against their
 	// label. 0 discounts nothing (the flag's default is auto).
@@ -136,7 +136,7 @@ func (o *Spec) Validate() error {
 	if err := (classify.Options{PriorMix: o.PagePriorMix}).Validate(); err != nil {
 		return fmt.Errorf("--page-prior-mix: %w", err)
 	}
-	if o.PageAbsentDiscount != AutoAbsentDiscount {
+	if o.PageAbsentDiscount != training.AutoAbsentDiscount {
 		if err := (classify.Options{AbsentDiscount: o.PageAbsentDiscount}).Validate(); err != nil {
 			return fmt.Errorf("--page-absent-discount: %w", err)
 		}

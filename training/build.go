@@ -61,6 +61,9 @@ type Options struct {
 	// which the cross-validation is also counted (Report.ByThreshold):
 	// one model then serves crawls at several thresholds.
 	CVThresholds []float64
+	// AutoAbsentDiscount sets Classify.AbsentDiscount to the seeds'
+	// SiteConcentration.
+	AutoAbsentDiscount bool
 }
 
 // Documents says how example pages become training documents.
@@ -233,6 +236,9 @@ type doc struct {
 func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classify.Model, *Report, error) {
 	if err := seeds.Validate(); err != nil {
 		return nil, nil, err
+	}
+	if opts.AutoAbsentDiscount {
+		opts.Classify.AbsentDiscount = seeds.SiteConcentration()
 	}
 	if err := opts.Classify.Validate(); err != nil {
 		return nil, nil, err

@@ -16,7 +16,8 @@ type Settings struct {
 	Threshold float64 // on-topic threshold of P(topic|link), in (0, 1]
 	PriorMix  float64 // share of the class priors shrunk toward uniform, in [0, 1) (classify.Options.PriorMix)
 	// AbsentDiscount weakens the evidence of the terms a document lacks,
-	// in [0, 1] (classify.Options.AbsentDiscount).
+	// in [0, 1] (classify.Options.AbsentDiscount), or is
+	// AutoAbsentDiscount.
 	AbsentDiscount float64
 	Window         int    // tokens of context on each side of a link
 	URLTokens      bool   // add the words of a link's URL path to its features
@@ -33,10 +34,17 @@ type Settings struct {
 	CVThresholds []float64
 }
 
+// AutoAbsentDiscount as Settings.AbsentDiscount discounts the terms a
+// document lacks by the site concentration of the examples
+// (Seeds.SiteConcentration): the chance that two of them share a host,
+// and with it the words a model would learn from the host rather than
+// from the class.
+const AutoAbsentDiscount = -1
+
 // DefaultSettings are the settings of a model when the user gives none.
 func DefaultSettings() Settings {
 	return Settings{K: classify.DefaultK, M: classify.DefaultM, Event: "binary", Threshold: classify.DefaultThreshold,
-		Window: 10, Folds: 5, Documents: "windows"}
+		AbsentDiscount: AutoAbsentDiscount, Window: 10, Folds: 5, Documents: "windows"}
 }
 
 // Classify returns the classifier's options.
@@ -46,6 +54,9 @@ func (s Settings) Classify() (classify.Options, error) {
 		return classify.Options{}, err
 	}
 	o := classify.Options{K: s.K, M: s.M, Event: ev, Threshold: s.Threshold, PriorMix: s.PriorMix, AbsentDiscount: s.AbsentDiscount}
+	if s.AbsentDiscount == AutoAbsentDiscount {
+		o.AbsentDiscount = 0 // Build sets it from the seeds (Options.AutoAbsentDiscount)
+	}
 	return o, o.Validate()
 }
 
@@ -70,7 +81,8 @@ func (s Settings) Options(src BacklinkSource) (Options, error) {
 	if err != nil {
 		return Options{}, err
 	}
-	o := Options{Classify: co, Segment: s.Segment(), Folds: folds, Documents: docs, BacklinkSource: src, CVThresholds: s.CVThresholds}
+	o := Options{Classify: co, Segment: s.Segment(), Folds: folds, Documents: docs, BacklinkSource: src, CVThresholds: s.CVThresholds,
+		AutoAbsentDiscount: s.AbsentDiscount == AutoAbsentDiscount}
 	if s.Backlinks != "" {
 		if o.Backlinks, err = LoadBacklinks(s.Backlinks); err != nil {
 			return Options{}, err

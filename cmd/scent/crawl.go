@@ -69,6 +69,9 @@ link-context window the crawl takes; --threshold replaces any model's:
 			if err := cf.pf.apply(cmd.Flags()); err != nil {
 				return err
 			}
+			if cf.pf.preset == "paper" {
+				paperModel(&cf.mf.Settings)
+			}
 			sum, err := runCrawl(cmd, &cf)
 			unreachable := errors.Is(err, crawler.ErrNetworkUnreachable)
 			if unreachable && sum != nil {

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/scent-crawler/scent/classify"
 )
 
 // buildScent compiles the command once per test binary run.
@@ -291,6 +293,23 @@ func TestCommands_trainCrawlExportReport(t *testing.T) {
 	}
 	if _, err := os.Stat(db + ".model.json"); err != nil {
 		t.Errorf("model not kept beside the database: %v", err)
+	}
+	// The default model discounts the words a segment lacks by the
+	// examples' site concentration (all on the test server: 1); the
+	// paper's does not.
+	for path, want := range map[string]float64{learnt + ".model.json": 1, db + ".model.json": 0} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := classify.Load(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := m.Options().AbsentDiscount; d != want {
+			t.Errorf("%s: absent discount %v, want %v", filepath.Base(path), d, want)
+		}
 	}
 	lines := strings.Split(strings.TrimSpace(run("export", "--db", db, "--format", "jsonl")), "\n")
 	var visited []string

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"strconv"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/learn"
+	"github.com/scent-crawler/scent/training"
 )
 
 // newExperimentCmd builds "scent experiment": flags into an
@@ -106,7 +106,7 @@ it starts over.`,
 	fs.StringVar(&o.PageNegatives, "page-negatives", "labels", `negative examples of a second model that judges fetched pages: other, rest, or labels (every other page of --group as an example of its own label, so that the model tells the topic from each kind of page; "" or the same as --negatives: one model for links and pages)`)
 	fs.StringVar(&o.PageDocuments, "page-documents", "pages", "training documents of the page model: pages, windows, pages+windows, links or windows+links")
 	fs.Float64Var(&o.PagePriorMix, "page-prior-mix", 0.1, "share, in [0, 1), by which the page model's class priors are shrunk toward uniform, so that a label with few training pages is not judged by its share of --group")
-	o.PageAbsentDiscount = experiment.AutoAbsentDiscount
+	o.PageAbsentDiscount = training.AutoAbsentDiscount
 	fs.Var(absentDiscountFlag{&o.PageAbsentDiscount}, "page-absent-discount", `share, in [0, 1], by which the page model discounts the evidence of the selected words a page lacks, so that a page of another site is not judged by the words its training pages share; "auto": the chance that two of its training pages are on the same host (near 0 when they come from many sites, 1 when from one)`)
 	fs.IntVar(&o.Discovery, "discovery", 1000, "pages of the breadth-first discovery crawl from the examples' sites that finds backlinks (strategy link+backlinks)")
 	fs.BoolVar(&o.Oracle, "oracle", false, "score links by their target's label instead of the model (1 on-topic, 0 off): what a perfect link classifier reaches")
@@ -123,30 +123,3 @@ it starts over.`,
 	setFlagGroup(fs, "research", "oracle", "hub-oracle")
 	return cmd
 }
-
-// absentDiscountFlag is --page-absent-discount: a number, or "auto"
-// (experiment.AutoAbsentDiscount). The number is checked with the rest
-// of the experiment's settings.
-type absentDiscountFlag struct{ v *float64 }
-
-func (f absentDiscountFlag) String() string {
-	if f.v == nil || *f.v == experiment.AutoAbsentDiscount {
-		return "auto"
-	}
-	return strconv.FormatFloat(*f.v, 'g', -1, 64)
-}
-
-func (f absentDiscountFlag) Set(s string) error {
-	if s == "auto" {
-		*f.v = experiment.AutoAbsentDiscount
-		return nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return errors.New(`want a number in [0, 1] or "auto"`)
-	}
-	*f.v = v
-	return nil
-}
-
-func (f absentDiscountFlag) Type() string { return "auto|share" }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -94,7 +96,8 @@ func (f *modelFlags) registerFixed(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.M, "m", classify.DefaultM, "m-estimate equivalent sample size")
 	fs.StringVar(&f.Event, "event", "binary", "Naive Bayes event model: binary or multinomial")
 	fs.Float64Var(&f.PriorMix, "prior-mix", 0, "share, in [0, 1), by which the class priors are shrunk toward uniform (0: the training documents' shares)")
-	fs.Float64Var(&f.AbsentDiscount, "absent-discount", 0, "share, in [0, 1], by which the binary model discounts the evidence of the selected words a document lacks (0: the paper's model; 1: only the words it holds count)")
+	f.AbsentDiscount = training.AutoAbsentDiscount
+	fs.Var(absentDiscountFlag{&f.AbsentDiscount}, "absent-discount", `share, in [0, 1], by which the binary model discounts the evidence of the selected words a document lacks (0: the paper's model; 1: only the words it holds count); "auto": the chance that two example pages are on the same host (near 0 when they come from many sites, 1 when from one)`)
 	fs.BoolVar(&f.URLTokens, "url-tokens", false, "add the words of a link's URL path to its features")
 	fs.IntVar(&f.Folds, "folds", 5, "cross-validation folds of the training report (0: none)")
 	fs.StringVar(&f.Documents, "documents", "windows", "training documents: pages, windows (segment-sized pieces of pages), pages+windows, links or windows+links")
@@ -123,3 +126,30 @@ func jsonIndent(w io.Writer) *json.Encoder {
 // seedUsage is the help of the --seed flag of the commands that read a
 // labelled collection.
 const seedUsage = "start URL of the crawl (repeat; default the home pages of the collection's sites)"
+
+// absentDiscountFlag is --absent-discount and --page-absent-discount: a
+// number, or "auto" (training.AutoAbsentDiscount). The number is checked
+// with the rest of the model's settings.
+type absentDiscountFlag struct{ v *float64 }
+
+func (f absentDiscountFlag) String() string {
+	if f.v == nil || *f.v == training.AutoAbsentDiscount {
+		return "auto"
+	}
+	return strconv.FormatFloat(*f.v, 'g', -1, 64)
+}
+
+func (f absentDiscountFlag) Set(s string) error {
+	if s == "auto" {
+		*f.v = training.AutoAbsentDiscount
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return errors.New(`want a number in [0, 1] or "auto"`)
+	}
+	*f.v = v
+	return nil
+}
+
+func (f absentDiscountFlag) Type() string { return "auto|share" }

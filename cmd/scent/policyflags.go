@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/scent-crawler/scent/learn"
+	"github.com/scent-crawler/scent/training"
 )
 
 // policyFlags are the crawl switches that scent crawl and scent
@@ -68,8 +69,14 @@ func (p *policyFlags) apply(fs *pflag.FlagSet) error {
 
 // paperPreset are the settings of the paper's crawler where the defaults
 // differ: no link learner, no survey of the seeds' links, no sections,
-// examples fetched like any page, one model for links and pages.
-var paperPreset = map[string]string{"learn": "false", "survey": "false", "sections": "false", "skip-examples": "false", "page-negatives": ""}
+// examples fetched like any page, one model for links and pages, the
+// paper's Naive Bayes (no discount of the words a document lacks; scent
+// crawl, which has no model flags, sets its model's with paperModel).
+var paperPreset = map[string]string{"learn": "false", "survey": "false", "sections": "false", "skip-examples": "false", "page-negatives": "", "absent-discount": "0"}
+
+// paperModel sets the model settings of the paper's crawler that scent
+// crawl trains with: those of paperPreset among the model flags.
+func paperModel(s *training.Settings) { s.AbsentDiscount = 0 }
 
 // applyPreset sets the flags of preset ("" keeps the defaults, the best
 // crawler; "paper" the paper's) that the command line did not set.
