@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/scent-crawler/scent/internal/migrate"
 	"hash/fnv"
 	"os"
 	"sort"
@@ -19,6 +18,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/scent-crawler/scent/internal/migrate"
 )
 
 //go:embed migrations/*.sql

@@ -6,10 +6,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/scent-crawler/scent/internal/migrate"
 	"net/url"
 	"strconv"
 
+	"github.com/scent-crawler/scent/internal/migrate"
 	"github.com/scent-crawler/scent/minhash"
 )
 
