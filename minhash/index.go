@@ -57,3 +57,33 @@ type Index interface {
 	// an error.
 	Remove(ctx context.Context, id int64) error
 }
+
+// KeyRows are the rows a store reads back from its key table, as
+// database/sql's and pgx's rows both give them: per row a key hash
+// (Key.Hash as int64), the page's insertion sequence number, its id and
+// its NumFeatures features (as int64).
+type KeyRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// FirstConfirmed reads rows, the indexed pages holding any of keys'
+// hashes in insertion order, and returns the first page whose stored
+// features confirm one of keys (equal hashes alone do not prove equal
+// keys). It does not close rows.
+func FirstConfirmed(rows KeyRows, keys [NumKeys]Key) (id, seq int64, found bool, err error) {
+	for rows.Next() {
+		var hash int64
+		var f [NumFeatures]int64
+		if err := rows.Scan(&hash, &seq, &id, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5]); err != nil {
+			return 0, 0, false, err
+		}
+		for _, k := range keys {
+			if int64(k.Hash()) == hash && uint64(f[k.I]) == k.A && uint64(f[k.J]) == k.B {
+				return id, seq, true, nil
+			}
+		}
+	}
+	return 0, 0, false, rows.Err()
+}

@@ -215,19 +215,7 @@ func earliestMatch(ctx context.Context, match *sql.Stmt, sig *minhash.Signature)
 		return 0, 0, false, err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var hash int64
-		var f [minhash.NumFeatures]int64
-		if err := rows.Scan(&hash, &seq, &id, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5]); err != nil {
-			return 0, 0, false, err
-		}
-		for _, k := range keys {
-			if int64(k.Hash()) == hash && uint64(f[k.I]) == k.A && uint64(f[k.J]) == k.B {
-				return id, seq, true, nil
-			}
-		}
-	}
-	return 0, 0, false, rows.Err()
+	return minhash.FirstConfirmed(rows, keys)
 }
 
 // checkAndInsert is CheckAndInsert with statements of the caller's
