@@ -73,10 +73,14 @@ type KeyRows interface {
 // features confirm one of keys (equal hashes alone do not prove equal
 // keys). It does not close rows.
 func FirstConfirmed(rows KeyRows, keys [NumKeys]Key) (id, seq int64, found bool, err error) {
+	var hash int64
+	var f [NumFeatures]int64
+	dest := []any{&hash, &seq, &id}
+	for i := range f {
+		dest = append(dest, &f[i])
+	}
 	for rows.Next() {
-		var hash int64
-		var f [NumFeatures]int64
-		if err := rows.Scan(&hash, &seq, &id, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5]); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return 0, 0, false, err
 		}
 		for _, k := range keys {
