@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds scent with one of the variants tried and not adopted (results/learn,
+# "Tried after the discount"), from the commit they were measured at. Run
+# from the repository root:
+#
+#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em
+#
+# learner-discount and judge-pairs leave the binary out/try-NAME, whose
+# variant is switched on by the environment:
+#
+#     SCENT_TRY_LEARN_DISCOUNT=D out/try-learner-discount experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
+#     SCENT_TRY_JUDGE_PAIRS=1 [SCENT_TRY_JUDGE_K=500] out/try-judge-pairs experiment …   (and scent judge with the same variables)
+#
+# (unset, each is the build of that commit). judge-em leaves the worktree
+# out/try-judge-em, whose test prints the judge's AUC after each round:
+#
+#     cd out/try-judge-em && SCENT_ARCHIVE=$PWD/../../../shared/corpus/webkb.tgz SCENT_TRY_EM_LAMBDA=1 SCENT_TRY_EM_ROUNDS=3 go test ./tryem -run TestEM -v
+#
+# (SCENT_TRY_EM_LAMBDA defaults to 1, SCENT_TRY_EM_ROUNDS to 3;
+# SCENT_TRY_EM_TERMS sets the judge's terms, 1,000 by default.)
+set -euo pipefail
+name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em}
+patch=results/learn/tried/$name.patch
+[ -f "$patch" ] || { echo "build.sh: no $patch" >&2; exit 2; }
+base=e05f918 # the commit the variants were measured at
+dir=out/try-$name
+mkdir -p out
+rm -rf "$dir"
+git worktree prune
+git worktree add --detach "$dir" "$base" >/dev/null
+git -C "$dir" apply "$PWD/$patch"
+if [ "$name" != judge-em ]; then
+	(cd "$dir" && go build -o "../try-$name.bin" ./cmd/scent)
+	git worktree remove --force "$dir"
+	mv "out/try-$name.bin" "out/try-$name"
+	echo "out/try-$name"
+else
+	echo "$dir"
+fi
