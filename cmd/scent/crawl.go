@@ -70,7 +70,9 @@ link-context window the crawl takes; --threshold replaces any model's:
 				return err
 			}
 			if cf.pf.preset == "paper" {
-				paperModel(&cf.mf.Settings)
+				if err := paperModel(&cf.mf.Settings); err != nil {
+					return err
+				}
 			}
 			sum, err := runCrawl(cmd, &cf)
 			unreachable := errors.Is(err, crawler.ErrNetworkUnreachable)

@@ -76,7 +76,9 @@ var paperPreset = map[string]string{"learn": "false", "survey": "false", "sectio
 
 // paperModel sets the model settings of the paper's crawler that scent
 // crawl trains with: those of paperPreset among the model flags.
-func paperModel(s *training.Settings) { s.AbsentDiscount = 0 }
+func paperModel(s *training.Settings) error {
+	return absentDiscountFlag{&s.AbsentDiscount}.Set(paperPreset["absent-discount"])
+}
 
 // applyPreset sets the flags of preset ("" keeps the defaults, the best
 // crawler; "paper" the paper's) that the command line did not set.
