@@ -3,13 +3,19 @@
 # "Tried after the discount"), from the commit they were measured at. Run
 # from the repository root:
 #
-#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em
+#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix
 #
-# learner-discount and judge-pairs leave the binary out/try-NAME, whose
+# learner-discount, judge-pairs and link-mix leave the binary out/try-NAME, whose
 # variant is switched on by the environment:
 #
 #     SCENT_TRY_LEARN_DISCOUNT=D out/try-learner-discount experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
 #     SCENT_TRY_JUDGE_PAIRS=1 [SCENT_TRY_JUDGE_K=500] out/try-judge-pairs experiment …   (and scent judge with the same variables)
+#
+# link-mix with one of SCENT_TRY_MIX=A, SCENT_TRY_TRUST=1 or
+# SCENT_TRY_ONLINE=1 (the patch's header says what each does):
+#
+#     SCENT_TRY_MIX=0.7 out/try-link-mix experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
+#     SCENT_TRY_MIX=0.7 out/try-link-mix experiment ../shared/corpus/webkb.tgz --group G --topic T --budget 4000 --baseline=false --out DIR
 #
 # (unset, each is the build of that commit). judge-em leaves the worktree
 # out/try-judge-em, whose test prints the judge's AUC after each round:
@@ -19,7 +25,7 @@
 # (SCENT_TRY_EM_LAMBDA defaults to 1, SCENT_TRY_EM_ROUNDS to 3;
 # SCENT_TRY_EM_TERMS sets the judge's terms, 1,000 by default.)
 set -euo pipefail
-name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em}
+name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix}
 patch=results/learn/tried/$name.patch
 [ -f "$patch" ] || { echo "build.sh: no $patch" >&2; exit 2; }
 base=e05f918 # the commit the variants were measured at
