@@ -112,7 +112,7 @@ link-context window the crawl takes; --threshold replaces any model's:
 	fs.DurationVar(&cf.maxOutage, "max-outage", 30*time.Minute, "how long a crawl that reaches no server waits for the network before it stops (exit status 3)")
 	fs.StringVar(&cf.metrics, "metrics-addr", "", "serve Prometheus metrics of the crawl at this address (e.g. 127.0.0.1:9090, path /metrics)")
 	fs.BoolVar(&cf.sitemaps, "sitemaps", true, "read each site's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) at its first fetch that does not fail and push the URLs they list, scored by their URL's words")
-	cf.pf.register(fs)
+	cf.pf.register(fs, false)
 	cf.ff.register(fs)
 	cf.mf.registerCrawl(fs)
 	cf.af.register(fs)

@@ -115,7 +115,7 @@ it starts over.`,
 	fs.BoolVar(&o.Baseline, "baseline", true, "measure breadth-first (a crawl of every page reachable from the seeds, run once per collection and kept in the user's cache folder) and the all-knowing plan on the same held-out targets, and the speed-up over breadth-first")
 	fs.BoolVar(&o.Keep, "keep", false, "grid: keep the crawls' databases, exports and models (their folder is printed)")
 	mf.registerFixed(fs)
-	pf.register(fs)
+	pf.register(fs, true)
 	setFlagGroup(fs, "input", "topic", "group", "negatives", "page-negatives", "page-documents", "page-prior-mix", "page-absent-discount")
 	setFlagGroup(fs, "budget", "budget", "discovery")
 	setFlagGroup(fs, "grid", "strategy", "frontier", "k", "window", "threshold", "keep")

@@ -74,10 +74,18 @@ func TestHelp_flagGroups(t *testing.T) {
 			t.Errorf("crawl --%s is in no group", f.Name)
 		}
 		if e := exp.Flags().Lookup(f.Name); e != nil && e.DefValue != f.DefValue && f.Name != "strategy" && f.Name != "frontier" &&
-			f.Name != "threshold" {
+			f.Name != "threshold" && f.Name != "lockstep" {
 			t.Errorf("--%s: default %q in crawl, %q in experiment", f.Name, f.DefValue, e.DefValue)
 		}
 	})
+	// An experiment repeats exactly; a crawl of real servers does not
+	// wait for a round's slowest fetch.
+	if d := crawl.Flags().Lookup("lockstep").DefValue; d != "false" {
+		t.Errorf("crawl --lockstep defaults to %s, want false", d)
+	}
+	if d := exp.Flags().Lookup("lockstep").DefValue; d != "true" {
+		t.Errorf("experiment --lockstep defaults to %s, want true", d)
+	}
 	for _, name := range []string{"lockstep", "sections", "learn", "tunnel", "workers", "skip-examples"} {
 		if exp.Flags().Lookup(name) == nil {
 			t.Errorf("experiment lacks the crawl switch --%s", name)

@@ -14,19 +14,26 @@ import (
 )
 
 // TestCrawl_focusedKillAndResume_webkb: the default focused crawl (a
-// learner, lockstep rounds guessed ahead) of the real corpus, killed with
-// SIGKILL three times and run again each time, ends at its budget with
-// every URL stored once; a URL is asked at most once a run (a training
-// page twice: by the learner's prior, which a process killed before its
-// learner was saved reads again, and by the crawl).
+// learner, fetching whenever a worker is free) of the real corpus, and
+// the same in lockstep (rounds guessed ahead), killed with SIGKILL three
+// times and run again each time, ends at its budget with every URL
+// stored once; a URL is asked at most once a run (a training page twice:
+// by the learner's prior, which a process killed before its learner was
+// saved reads again, and by the crawl).
 func TestCrawl_focusedKillAndResume_webkb(t *testing.T) {
+	t.Run("free", func(t *testing.T) { focusedKillAndResume(t) })
+	t.Run("lockstep", func(t *testing.T) { focusedKillAndResume(t, "--lockstep") })
+}
+
+func focusedKillAndResume(t *testing.T, flags ...string) {
 	addr, seeds, log := courseReplay(t)
 	bin := scentBinary(t)
 	const budget, workers = 1500, 16
 	db := filepath.Join(t.TempDir(), "course.db")
 	crawl := func() *exec.Cmd {
-		return exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--proxy", "http://"+addr,
-			"--delay", "0", "--host-parallelism", "0", "--max-pages", strconv.Itoa(budget), "--workers", strconv.Itoa(workers), "--quiet")
+		args := []string{"crawl", "--seeds", seeds, "--db", db, "--proxy", "http://" + addr,
+			"--delay", "0", "--host-parallelism", "0", "--max-pages", strconv.Itoa(budget), "--workers", strconv.Itoa(workers), "--quiet"}
+		return exec.Command(bin, append(args, flags...)...)
 	}
 	stored := func() (pages, urls, ok int) {
 		d, err := sql.Open("sqlite3", "file:"+db+"?mode=ro&_busy_timeout=2000")

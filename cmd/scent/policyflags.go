@@ -12,8 +12,9 @@ import (
 )
 
 // policyFlags are the crawl switches that scent crawl and scent
-// experiment share, registered once here with one default each: adding a
-// switch touches this file and the place that reads it.
+// experiment share, registered once here with one default each (but
+// --lockstep's, see register): adding a switch touches this file and
+// the place that reads it.
 type policyFlags struct {
 	workers      int
 	tunnel       bool
@@ -32,7 +33,12 @@ type policyFlags struct {
 	preset       string
 }
 
-func (p *policyFlags) register(fs *pflag.FlagSet) {
+// register adds the flags to fs. lockstep is --lockstep's default: on
+// for scent experiment, whose runs must repeat exactly to be compared;
+// off for scent crawl, which fetches from real servers, where a round
+// that waits for its slowest fetch costs a third of the pages per
+// second (results/learn, "Speed and memory").
+func (p *policyFlags) register(fs *pflag.FlagSet, lockstep bool) {
 	fs.IntVar(&p.workers, "workers", 16, "pages fetched at once")
 	fs.BoolVar(&p.learn, "learn", true, "learn the value of links from the crawl's own pages and serve every link best first by it")
 	fs.Float64Var(&p.reward, "learn-reward", 0, "with --learn: the page score at which a fetched page rewards the links that led to it (0: per topic, where the cross-validated page F1 of the examples was best when the model was trained, as its file records, else 0.5)")
@@ -41,7 +47,7 @@ func (p *policyFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&p.survey, "survey", true, "with best-first order (--learn or --frontier best-first): fetch each seed's own links, its site's navigation, before any deeper link, so that the learner sees where each of them leads first")
 	fs.BoolVar(&p.skipExamples, "skip-examples", true, "never fetch the pages the model learnt from (they are in hand); bfs fetches them")
 	fs.BoolVar(&p.sections, "sections", true, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the stack (and with --tunnel the reserve) is spent, or are dropped")
-	fs.BoolVar(&p.lockstep, "lockstep", true, "fetch in rounds of --workers pages, each committed in order before the next: the crawl repeats exactly whatever the timing, but each round waits for its slowest fetch (--lockstep=false fetches whenever a worker is free)")
+	fs.BoolVar(&p.lockstep, "lockstep", lockstep, "fetch in rounds of --workers pages, each committed in order before the next: the crawl repeats exactly whatever the timing, but each round waits for its slowest fetch (--lockstep=false fetches whenever a worker is free)")
 	fs.BoolVar(&p.overlap, "overlap", false, "with --lockstep: fetch each round while the round before is committed (popped a round earlier; redirect targets queued): faster, and still repeats exactly")
 	fs.BoolVar(&p.speculate, "speculate", true, "with --lockstep: guess each round in memory and fetch the guess while the round before is committed and the next popped; the pop decides, so the crawl is the same, only faster (a guessed fetch it does not take is discarded, its answer kept for when its entry is popped)")
 	fs.BoolVar(&p.tunnel, "tunnel", false, "when a topic's stack runs empty, go on from its off-topic links, shallowest first")
@@ -60,6 +66,11 @@ func (p *policyFlags) apply(fs *pflag.FlagSet) error {
 	}
 	if p.prior < 0 || math.IsNaN(p.prior) {
 		return fmt.Errorf("--learn-prior %v: want a weight of 0 or more", p.prior)
+	}
+	for _, name := range []string{"overlap", "speculate"} {
+		if f := fs.Lookup(name); f != nil && f.Changed && f.Value.String() == "true" && !p.lockstep {
+			return fmt.Errorf("--%s changes how lockstep rounds are fetched, but this crawl is not in lockstep: add --lockstep", name)
+		}
 	}
 	if p.learn && (p.tunnel || p.promote) {
 		return errors.New("--tunnel and --promote steer the paper's stacks, but the link learner (on by default) keeps every link on them: add --learn=false or --preset paper")

@@ -72,6 +72,27 @@ func TestCrawl_noZeroSummaryBeforeError(t *testing.T) {
 	}
 }
 
+// TestCrawl_roundFlagsNeedLockstep: --overlap and --speculate shape
+// lockstep rounds; given to a crawl that fetches whenever a worker is
+// free (scent crawl's default) they are refused, not ignored, and
+// accepted with --lockstep.
+func TestCrawl_roundFlagsNeedLockstep(t *testing.T) {
+	srv := topicSite(t)
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644)
+	for _, flag := range []string{"--overlap", "--speculate"} {
+		_, err := runScent(t, "crawl", "--seeds", seeds, "--db", filepath.Join(dir, "free.db"), flag, "--max-pages", "2", "--delay", "0", "--quiet")
+		if err == nil || !strings.Contains(err.Error(), "add --lockstep") {
+			t.Errorf("crawl %s without --lockstep: error %v, want one that asks for --lockstep", flag, err)
+		}
+		db := filepath.Join(dir, strings.TrimPrefix(flag, "--")+".db")
+		if out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, flag, "--lockstep", "--max-pages", "2", "--delay", "0", "--quiet"); err != nil {
+			t.Errorf("crawl %s --lockstep: %v\n%s", flag, err, out)
+		}
+	}
+}
+
 // TestReplay_pidFile: a replay started in the background writes its
 // process id, a kill of it stops the replay, and the file is removed.
 func TestReplay_pidFile(t *testing.T) {
