@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reproduces the stop-and-resume figures of results/learn/README.md ("A
 # stopped crawl resumed"): the default focused crawl of WebKB's course
-# pages (scent crawl on the replay, 4,000 pages) run once without a stop
+# pages (scent crawl on the replay, 4,000 pages), in lockstep so that
+# the crawls compared fetch the same pages up to the stop, run once without a stop
 # and once for each stop (200 to 1,000 pages, then the same command
 # with the budget at 4,000), each scored on held-out targets. Run from the
 # repository root:
@@ -26,7 +27,7 @@ for _ in $(seq 100); do
 done
 "$out/scent" seeds "$archive" --topic course -o "$out/course.txt"
 "$out/scent" labels "$archive" >"$out/labels.tsv"
-flags=(--seeds "$out/course.txt" --proxy "http://127.0.0.1:$port" --delay 0 --host-parallelism 0 --quiet)
+flags=(--seeds "$out/course.txt" --proxy "http://127.0.0.1:$port" --delay 0 --host-parallelism 0 --lockstep --quiet)
 line() {
 	"$out/scent" report --db "$1" --labels "$out/labels.tsv" --seeds "$out/course.txt" | grep '^| this crawl' | sed "s/this crawl/$2/" | tee -a "$out/lines.txt"
 }
