@@ -3,7 +3,7 @@
 # "Tried after the discount"), from the commit they were measured at. Run
 # from the repository root:
 #
-#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix
+#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr
 #
 # learner-discount, judge-pairs and link-mix leave the binary out/try-NAME, whose
 # variant is switched on by the environment:
@@ -17,6 +17,12 @@
 #     SCENT_TRY_MIX=0.7 out/try-link-mix experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
 #     SCENT_TRY_MIX=0.7 out/try-link-mix experiment ../shared/corpus/webkb.tgz --group G --topic T --budget 4000 --baseline=false --out DIR
 #
+# judge-lr leaves the binary out/try-judge-lr.bin and the worktree
+# out/try-judge-lr, whose test trylr prints the judges' AUC:
+#
+#     SCENT_TRY_LR=1 out/try-judge-lr.bin experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
+#     cd out/try-judge-lr && SCENT_ARCHIVE=$PWD/../../../shared/corpus/webkb.tgz SCENT_TRY_LR_VOCAB=nb SCENT_TRY_LR_RATE=0.1 go test ./trylr -run TestLR -v
+#
 # (unset, each is the build of that commit). judge-em leaves the worktree
 # out/try-judge-em, whose test prints the judge's AUC after each round:
 #
@@ -25,7 +31,7 @@
 # (SCENT_TRY_EM_LAMBDA defaults to 1, SCENT_TRY_EM_ROUNDS to 3;
 # SCENT_TRY_EM_TERMS sets the judge's terms, 1,000 by default.)
 set -euo pipefail
-name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix}
+name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr}
 patch=results/learn/tried/$name.patch
 [ -f "$patch" ] || { echo "build.sh: no $patch" >&2; exit 2; }
 base=e05f918 # the commit the variants were measured at
@@ -35,11 +41,18 @@ rm -rf "$dir"
 git worktree prune
 git worktree add --detach "$dir" "$base" >/dev/null
 git -C "$dir" apply "$PWD/$patch"
-if [ "$name" != judge-em ]; then
+case $name in
+judge-em)
+	echo "$dir"
+	;;
+judge-lr)
+	(cd "$dir" && go build -o "../try-$name.bin" ./cmd/scent)
+	echo "out/try-$name.bin $dir"
+	;;
+*)
 	(cd "$dir" && go build -o "../try-$name.bin" ./cmd/scent)
 	git worktree remove --force "$dir"
 	mv "out/try-$name.bin" "out/try-$name"
 	echo "out/try-$name"
-else
-	echo "$dir"
-fi
+	;;
+esac
