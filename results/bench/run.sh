@@ -42,22 +42,8 @@ fi
 go build -o "$out/collybfs" ./results/bench/collybfs
 go build -o "$out/rawfetch" ./results/bench/rawfetch
 
-rm -f "$out/replay.pid"
-"$out/scent" replay "$archive" --listen "127.0.0.1:$port" --pid-file "$out/replay.pid" >"$out/replay.log" 2>&1 &
-replay=$!
-trap 'kill $replay 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-	[ -s "$out/replay.pid" ] && break
-	kill -0 $replay 2>/dev/null || break
-	sleep 0.2
-done
-# Another program on the port would serve every run instead (and not the
-# same way): stop unless this replay is the one listening.
-if ! kill -0 $replay 2>/dev/null || [ "$(cat "$out/replay.pid" 2>/dev/null)" != "$replay" ]; then
-	echo "bench: the replay did not start on 127.0.0.1:$port (set BENCH_PORT):" >&2
-	cat "$out/replay.log" >&2
-	exit 1
-fi
+. results/replay.sh
+start_replay bench "set BENCH_PORT" "$out/scent" "$archive" "$port" "$out"
 proxy="http://127.0.0.1:$port"
 "$out/scent" seeds "$archive" --topic course -o "$out/seeds.txt"
 fetchflags=(--proxy "$proxy" --ignore-robots --delay 0 --host-parallelism 0 --workers "$workers" --max-pages 0 --quiet)

@@ -24,19 +24,8 @@ out=out/latency
 mkdir -p "$out"
 rm -f "$out"/*.db "$out"/*.db-* "$out"/*.db.model.json "$out"/lines.txt
 go build -o "$out/scent" ./cmd/scent
-"$out/scent" replay "$archive" --listen "127.0.0.1:$port" --delay "$delay" --pid-file "$out/replay.pid" >"$out/replay.log" 2>&1 &
-replay=$!
-trap 'kill $replay 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-	[ -s "$out/replay.pid" ] && break
-	kill -0 $replay 2>/dev/null || break
-	sleep 0.2
-done
-if ! kill -0 $replay 2>/dev/null || [ "$(cat "$out/replay.pid" 2>/dev/null)" != "$replay" ]; then
-	echo "latency: the replay did not start on 127.0.0.1:$port (give another PORT):" >&2
-	cat "$out/replay.log" >&2
-	exit 1
-fi
+. results/replay.sh
+start_replay latency "give another PORT" "$out/scent" "$archive" "$port" "$out" --delay "$delay"
 "$out/scent" labels "$archive" >"$out/labels.tsv"
 flags=(--proxy "http://127.0.0.1:$port" --delay 0 --host-parallelism 0 --max-pages 4000 --quiet)
 for topic in course faculty; do

@@ -19,12 +19,8 @@ out=out/resume
 mkdir -p "$out"
 rm -f "$out"/*.db "$out"/*.db-* "$out"/*.db.model.json "$out"/lines.txt
 go build -o "$out/scent" ./cmd/scent
-"$out/scent" replay "$archive" --listen "127.0.0.1:$port" --pid-file "$out/replay.pid" >"$out/replay.log" 2>&1 &
-trap 'kill "$(cat "$out/replay.pid" 2>/dev/null)" 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-	[ -s "$out/replay.pid" ] && break
-	sleep 0.2
-done
+. results/replay.sh
+start_replay resume "give another PORT" "$out/scent" "$archive" "$port" "$out"
 "$out/scent" seeds "$archive" --topic course -o "$out/course.txt"
 "$out/scent" labels "$archive" >"$out/labels.tsv"
 flags=(--seeds "$out/course.txt" --proxy "http://127.0.0.1:$port" --delay 0 --host-parallelism 0 --lockstep --quiet)
