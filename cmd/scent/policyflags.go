@@ -67,9 +67,12 @@ func (p *policyFlags) apply(fs *pflag.FlagSet) error {
 	if p.prior < 0 || math.IsNaN(p.prior) {
 		return fmt.Errorf("--learn-prior %v: want a weight of 0 or more", p.prior)
 	}
-	for _, name := range []string{"overlap", "speculate"} {
-		if f := fs.Lookup(name); f != nil && f.Changed && f.Value.String() == "true" && !p.lockstep {
-			return fmt.Errorf("--%s changes how lockstep rounds are fetched, but this crawl is not in lockstep: add --lockstep", name)
+	for _, f := range []struct {
+		name string
+		on   bool
+	}{{"overlap", p.overlap}, {"speculate", p.speculate}} {
+		if f.on && fs.Changed(f.name) && !p.lockstep {
+			return fmt.Errorf("--%s changes how lockstep rounds are fetched, but this crawl is not in lockstep: add --lockstep", f.name)
 		}
 	}
 	if p.learn && (p.tunnel || p.promote) {
