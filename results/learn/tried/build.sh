@@ -3,9 +3,9 @@
 # "Tried after the discount"), from the commit they were measured at. Run
 # from the repository root:
 #
-#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr
+#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind
 #
-# learner-discount, judge-pairs and link-mix leave the binary out/try-NAME, whose
+# learner-discount, judge-pairs, link-mix and behind leave the binary out/try-NAME, whose
 # variant is switched on by the environment:
 #
 #     SCENT_TRY_LEARN_DISCOUNT=D out/try-learner-discount experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
@@ -16,6 +16,11 @@
 #
 #     SCENT_TRY_MIX=0.7 out/try-link-mix experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
 #     SCENT_TRY_MIX=0.7 out/try-link-mix experiment ../shared/corpus/webkb.tgz --group G --topic T --budget 4000 --baseline=false --out DIR
+#
+# behind too, with SCENT_TRY_BEHIND=1 (a crawl not in lockstep, which is
+# a new draw at each run):
+#
+#     SCENT_TRY_BEHIND=1 out/try-behind experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --lockstep=false --out DIR
 #
 # judge-lr leaves the binary out/try-judge-lr.bin and the worktree
 # out/try-judge-lr, whose test trylr prints the judges' AUC:
@@ -31,7 +36,7 @@
 # (SCENT_TRY_EM_LAMBDA defaults to 1, SCENT_TRY_EM_ROUNDS to 3;
 # SCENT_TRY_EM_TERMS sets the judge's terms, 1,000 by default.)
 set -euo pipefail
-name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr}
+name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind}
 patch=results/learn/tried/$name.patch
 [ -f "$patch" ] || { echo "build.sh: no $patch" >&2; exit 2; }
 base=e05f918 # the commit the variants were measured at
