@@ -131,6 +131,9 @@ func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.
 		return nil, err
 	}
 	defer stop()
+	if err := o.resolve(a, progress); err != nil {
+		return nil, err
+	}
 	starts, err := ParseSeeds(o.Seeds)
 	if err != nil {
 		return nil, err

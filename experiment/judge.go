@@ -52,7 +52,7 @@ func JudgeEval(path string, m *classify.Model, topics []string, group string) ([
 	if err != nil {
 		return nil, err
 	}
-	if err := webkb.CheckGroup(a, group); err != nil {
+	if group, err = webkb.Group(a, group); err != nil {
 		return nil, err
 	}
 	var labels []string

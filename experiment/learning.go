@@ -145,9 +145,12 @@ func (s pageScorer) ScorePage(tokens []string, dst []float64) []float64 {
 }
 
 // pageSettings are the page model's training settings: the
-// experiment's, with PageDocuments, PagePriorMix and PageAbsentDiscount.
+// experiment's, with PageDocuments, PagePriorMix and PageAbsentDiscount;
+// with --page-negatives labels the other labels are negatives enough
+// when the group has no page labelled other.
 func (o Spec) pageSettings() training.Settings {
 	mf := o.Model
+	mf.LabelledNegatives = o.PageNegatives == "labels"
 	mf.PriorMix = o.PagePriorMix
 	mf.AbsentDiscount = o.PageAbsentDiscount
 	if o.PageDocuments != "" {

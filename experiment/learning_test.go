@@ -142,14 +142,19 @@ func TestRun_anotherCollection(t *testing.T) {
 	archive := collectiontest.WriteOther(t)
 	out := filepath.Join(t.TempDir(), "other")
 	o := gridOpts(archive, out).Spec
-	o.Group, o.Budget, o.Workers, o.Lockstep, o.Baseline = "pool", 30, 2, true, true
+	// The group by default: pool, the one that is not a site.
+	o.Group, o.Budget, o.Workers, o.Lockstep, o.Baseline = "", 30, 2, true, true
 	o.Topics, o.Strategy, o.Frontier, o.Model.K, o.Model.Window, o.Model.Threshold = []string{"recipe"}, "link", crawler.FrontierStack, 20, 10, 0.5
 	o.Model.Folds = 0
 	o.PageNegatives, o.Learn, o.SkipExamples, o.LearnPrior, o.PagePriorMix = "labels", true, true, 1, 0.1
 	o.PageAbsentDiscount, o.Model.AbsentDiscount = training.AutoAbsentDiscount, training.AutoAbsentDiscount
-	rep, err := Run(context.Background(), o, io.Discard)
+	var progress bytes.Buffer
+	rep, err := Run(context.Background(), o, &progress)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(progress.String(), "training group pool") {
+		t.Errorf("progress does not name the training group chosen:\n%s", progress.String())
 	}
 	if raw, err := os.ReadFile(filepath.Join(out, "page-model.json")); err != nil {
 		t.Error(err)
@@ -207,6 +212,47 @@ func TestRun_anotherCollection(t *testing.T) {
 	o.PagePriorMix, o.PageAbsentDiscount = 0.1, 1.5
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--page-absent-discount") {
 		t.Errorf("a page absent discount of 1.5: %v", err)
+	}
+}
+
+// With no page labelled "other" and every setting by default, an
+// experiment trains on the group that is not a site with every page not
+// labelled with the topic as a negative, its page model learns each
+// label as a class of its own without an "other" class, and the crawl
+// finds the held-out targets.
+func TestRun_collectionWithoutOther(t *testing.T) {
+	archive := collectiontest.WriteOther(t)
+	if err := os.Rename(filepath.Join(archive, "other"), filepath.Join(archive, "plain")); err != nil {
+		t.Fatal(err)
+	}
+	o := gridOpts(archive, filepath.Join(t.TempDir(), "plain")).Spec
+	o.Group, o.Negatives, o.Budget, o.Workers, o.Lockstep = "", "", 30, 2, true
+	o.Topics, o.Strategy, o.Frontier, o.Model.K, o.Model.Window, o.Model.Threshold = []string{"recipe"}, "link", crawler.FrontierStack, 20, 10, 0.5
+	o.PageNegatives, o.Learn, o.SkipExamples, o.LearnPrior, o.PagePriorMix = "labels", true, true, 1, 0.1
+	var progress bytes.Buffer
+	rep, err := Run(context.Background(), o, &progress)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	if !strings.Contains(progress.String(), "negative examples: every page of pool not labelled with a topic") {
+		t.Errorf("progress does not say which negatives:\n%s", progress.String())
+	}
+	seeds, err := training.LoadSeeds(filepath.Join(o.Out, "seeds.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seeds.Train["recipe"]) != 8 || len(seeds.Other) != 16 {
+		t.Errorf("%d examples and %d negatives, want pool's 8 recipe pages and its 16 others", len(seeds.Train["recipe"]), len(seeds.Other))
+	}
+	if raw, err := os.ReadFile(filepath.Join(o.Out, "page-model.json")); err != nil {
+		t.Error(err)
+	} else if pm, err := classify.Load(bytes.NewReader(raw)); err != nil {
+		t.Error(err)
+	} else if !slices.Equal(pm.Classes(), []string{"plain", "recipe", "review"}) {
+		t.Errorf("page model classes %q, want pool's three labels", pm.Classes())
+	}
+	if ts := rep.Topics[0]; ts.Targets != 8 || ts.Found != 8 {
+		t.Errorf("found %d of %d held-out targets, want all 8 recipe pages of the two sites", ts.Found, ts.Targets)
 	}
 }
 

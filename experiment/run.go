@@ -48,6 +48,9 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 		return nil, err
 	}
 	defer stop()
+	if err := o.resolve(a, progress); err != nil {
+		return nil, err
+	}
 
 	starts, err := ParseSeeds(o.Seeds)
 	if err != nil {

@@ -11,9 +11,11 @@ import (
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/internal/atomicfile"
 	"github.com/scent-crawler/scent/learn"
+	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/segment"
 	"github.com/scent-crawler/scent/training"
 	"github.com/scent-crawler/scent/urlnorm"
+	"github.com/scent-crawler/scent/webkb"
 )
 
 // Spec is one experiment: a crawl of a replayed labelled collection with
@@ -30,11 +32,13 @@ type Spec struct {
 	// Seeds are the crawl's start URLs; none: the home pages of the
 	// collection's sites (webkb.SiteSeeds).
 	Seeds []string `json:",omitempty"`
-	// Group is the group whose labelled pages train the model.
+	// Group is the group whose labelled pages train the model; "": the
+	// collection's one group that is not a site (webkb.Group).
 	Group string
-	// Negatives are the negative examples: "other" (or "") for the pages
-	// of Group labelled "other", "rest" for every page of Group not
-	// labelled with a topic.
+	// Negatives are the negative examples: "other" for the pages of
+	// Group labelled "other", "rest" for every page of Group not labelled
+	// with a topic; "": "other" when Group has such pages, else "rest"
+	// (webkb.Negatives).
 	Negatives string
 	// PageNegatives, when it differs from Negatives (and is not ""),
 	// trains a second model with these negatives to judge pages; with
@@ -151,6 +155,27 @@ func (o *Spec) Validate() error {
 		return fmt.Errorf("--out %s cannot be created: %w", o.Out, err)
 	}
 	return atomicfile.CheckWritableDir(o.Out, "--out")
+}
+
+// resolve sets the group and the negatives left to the collection a
+// (Group and Negatives ""), saying which to progress.
+func (o *Spec) resolve(a *replay.Archive, progress io.Writer) error {
+	if o.Group == "" {
+		g, err := webkb.Group(a, "")
+		if err != nil {
+			return err
+		}
+		o.Group = g
+		fmt.Fprintf(progress, "training group %s: the collection's one group that is not a site\n", g)
+	} else if err := webkb.CheckGroup(a, o.Group); err != nil {
+		return err
+	}
+	if o.Negatives == "" {
+		if o.Negatives = webkb.Negatives(a, o.Group, ""); o.Negatives == "rest" {
+			fmt.Fprintf(progress, "negative examples: every page of %s not labelled with a topic (none is labelled %s)\n", o.Group, replay.Other)
+		}
+	}
+	return nil
 }
 
 // ParseSeeds parses the start URLs given with --seed: nil when there

@@ -64,6 +64,12 @@ type Options struct {
 	// AutoAbsentDiscount sets Classify.AbsentDiscount to the seeds'
 	// SiteConcentration.
 	AutoAbsentDiscount bool
+	// LabelledNegatives accepts seeds without negative examples ("other")
+	// when they have two topics or more: the model then tells each topic
+	// from the others, which stand for the pages off each one (a page
+	// model that learns every label of a group, when no page of the group
+	// is labelled other).
+	LabelledNegatives bool
 }
 
 // Documents says how example pages become training documents.
@@ -234,7 +240,7 @@ type doc struct {
 
 // Build fetches the examples of seeds, trains a model and evaluates it.
 func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classify.Model, *Report, error) {
-	if err := seeds.Validate(); err != nil {
+	if err := seeds.validate(opts.LabelledNegatives); err != nil {
 		return nil, nil, err
 	}
 	if opts.AutoAbsentDiscount {
@@ -345,11 +351,15 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 			return nil, rep, fmt.Errorf("topic %s: none of its %d example pages could be used%s", t, len(seeds.Train[t]), firstFailure(rep, seeds.Train[t]))
 		}
 	}
-	if count[classify.Other] == 0 && rep.Unreachable() {
-		return nil, rep, fmt.Errorf("%w: none of the negative examples could be fetched, no server answered%s", ErrUnreachable, firstFailure(rep, seeds.Other))
-	}
-	if count[classify.Other] == 0 {
-		return nil, rep, fmt.Errorf("none of the negative examples could be used%s", firstFailure(rep, seeds.Other))
+	classes := slices.Clone(seeds.Topics)
+	if len(seeds.Other) > 0 { // none only with LabelledNegatives
+		if count[classify.Other] == 0 && rep.Unreachable() {
+			return nil, rep, fmt.Errorf("%w: none of the negative examples could be fetched, no server answered%s", ErrUnreachable, firstFailure(rep, seeds.Other))
+		}
+		if count[classify.Other] == 0 {
+			return nil, rep, fmt.Errorf("none of the negative examples could be used%s", firstFailure(rep, seeds.Other))
+		}
+		classes = append(classes, classify.Other)
 	}
 	model, err := trainWithMeta(examples, opts)
 	if err != nil {
@@ -357,7 +367,7 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 	}
 	// With link documents only, a class no example links to has no
 	// training document and would be silently missing from the model.
-	for _, c := range append(slices.Clone(seeds.Topics), classify.Other) {
+	for _, c := range classes {
 		if model.Index(c) < 0 {
 			return nil, rep, fmt.Errorf("class %s: no training documents with documents %q (no example links to one of its examples)", c, opts.Documents)
 		}

@@ -369,6 +369,8 @@ func TestBuild_errors(t *testing.T) {
 		},
 		{name: "no topics", seeds: "other " + srv.URL + "/other/00.html\n", want: "no topic"},
 		{name: "no negatives", seeds: "course " + srv.URL + "/course/00.html\n", want: "no negative examples"},
+		{name: "no negatives, one topic, labelled negatives", seeds: "course " + srv.URL + "/course/00.html\n", opts: Options{LabelledNegatives: true}, want: "no negative examples"},
+		{name: "no negatives, two topics", seeds: "course " + srv.URL + "/course/00.html\nfaculty " + srv.URL + "/faculty/00.html\n", want: "no negative examples"},
 		{name: "unknown documents", seeds: good, opts: Options{Documents: "sentences"}, want: `unknown training documents "sentences"`},
 		{name: "bad classify options", seeds: good, opts: Options{Classify: classify.Options{Threshold: 2}}, want: "hreshold"},
 	}
@@ -388,6 +390,39 @@ func TestBuild_errors(t *testing.T) {
 				t.Errorf("failed = %+v, want %d entries", rep.Failed, tt.failed)
 			}
 		})
+	}
+}
+
+// With LabelledNegatives, topics without "other" examples train a model
+// of the topics alone, each the others' negatives.
+func TestBuild_labelledNegatives(t *testing.T) {
+	st := newSite()
+	srv := st.serve(t)
+	var b strings.Builder
+	for _, c := range []string{"course", "faculty"} {
+		for _, p := range st.paths[c] {
+			fmt.Fprintf(&b, "%s %s%s\n", c, srv.URL, p)
+		}
+	}
+	m, rep, err := Build(context.Background(), parseSeeds(t, b.String()), newFetcher(t), Options{LabelledNegatives: true, Folds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Classes(); !slices.Equal(got, []string{"course", "faculty"}) {
+		t.Errorf("classes %q, want course and faculty alone", got)
+	}
+	if rep.Other != 0 || len(rep.Topics) != 2 || rep.Topics[0].Documents != 12 || rep.Topics[1].Documents != 10 {
+		t.Errorf("report: %d other documents, topics %+v; want none, and 12 course and 10 faculty", rep.Other, rep.Topics)
+	}
+	// The site's course and faculty pages use words of their own: the
+	// cross-validated pages are told apart.
+	if rep.Page == nil || rep.Page.Documents != 22 || rep.Page.Accuracy < 0.9 {
+		t.Errorf("cross-validated pages: %+v, want the 22 pages, at least 90 %% right", rep.Page)
+	}
+	sc := NewScorer(m)
+	page := mustSplit(t, st.pages[st.paths["faculty"][0]])
+	if s := sc.ScorePage(page.Tokens, nil); !(s[1] > 0.5 && s[0] < 0.5) {
+		t.Errorf("a faculty page scores %v (course, faculty), want faculty", s)
 	}
 }
 

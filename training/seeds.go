@@ -221,11 +221,15 @@ func LoadSeeds(path string) (*Seeds, error) {
 }
 
 // Validate checks that the seeds can train a model.
-func (s *Seeds) Validate() error {
+func (s *Seeds) Validate() error { return s.validate(false) }
+
+// validate is Validate; with labelled (Options.LabelledNegatives) two
+// topics without negative examples are enough.
+func (s *Seeds) validate(labelled bool) error {
 	if s == nil || len(s.Topics) == 0 {
 		return errors.New("no topic has example pages (lines \"TOPIC URL\")")
 	}
-	if len(s.Other) == 0 {
+	if len(s.Other) == 0 && !(labelled && len(s.Topics) > 1) {
 		return errors.New("no negative examples (lines \"other URL\"): the model needs pages that are off-topic")
 	}
 	return nil

@@ -32,6 +32,9 @@ type Settings struct {
 	BacklinkDB string
 	// CVThresholds are more thresholds to cross-validate at.
 	CVThresholds []float64
+	// LabelledNegatives is Options.LabelledNegatives: the seeds' topics
+	// may stand for each other's negatives.
+	LabelledNegatives bool
 }
 
 // AutoAbsentDiscount as Settings.AbsentDiscount discounts the terms a
@@ -82,7 +85,7 @@ func (s Settings) Options(src BacklinkSource) (Options, error) {
 		return Options{}, err
 	}
 	o := Options{Classify: co, Segment: s.Segment(), Folds: folds, Documents: docs, BacklinkSource: src, CVThresholds: s.CVThresholds,
-		AutoAbsentDiscount: s.AbsentDiscount == AutoAbsentDiscount}
+		AutoAbsentDiscount: s.AbsentDiscount == AutoAbsentDiscount, LabelledNegatives: s.LabelledNegatives}
 	if s.Backlinks != "" {
 		if o.Backlinks, err = LoadBacklinks(s.Backlinks); err != nil {
 			return Options{}, err

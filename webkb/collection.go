@@ -2,8 +2,10 @@ package webkb
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/urlnorm"
@@ -47,17 +49,66 @@ var ErrNoSeed = errors.New("no group of the collection is a site with its home p
 // texas, washington, wisconsin) and their seeds the department home
 // pages. It fails with ErrNoSeed when no group is a site.
 func SiteSeeds(a *replay.Archive) ([]urlnorm.URL, error) {
+	var seeds []urlnorm.URL
+	for _, g := range groups(a) {
+		if !g.home.IsZero() {
+			seeds = append(seeds, g.home)
+		}
+	}
+	if len(seeds) == 0 {
+		return nil, ErrNoSeed
+	}
+	return seeds, nil
+}
+
+// Group returns group, or when it is "" the group a model learns from
+// by default: the collection's one group that is not a site (SiteSeeds),
+// its pages spread over many hosts away from the sites a crawl starts
+// from — in WebKB, misc. It fails, naming the collection's groups, when
+// the collection has no group named group, or, for "", when not exactly
+// one of its groups is not a site.
+func Group(a *replay.Archive, group string) (string, error) {
+	if group != "" {
+		return group, CheckGroup(a, group)
+	}
+	var names, other []string
+	for _, g := range groups(a) {
+		names = append(names, g.name)
+		if g.home.IsZero() {
+			other = append(other, g.name)
+		}
+	}
+	if len(other) == 1 {
+		return other[0], nil
+	}
+	why := "every group is a site"
+	if len(other) > 1 {
+		why = "several groups are not sites (" + strings.Join(other, ", ") + ")"
+	}
+	return "", fmt.Errorf("give the group whose pages train the model (--group): the collection's groups are %s, and %s", strings.Join(names, ", "), why)
+}
+
+// group is one group of a collection: its name and, when it is a site,
+// its home page.
+type group struct {
+	name string
+	home urlnorm.URL
+}
+
+// groups returns the collection's groups by name, each with its home
+// page when it is a site (SiteSeeds).
+func groups(a *replay.Archive) []group {
 	type site struct {
 		pages map[string]int // labelled pages per origin
 		homes map[string]urlnorm.URL
 		total int
 	}
-	groups := make(map[string]*site)
+	sites := make(map[string]*site)
 	for _, l := range a.Labels() {
-		g := groups[l.Group]
+		g := sites[l.Group]
 		if g == nil {
 			g = &site{pages: make(map[string]int), homes: make(map[string]urlnorm.URL)}
-			groups[l.Group] = g
+			sites[l.Group] = g
 		}
 		o := l.URL.Origin()
 		g.pages[o]++
@@ -66,22 +117,19 @@ func SiteSeeds(a *replay.Archive) ([]urlnorm.URL, error) {
 			g.homes[o] = l.URL
 		}
 	}
-	names := slices.Sorted(maps.Keys(groups))
-	var seeds []urlnorm.URL
-	for _, name := range names {
-		g := groups[name]
+	var out []group
+	for _, name := range slices.Sorted(maps.Keys(sites)) {
+		g := sites[name]
 		best := ""
 		for _, o := range slices.Sorted(maps.Keys(g.homes)) {
 			if best == "" || g.pages[o] > g.pages[best] {
 				best = o
 			}
 		}
+		out = append(out, group{name: name})
 		if best != "" && 2*g.pages[best] >= g.total {
-			seeds = append(seeds, g.homes[best])
+			out[len(out)-1].home = g.homes[best]
 		}
 	}
-	if len(seeds) == 0 {
-		return nil, ErrNoSeed
-	}
-	return seeds, nil
+	return out
 }

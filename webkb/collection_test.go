@@ -3,6 +3,7 @@ package webkb
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/scent-crawler/scent/internal/collectiontest"
@@ -96,6 +97,59 @@ func TestSiteSeeds_anyCollection(t *testing.T) {
 	if seeds, err := SiteSeeds(none); !errors.Is(err, ErrNoSeed) || seeds != nil {
 		t.Errorf("SiteSeeds of a collection without a site = %v, %v; want ErrNoSeed", seeds, err)
 	}
+}
+
+// Group's default is the one group that is not a site, whatever its
+// name; a group given is checked; with no such group, or several, the
+// error names the groups.
+func TestGroup(t *testing.T) {
+	a, err := Open(collectiontest.Write(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err := Group(a, ""); err != nil || g != "misc" {
+		t.Errorf(`Group(WebKB's layout, "") = %q, %v; want misc, the group that is not a site`, g, err)
+	}
+	if g, err := Group(a, "texas"); err != nil || g != "texas" {
+		t.Errorf("Group(texas) = %q, %v; want texas", g, err)
+	}
+	if _, err := Group(a, "pool"); err == nil || !strings.Contains(err.Error(), `no group "pool"`) {
+		t.Errorf("Group(pool) = %v; want no group pool", err)
+	}
+	if g, err := Group(openOther(t), ""); err != nil || g != "pool" {
+		t.Errorf(`Group(another collection, "") = %q, %v; want pool`, g, err)
+	}
+
+	sites := writeCollection(t, map[string]string{
+		"recipe/north/http:^^n.test^":      "n",
+		"recipe/south/http:^^s.test^":      "s",
+		"other/south/http:^^s.test^a.html": "a",
+	})
+	if _, err := Group(sites, ""); err == nil || !strings.Contains(err.Error(), "--group") || !strings.Contains(err.Error(), "north, south") || !strings.Contains(err.Error(), "every group is a site") {
+		t.Errorf(`Group("") with every group a site = %v; want --group and the groups`, err)
+	}
+	two := writeCollection(t, map[string]string{
+		"recipe/north/http:^^n.test^":  "n",
+		"recipe/web/http:^^u.test^a":   "u",
+		"other/web/http:^^v.test^b":    "v",
+		"recipe/pool/http:^^w.test^c":  "w",
+		"review/pool/http:^^x.test^d":  "x",
+		"other/north/http:^^n.test^a/": "a",
+	})
+	if _, err := Group(two, ""); err == nil || !strings.Contains(err.Error(), "several groups are not sites (pool, web)") {
+		t.Errorf(`Group("") with two groups that are not sites = %v; want them named`, err)
+	}
+}
+
+// openOther opens collectiontest's collection that shares no name with
+// WebKB.
+func openOther(t *testing.T) *replay.Archive {
+	t.Helper()
+	a, err := Open(collectiontest.WriteOther(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 // On the real collection the sites are the four department groups and

@@ -14,19 +14,16 @@ import (
 )
 
 // WriteSeeds writes the seed file of an experiment: the crawl's start
-// URLs (seeds; nil: SiteSeeds), the pages of group labelled with the
-// topics as examples and, as negatives, the pages of group labelled
-// "other" (negatives "other") or every page of group not labelled with a
-// topic (negatives "rest"), or every such page under its own label, so
-// that a model learns each kind of negative as a class of its own
-// (negatives "labels"); "" means "other". It fails, saying why, when the
-// collection has no group named group, or the group no page of a topic
-// or no negative example.
+// URLs (seeds; nil: SiteSeeds), the pages of group ("": Group's default)
+// labelled with the topics as examples and, as negatives, the pages of
+// group labelled "other" (negatives "other") or every page of group not
+// labelled with a topic (negatives "rest"), or every such page under its
+// own label, so that a model learns each kind of negative as a class of
+// its own (negatives "labels"); "" means Negatives' default. It fails,
+// saying why, when the collection has no group named group, or the group
+// no page of a topic or no negative example.
 func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []string, group, negatives string) error {
-	if negatives == "" {
-		negatives = "other"
-	}
-	if negatives != "other" && negatives != "rest" && negatives != "labels" {
+	if negatives != "" && negatives != "other" && negatives != "rest" && negatives != "labels" {
 		return fmt.Errorf("--negatives %q: want other, rest or labels", negatives)
 	}
 	if len(topics) == 0 {
@@ -40,11 +37,12 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		}
 		want[t] = true
 	}
-	if err := CheckGroup(a, group); err != nil {
+	group, err := Group(a, group)
+	if err != nil {
 		return err
 	}
+	negatives = Negatives(a, group, negatives)
 	if seeds == nil {
-		var err error
 		if seeds, err = SiteSeeds(a); err != nil {
 			return err
 		}
@@ -95,6 +93,21 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		return fmt.Errorf("every page of group %s is labelled with a topic: no negative example", group)
 	}
 	return bw.Flush()
+}
+
+// Negatives returns negatives, or when it is "" the negative examples
+// of group by default: "other", its pages labelled "other", when it has
+// any, or else "rest", every page of it not labelled with a topic.
+func Negatives(a *replay.Archive, group, negatives string) string {
+	if negatives != "" {
+		return negatives
+	}
+	for _, l := range a.Labels() {
+		if l.Group == group && l.Label == replay.Other {
+			return "other"
+		}
+	}
+	return "rest"
 }
 
 // CheckGroup fails, naming the collection's groups, when it has no page

@@ -138,6 +138,22 @@ func TestWriteSeeds_seedsAndErrors(t *testing.T) {
 	if err := WriteSeeds(io.Discard, only, nil, []string{"recipe"}, "web", "rest"); err != nil {
 		t.Errorf("negatives rest: %v", err)
 	}
+	// By default: other when the group has such pages, else rest.
+	if n := Negatives(only, "web", ""); n != "rest" {
+		t.Errorf(`Negatives of a group without "other" pages = %q, want rest`, n)
+	}
+	if n := Negatives(a, "misc", ""); n != "other" {
+		t.Errorf(`Negatives of a group with "other" pages = %q, want other`, n)
+	}
+	if n := Negatives(only, "web", "other"); n != "other" {
+		t.Errorf("Negatives given other = %q, want it kept", n)
+	}
+	b.Reset()
+	if err := WriteSeeds(&b, only, nil, []string{"recipe"}, "", ""); err != nil {
+		t.Errorf("group and negatives by default: %v", err)
+	} else if !strings.Contains(b.String(), "\nrecipe\thttp://u.test/a.html\n") || !strings.Contains(b.String(), "\nother\thttp://u.test/b.html\n") {
+		t.Errorf("group and negatives by default: want web's recipe page an example and its review page a negative:\n%s", b.String())
+	}
 	if err := WriteSeeds(io.Discard, only, nil, []string{"recipe", "review"}, "web", "rest"); err == nil || !strings.Contains(err.Error(), "no negative example") {
 		t.Errorf("every page an example: %v; want no negative example", err)
 	}

@@ -24,7 +24,8 @@ func newExperimentCmd() *cobra.Command {
 		Use:   "experiment ARCHIVE --topic T --strategy S --budget N --out DIR",
 		Short: "Replay a labelled collection and run train → crawl → export → report in one go, or a grid of such runs",
 		Long: `experiment serves ARCHIVE on loopback, writes a seed file (examples: pages of
---group labelled with the topics; negatives: "other" pages of --group; crawl
+--group labelled with the topics, by default of the collection's one group
+that is not a site, in WebKB misc; negatives: "other" pages of --group; crawl
 seeds: the --seed URLs, or else the home pages of the collection's sites,
 in WebKB the four department home pages), trains the model through the replay,
 crawls with politeness off up to --budget fetches and writes into DIR:
@@ -94,7 +95,7 @@ it starts over.`,
 	}
 	fs := cmd.Flags()
 	fs.StringArrayVar(&o.TopicSets, "topic", nil, "topics to learn and crawl for: course, or course,faculty for one crawl of both; repeat for a crawl per value")
-	fs.StringVar(&o.Group, "group", "misc", "group whose labelled pages train the model")
+	fs.StringVar(&o.Group, "group", "", "group whose labelled pages train the model (default: the collection's one group that is not a site; in WebKB, misc)")
 	fs.StringArrayVar(&o.Seeds, "seed", nil, seedUsage)
 	fs.StringSliceVar(&o.Strategies, "strategy", []string{"link"}, "link, link+backlinks, page or bfs (a comma-separated list runs each)")
 	fs.StringSliceVar(&o.Frontiers, "frontier", []string{"stack"}, "stack or best-first (a list runs each)")
@@ -102,7 +103,7 @@ it starts over.`,
 	fs.StringSliceVar(&o.Windows, "window", []string{"10"}, "tokens of context on each side of a link (a list runs each)")
 	fs.StringSliceVar(&o.Thresholds, "threshold", []string{strconv.FormatFloat(classify.DefaultThreshold, 'g', -1, 64)}, "on-topic threshold of P(topic|link) (a list runs each)")
 	fs.IntVar(&o.Budget, "budget", 1000, "pages fetched successfully per crawl; failed fetches do not count (0: no limit)")
-	fs.StringVar(&o.Negatives, "negatives", "other", `negative examples: the pages of --group labelled "other", or "rest": every page of --group not labelled with a topic`)
+	fs.StringVar(&o.Negatives, "negatives", "", `negative examples: the pages of --group labelled "other", or "rest": every page of --group not labelled with a topic (default: other, or rest when no page of --group is labelled other)`)
 	fs.StringVar(&o.PageNegatives, "page-negatives", "labels", `negative examples of a second model that judges fetched pages: other, rest, or labels (every other page of --group as an example of its own label, so that the model tells the topic from each kind of page; "" or the same as --negatives: one model for links and pages)`)
 	fs.StringVar(&o.PageDocuments, "page-documents", "pages", "training documents of the page model: pages, windows, pages+windows, links or windows+links")
 	fs.Float64Var(&o.PagePriorMix, "page-prior-mix", 0.1, "share, in [0, 1), by which the page model's class priors are shrunk toward uniform, so that a label with few training pages is not judged by its share of --group")

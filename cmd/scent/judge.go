@@ -45,7 +45,7 @@ keeps its page model in OUT/page-model.json.`,
 	}
 	cmd.Flags().StringVar(&model, "model", "", "model file (scent train, or an experiment's model.json or page-model.json)")
 	cmd.Flags().StringSliceVar(&topics, "topic", nil, "topics to judge (a comma-separated list)")
-	cmd.Flags().StringVar(&group, "group", "misc", "the group the model was trained on, left out")
+	cmd.Flags().StringVar(&group, "group", "", "the group the model was trained on, left out (default: the collection's one group that is not a site; in WebKB, misc)")
 	_ = cmd.MarkFlagRequired("model")
 	_ = cmd.MarkFlagRequired("topic")
 	return cmd

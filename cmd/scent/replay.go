@@ -101,10 +101,11 @@ func newSeedsCmd() *cobra.Command {
 	var topics, seedFlags []string
 	var group, out, negatives string
 	cmd := &cobra.Command{
-		Use:   "seeds ARCHIVE --topic T[,T…] [--group misc] [--seed URL]… [--out FILE]",
+		Use:   "seeds ARCHIVE --topic T[,T…] [--group G] [--seed URL]… [--out FILE]",
 		Short: "Write a seed file from a labelled collection",
 		Long: `seeds writes a seed file whose example pages are the pages labelled with each
-topic in --group, whose negative examples are the pages labelled "other" in
+topic in --group (by default the collection's one group that is not a site,
+in WebKB misc), whose negative examples are the pages labelled "other" in
 that group (with --negatives rest: every page of the group not labelled with
 a topic), and whose crawl seeds are the --seed URLs or else the home pages
 of the collection's sites: each group whose labelled pages lie mostly on one
@@ -129,8 +130,8 @@ hosts, is not a site).`,
 		},
 	}
 	cmd.Flags().StringSliceVar(&topics, "topic", nil, "topics (labels) to learn")
-	cmd.Flags().StringVar(&group, "group", "misc", "group whose pages are the examples")
-	cmd.Flags().StringVar(&negatives, "negatives", "other", `negative examples: the pages of --group labelled "other", or "rest": every page of --group not labelled with a topic`)
+	cmd.Flags().StringVar(&group, "group", "", "group whose pages are the examples (default: the collection's one group that is not a site; in WebKB, misc)")
+	cmd.Flags().StringVar(&negatives, "negatives", "", `negative examples: the pages of --group labelled "other", or "rest": every page of --group not labelled with a topic (default: other, or rest when no page of --group is labelled other)`)
 	cmd.Flags().StringArrayVar(&seedFlags, "seed", nil, seedUsage)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output)")
 	return cmd
