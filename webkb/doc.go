@@ -5,9 +5,10 @@
 // collection's sites, the natural seeds of a crawl of it (SiteSeeds:
 // found by where each group's pages lie, so that any collection in the
 // layout has them, and WebKB's are its four department home pages); the
-// seed file of an experiment (the seeds, one group's pages labelled with
-// the topics as examples, its "other" pages, or every other page, as
-// negatives); and the labels of the pages reachable from the seeds, the
+// group a model learns from by default, the one that is not a site
+// (Group: WebKB's misc); the seed file of an experiment (the seeds, one
+// group's pages labelled with the topics as examples, its "other" pages,
+// or every other page when none is labelled other, as negatives); and the labels of the pages reachable from the seeds, the
 // targets of a crawl. The collection itself is read and served by
 // replay, its link graph analysed by linkgraph.
 package webkb
