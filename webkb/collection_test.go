@@ -12,10 +12,10 @@ import (
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
-// openSite opens collectiontest's site with the WebKB options.
-func openSite(t *testing.T) *replay.Archive {
+// openDir opens the collection in dir with the WebKB options.
+func openDir(t *testing.T, dir string) *replay.Archive {
 	t.Helper()
-	a, err := Open(collectiontest.WriteSiteDir(t))
+	a, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func urlStrings(us []urlnorm.URL) []string {
 }
 
 func TestSiteSeeds(t *testing.T) {
-	got, err := SiteSeeds(openSite(t))
+	got, err := SiteSeeds(openDir(t, collectiontest.WriteSiteDir(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +103,7 @@ func TestSiteSeeds_anyCollection(t *testing.T) {
 // name; a group given is checked; with no such group, or several, the
 // error names the groups.
 func TestGroup(t *testing.T) {
-	a, err := Open(collectiontest.Write(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := openDir(t, collectiontest.Write(t))
 	if g, err := Group(a, ""); err != nil || g != "misc" {
 		t.Errorf(`Group(WebKB's layout, "") = %q, %v; want misc, the group that is not a site`, g, err)
 	}
@@ -116,7 +113,7 @@ func TestGroup(t *testing.T) {
 	if _, err := Group(a, "pool"); err == nil || !strings.Contains(err.Error(), `no group "pool"`) {
 		t.Errorf("Group(pool) = %v; want no group pool", err)
 	}
-	if g, err := Group(openOther(t), ""); err != nil || g != "pool" {
+	if g, err := Group(openDir(t, collectiontest.WriteOther(t)), ""); err != nil || g != "pool" {
 		t.Errorf(`Group(another collection, "") = %q, %v; want pool`, g, err)
 	}
 
@@ -139,17 +136,6 @@ func TestGroup(t *testing.T) {
 	if _, err := Group(two, ""); err == nil || !strings.Contains(err.Error(), "several groups are not sites (pool, web)") {
 		t.Errorf(`Group("") with two groups that are not sites = %v; want them named`, err)
 	}
-}
-
-// openOther opens collectiontest's collection that shares no name with
-// WebKB.
-func openOther(t *testing.T) *replay.Archive {
-	t.Helper()
-	a, err := Open(collectiontest.WriteOther(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
 }
 
 // On the real collection the sites are the four department groups and

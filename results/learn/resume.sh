@@ -12,13 +12,19 @@
 # Everything goes to out/resume; the report line of each crawl (its
 # recall at 250 to 4,000 pages and the pages, and fetches, to 25, 50 and
 # 75 % of the held-out targets) is printed and kept in out/resume/lines.txt.
+# With SCENT=BINARY the crawls are that build's (a variant of
+# results/learn/tried), in out/resume-BINARY's name.
 set -euo pipefail
 archive=${1:-../shared/corpus/webkb.tgz}
 port=${2:-18992}
-out=out/resume
+out=out/resume${SCENT:+-$(basename "$SCENT")}
 mkdir -p "$out"
 rm -f "$out"/*.db "$out"/*.db-* "$out"/*.db.model.json "$out"/lines.txt
-go build -o "$out/scent" ./cmd/scent
+if [ -n "${SCENT:-}" ]; then
+	cp "$SCENT" "$out/scent"
+else
+	go build -o "$out/scent" ./cmd/scent
+fi
 . results/replay.sh
 start_replay resume "give another PORT" "$out/scent" "$archive" "$port" "$out"
 "$out/scent" seeds "$archive" --topic course -o "$out/course.txt"

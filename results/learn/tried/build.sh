@@ -3,9 +3,9 @@
 # "Tried after the discount"), from the commit they were measured at. Run
 # from the repository root:
 #
-#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind
+#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory
 #
-# learner-discount, judge-pairs, link-mix and behind leave the binary out/try-NAME, whose
+# learner-discount, judge-pairs, link-mix, behind and no-memory leave the binary out/try-NAME, whose
 # variant is switched on by the environment:
 #
 #     SCENT_TRY_LEARN_DISCOUNT=D out/try-learner-discount experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
@@ -22,6 +22,10 @@
 #
 #     SCENT_TRY_BEHIND=1 out/try-behind experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --lockstep=false --out DIR
 #
+# no-memory with SCENT_TRY_NO_MEMORY=1, through resume.sh:
+#
+#     SCENT_TRY_NO_MEMORY=1 SCENT=out/try-no-memory bash results/learn/resume.sh
+#
 # judge-lr leaves the binary out/try-judge-lr.bin and the worktree
 # out/try-judge-lr, whose test trylr prints the judges' AUC:
 #
@@ -36,7 +40,7 @@
 # (SCENT_TRY_EM_LAMBDA defaults to 1, SCENT_TRY_EM_ROUNDS to 3;
 # SCENT_TRY_EM_TERMS sets the judge's terms, 1,000 by default.)
 set -euo pipefail
-name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind}
+name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory}
 patch=results/learn/tried/$name.patch
 [ -f "$patch" ] || { echo "build.sh: no $patch" >&2; exit 2; }
 base=e05f918 # the commit the variants were measured at
