@@ -3,9 +3,9 @@
 # "Tried after the discount"), from the commit they were measured at. Run
 # from the repository root:
 #
-#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory
+#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms
 #
-# learner-discount, judge-pairs, link-mix, behind and no-memory leave the binary out/try-NAME, whose
+# learner-discount, judge-pairs, link-mix, behind, no-memory and judge-terms leave the binary out/try-NAME, whose
 # variant is switched on by the environment:
 #
 #     SCENT_TRY_LEARN_DISCOUNT=D out/try-learner-discount experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
@@ -21,6 +21,11 @@
 # a new draw at each run):
 #
 #     SCENT_TRY_BEHIND=1 out/try-behind experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --lockstep=false --out DIR
+#
+# judge-terms with SCENT_TRY_TERMS=mindf3 or roundrobin (in scent judge too):
+#
+#     SCENT_TRY_TERMS=mindf3 out/try-judge-terms experiment ../shared/corpus/webkb.tgz --topic T --budget 20 --baseline=false --out DIR
+#     SCENT_TRY_TERMS=mindf3 out/try-judge-terms judge ../shared/corpus/webkb.tgz --model DIR/page-model.json --topic T
 #
 # no-memory with SCENT_TRY_NO_MEMORY=1, through resume.sh:
 #
@@ -40,7 +45,7 @@
 # (SCENT_TRY_EM_LAMBDA defaults to 1, SCENT_TRY_EM_ROUNDS to 3;
 # SCENT_TRY_EM_TERMS sets the judge's terms, 1,000 by default.)
 set -euo pipefail
-name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory}
+name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms}
 patch=results/learn/tried/$name.patch
 [ -f "$patch" ] || { echo "build.sh: no $patch" >&2; exit 2; }
 base=e05f918 # the commit the variants were measured at
