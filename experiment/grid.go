@@ -126,18 +126,11 @@ func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.
 	} else {
 		defer os.RemoveAll(work)
 	}
-	a, fc, stop, err := replayOnLoopback(ctx, o.Archive)
+	a, fc, starts, stop, err := o.serve(ctx, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
-	if err := o.resolve(a, progress); err != nil {
-		return nil, err
-	}
-	starts, err := ParseSeeds(o.Seeds)
-	if err != nil {
-		return nil, err
-	}
 	g := &gridRun{o: o, starts: starts, work: work, labelPath: filepath.Join(work, "labels.tsv"), seeds: make(map[string]*training.Seeds),
 		models: make(map[modelKey]*trained), pages: make(map[modelKey]*pageModel), bfs: make(map[string]bfsCrawl), base: make(map[string]*baselines), progress: progress, collection: a}
 	if err := writeFileAtomic(g.labelPath, func(f *os.File) error { return webkb.WriteReachableLabels(f, a, starts) }); err != nil {

@@ -43,19 +43,11 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	}); err != nil {
 		return nil, err
 	}
-	a, fc, stop, err := replayOnLoopback(ctx, o.Archive)
+	a, fc, starts, stop, err := o.serve(ctx, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer stop()
-	if err := o.resolve(a, progress); err != nil {
-		return nil, err
-	}
-
-	starts, err := ParseSeeds(o.Seeds)
-	if err != nil {
-		return nil, err
-	}
 	seedPath := filepath.Join(o.Out, "seeds.txt")
 	if err := writeFileAtomic(seedPath, func(f *os.File) error { return webkb.WriteSeeds(f, a, starts, o.Topics, o.Group, o.Negatives) }); err != nil {
 		return nil, err
