@@ -160,16 +160,14 @@ func (o *Spec) Validate() error {
 // resolve sets the group and the negatives left to the collection a
 // (Group and Negatives ""), saying which to progress.
 func (o *Spec) resolve(a *replay.Archive, progress io.Writer) error {
-	if o.Group == "" {
-		g, err := webkb.Group(a, "")
-		if err != nil {
-			return err
-		}
-		o.Group = g
-		fmt.Fprintf(progress, "training group %s: the collection's one group that is not a site\n", g)
-	} else if err := webkb.CheckGroup(a, o.Group); err != nil {
+	g, err := webkb.Group(a, o.Group)
+	if err != nil {
 		return err
 	}
+	if o.Group == "" {
+		fmt.Fprintf(progress, "training group %s: the collection's one group that is not a site\n", g)
+	}
+	o.Group = g
 	if o.Negatives == "" {
 		if o.Negatives = webkb.Negatives(a, o.Group, ""); o.Negatives == "rest" {
 			fmt.Fprintf(progress, "negative examples: every page of %s not labelled with a topic (none is labelled %s)\n", o.Group, replay.Other)
