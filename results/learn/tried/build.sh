@@ -3,9 +3,9 @@
 # "Tried after the discount"), from the commit they were measured at. Run
 # from the repository root:
 #
-#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix
+#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host
 #
-# learner-discount, judge-pairs, link-mix, behind, no-memory, judge-terms, crawl-weight and primed-mix leave the binary out/try-NAME, whose
+# learner-discount, judge-pairs, link-mix, behind, no-memory, judge-terms, crawl-weight, primed-mix, cv-split and dead-host leave the binary out/try-NAME, whose
 # variant is switched on by the environment:
 #
 #     SCENT_TRY_LEARN_DISCOUNT=D out/try-learner-discount experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
@@ -35,6 +35,13 @@
 #
 #     SCENT_TRY_PRIMEDMIX=0.5 out/try-primed-mix experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
 #
+# cv-split with SCENT_TRY_CVSEED=S [SCENT_TRY_CVREP=R] (the thresholds are
+# printed by an experiment of any budget); dead-host with
+# SCENT_TRY_DEADHOST=N [SCENT_TRY_DEADF=F]:
+#
+#     SCENT_TRY_CVSEED=3 SCENT_TRY_CVREP=5 out/try-cv-split experiment ../shared/corpus/webkb.tgz --topic T --budget 1 --baseline=false --out DIR
+#     SCENT_TRY_DEADHOST=2 out/try-dead-host experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
+#
 # no-memory with SCENT_TRY_NO_MEMORY=1, through resume.sh:
 #
 #     SCENT_TRY_NO_MEMORY=1 SCENT=out/try-no-memory bash results/learn/resume.sh
@@ -53,7 +60,7 @@
 # (SCENT_TRY_EM_LAMBDA defaults to 1, SCENT_TRY_EM_ROUNDS to 3;
 # SCENT_TRY_EM_TERMS sets the judge's terms, 1,000 by default.)
 set -euo pipefail
-name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix}
+name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host}
 patch=results/learn/tried/$name.patch
 [ -f "$patch" ] || { echo "build.sh: no $patch" >&2; exit 2; }
 base=e05f918 # the commit the variants were measured at
