@@ -193,9 +193,6 @@ func (w *worker) process(ctx context.Context, j job) result {
 		return r
 	}
 	scores := w.judge(p, pg.Tokens)
-	if ps, ok := c.cfg.Learner.(PageScorer); ok && c.strat.scoresLinks() {
-		p.Linking = ps.ScorePage(pg.Tokens)
-	}
 	r.push = c.strat.arrange(w.follow(r.push, e, p, scores, pg.Segments))
 	w.measureNorm(ctx, e, p) // sitenorm.go
 	if pr, ok := c.store.(Preparer); ok {
@@ -321,7 +318,7 @@ func (w *worker) value(e Entry, p *Page, pageScores []float64, l Link, anchor []
 	if learner == nil || !w.c.strat.scoresLinks() {
 		return l.Scores
 	}
-	w.lf = LinkFeatures{Source: p.FinalURL, Depth: e.Depth + 1, Page: pageScores, Target: l.Target, Tokens: w.tokens, Anchor: anchor, Base: l.Scores, Linking: p.Linking}
+	w.lf = LinkFeatures{Source: p.FinalURL, Depth: e.Depth + 1, Page: pageScores, Target: l.Target, Tokens: w.tokens, Anchor: anchor, Base: l.Scores}
 	w.vals = learner.ScoreLink(&w.lf, w.vals[:0])
 	return w.vals
 }

@@ -86,14 +86,6 @@ type Primer interface {
 	PrimeCrawl(ctx context.Context) error
 }
 
-// A PageScorer is a Learner that scores each fetched page for itself,
-// per topic: the crawler records the scores on the page (Page.Linking)
-// and gives them with each of the page's links (LinkFeatures.Linking).
-// It may return nil.
-type PageScorer interface {
-	ScorePage(tokens []string) []float64
-}
-
 // LinkFeatures is what a Learner sees of one link.
 type LinkFeatures struct {
 	Source urlnorm.URL // the page the link is on
@@ -106,9 +98,6 @@ type LinkFeatures struct {
 	Base []float64
 	// Page is the source page's score per topic.
 	Page []float64
-	// Linking is the Learner's own score of the source page per topic
-	// (PageScorer), or nil.
-	Linking []float64
 }
 
 // The learner's state is saved once learnSaveEvery pages have been

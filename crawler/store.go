@@ -191,11 +191,7 @@ type Page struct {
 	// without a classifier.
 	Scores   map[string]float64
 	Relevant map[string]bool
-	// Linking is the Learner's own score of the page per topic, in the
-	// crawl's topic order (PageScorer); nil without one. It is not
-	// stored.
-	Linking []float64
-	Failure string // "reason: detail" when the fetch or parse failed
+	Failure  string // "reason: detail" when the fetch or parse failed
 	// Redirects are the redirect hops the fetch met, in order; the
 	// store records each as an alias of its target.
 	Redirects []Redirect

@@ -229,20 +229,19 @@ func (o Spec) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Sc
 }
 
 // TrainingPrior returns the learner's prior (learn.Options.Prior): the
-// links between the training pages of s and the linker models learnt
-// from them, fetched with f when a new crawl opens, with a line to
-// progress; release, when not nil, is called once they are read (a
-// fetch cache holding the pages lets them go).
-func TrainingPrior(s *training.Seeds, sc crawler.Scorer, f crawler.Fetcher, seg segment.Options, progress io.Writer, release func()) func(context.Context) (learn.Prior, error) {
-	return func(ctx context.Context) (learn.Prior, error) {
+// links between the training pages of s, fetched with f when a new crawl
+// opens, with a line to progress; release, when not nil, is called once
+// they are read (a fetch cache holding the pages lets them go).
+func TrainingPrior(s *training.Seeds, sc crawler.Scorer, f crawler.Fetcher, seg segment.Options, progress io.Writer, release func()) func(context.Context) ([]learn.PriorLink, error) {
+	return func(ctx context.Context) ([]learn.PriorLink, error) {
 		if release != nil {
 			defer release()
 		}
-		p, n := learn.TrainingLinks(ctx, f, sc, seg, s.Examples(), TopicExamples(s, sc.Topics()))
+		links, n := learn.TrainingLinks(ctx, f, sc, seg, s.Examples(), TopicExamples(s, sc.Topics()))
 		if err := ctx.Err(); err != nil {
-			return learn.Prior{}, err
+			return nil, err
 		}
-		fmt.Fprintf(progress, "learner primed with %d links between %d training pages\n", len(p.Links), n)
-		return p, nil
+		fmt.Fprintf(progress, "learner primed with %d links between %d training pages\n", len(links), n)
+		return links, nil
 	}
 }

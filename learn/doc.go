@@ -34,13 +34,7 @@
 // So the crawl's first links are valued by what the training sites' own
 // listings teach ("people" lists lead to faculty pages) before the crawl
 // has found where its own listings lead; the crawl's own evidence,
-// counted in full, adds to it. The first layer is also learnt as a
-// classifier of pages (Prior.Linkers, Options.Linkers): per topic, a
-// Naive Bayes model of the training pages that link to an example
-// against the others scores every fetched page (ScorePage), and each
-// link carries its page's score in fifths as a feature, so that a list
-// whose links are only names says through its page what it lists. The
-// linker models are saved with the learner's state.
+// counted in full, adds to it.
 //
 //	crawler ─ScoreLink─► Learner (current models, lock-free)
 //	crawler ─Observe(page)─► counts ─Rescore─► rebuilt models ─► new scores ─► store

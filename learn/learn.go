@@ -83,16 +83,9 @@ type Options struct {
 	Rewards []float64
 	// Prior, when set, gives the links the learner counts before a new
 	// crawl (PrimeCrawl: usually TrainingLinks), each with weight
-	// PriorWeight (DefaultPrior when 0), and the linker models.
-	Prior       func(context.Context) (Prior, error) `json:"-"`
+	// PriorWeight (DefaultPrior when 0).
+	Prior       func(context.Context) ([]PriorLink, error) `json:"-"`
 	PriorWeight float64
-	// Linkers makes the prior's linker models score every fetched page
-	// (ScorePage) and gives each link its page's score for each topic,
-	// in fifths, as a feature ("linking:T:0" to "linking:T:4"): whether
-	// the page looks like one that links to the topic's pages (a list,
-	// an instructor's page for a course), learnt from the training pages
-	// — the first layer of a context graph as a classifier of pages.
-	Linkers bool
 	// Canonical, when set, gives the form in which the frontier keeps a
 	// link's target (the crawl's site-based normalization,
 	// sitenorm.Rules.Canonical): links are remembered under it, so that
@@ -177,10 +170,6 @@ type Learner struct {
 	opts   Options
 	counts []*classify.Counts // per topic
 	models atomic.Pointer[[]*classify.Model]
-	// linkers are the prior's linker models (Options.Linkers), set
-	// before the crawl starts (PrimeCrawl, RestoreState) and only read
-	// while it runs.
-	linkers []*classify.Model
 	// held: the models build makes wait in next until PublishModels
 	// (crawler.ModelHolder).
 	held bool
@@ -317,7 +306,7 @@ var _ crawler.Learner = (*Learner)(nil)
 // rewardAt) and how many of the pages fetched through its page's links
 // were (unknown for a new link).
 func Features(dst []string, l *crawler.LinkFeatures, t int, rewardAt float64) []string {
-	dst = sharedFeatures(dst, l.Source, l.Target, l.Tokens, l.Anchor, l.Depth, l.Linking)
+	dst = sharedFeatures(dst, l.Source, l.Target, l.Tokens, l.Anchor, l.Depth)
 	var base float64
 	if t < len(l.Base) {
 		base = l.Base[t]
@@ -325,11 +314,8 @@ func Features(dst []string, l *crawler.LinkFeatures, t int, rewardAt float64) []
 	return topicFeatures(dst, base, t < len(l.Page) && l.Page[t] >= rewardAt, nil, t)
 }
 
-func sharedFeatures(dst []string, source, target urlnorm.URL, tokens, anchor []string, depth int, linking []float64) []string {
+func sharedFeatures(dst []string, source, target urlnorm.URL, tokens, anchor []string, depth int) []string {
 	dst = append(dst, tokens...)
-	for t, v := range linking {
-		dst = append(dst, linkingFeature(t, v))
-	}
 	for _, w := range anchor {
 		dst = append(dst, "anchor:"+w)
 	}
@@ -355,27 +341,6 @@ func sharedFeatures(dst []string, source, target urlnorm.URL, tokens, anchor []s
 	}
 	return append(dst, "depth:"+strconv.Itoa(min(depth, 8)))
 }
-
-// linkingFeature is the feature of a link whose page scores v under
-// topic t's linker model: "linking:t:k", k the fifth v falls in.
-func linkingFeature(t int, v float64) string {
-	k := max(0, min(int(v*5), 4))
-	if t < len(linkingFeatures) {
-		return linkingFeatures[t][k]
-	}
-	return "linking:" + strconv.Itoa(t) + ":" + strconv.Itoa(k)
-}
-
-// linkingFeatures are the linking features of the first topics.
-var linkingFeatures = func() [][5]string {
-	out := make([][5]string, 16)
-	for t := range out {
-		for k := range out[t] {
-			out[t][k] = "linking:" + strconv.Itoa(t) + ":" + strconv.Itoa(k)
-		}
-	}
-	return out
-}()
 
 // baseFeatures are the base model's score in fifths, as features.
 var baseFeatures = [5]string{"base:0", "base:1", "base:2", "base:3", "base:4"}
@@ -626,7 +591,7 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 		for t := range l.topics {
 			r.srcRel[t] = l.rewarded(p, t)
 		}
-		l.feats = sharedFeatures(l.feats[:0], p.FinalURL, lk.Target, strings.Fields(lk.Context), strings.Fields(lk.Anchor), e.Depth+1, p.Linking)
+		l.feats = sharedFeatures(l.feats[:0], p.FinalURL, lk.Target, strings.Fields(lk.Context), strings.Fields(lk.Anchor), e.Depth+1)
 		r.shared = l.words.number(nil, l.feats)
 		models := *l.models.Load()
 		for t := range l.topics {
@@ -954,10 +919,6 @@ type state struct {
 	// with (chosen by cross-validation when its model was trained, which
 	// a resume does not do again).
 	Rewards []float64 `json:"rewards,omitempty"`
-	// Linkers are the linker models the crawl was primed with
-	// (Options.Linkers), per topic, null for a topic without one; absent
-	// when it has none.
-	Linkers []json.RawMessage `json:"linkers,omitempty"`
 }
 
 const stateFormat = "scent-learner/1"
@@ -981,34 +942,18 @@ func (l *Learner) state() (*state, error) {
 	for t := range l.topics {
 		s.Rewards = append(s.Rewards, l.rewardAt(t))
 	}
-	var err error
-	if s.Models, err = modelFiles(*l.models.Load()); err != nil {
-		return nil, err
-	}
-	if l.linkers != nil {
-		if s.Linkers, err = modelFiles(l.linkers); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
-// modelFiles returns each model's file (classify.Model.Save), null for
-// nil.
-func modelFiles(models []*classify.Model) ([]json.RawMessage, error) {
-	out := make([]json.RawMessage, 0, len(models))
-	for _, m := range models {
+	for _, m := range *l.models.Load() {
 		if m == nil {
-			out = append(out, json.RawMessage("null"))
+			s.Models = append(s.Models, json.RawMessage("null"))
 			continue
 		}
 		var b bytes.Buffer
 		if err := m.Save(&b); err != nil {
 			return nil, err
 		}
-		out = append(out, bytes.TrimSpace(b.Bytes()))
+		s.Models = append(s.Models, bytes.TrimSpace(b.Bytes()))
 	}
-	return out, nil
+	return s, nil
 }
 
 // RestoreState implements crawler.Learner: a state of MarshalState, or
@@ -1052,26 +997,6 @@ func (l *Learner) RestoreState(data []byte) error {
 			return fmt.Errorf("learner state: reward thresholds %v", s.Rewards)
 		}
 	}
-	var linkers []*classify.Model
-	if s.Linkers != nil {
-		if len(s.Linkers) != len(l.topics) {
-			return fmt.Errorf("learner state: %d linker models, want %d", len(s.Linkers), len(l.topics))
-		}
-		linkers = make([]*classify.Model, len(l.topics))
-		for t, raw := range s.Linkers {
-			if string(raw) == "null" {
-				continue
-			}
-			m, err := classify.Load(bytes.NewReader(raw))
-			if err != nil {
-				return fmt.Errorf("learner state: linker model of %s: %w", l.topics[t], err)
-			}
-			if m.Index(LinkerClass) < 0 {
-				return fmt.Errorf("learner state: linker model of %s has classes %v, want %q among them", l.topics[t], m.Classes(), LinkerClass)
-			}
-			linkers[t] = m
-		}
-	}
 	if mem != nil {
 		if err := l.restoreMemory(mem); err != nil {
 			return fmt.Errorf("learner state: memory: %w", err)
@@ -1081,7 +1006,6 @@ func (l *Learner) RestoreState(data []byte) error {
 	if s.Rewards != nil {
 		l.opts.Rewards = s.Rewards
 	}
-	l.linkers = linkers
 	l.models.Store(&models)
 	return nil
 }

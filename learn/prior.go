@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/segment"
 	"github.com/scent-crawler/scent/urlnorm"
@@ -22,28 +21,10 @@ type PriorLink struct {
 	Tokens, Anchor []string  // its context segment and anchor
 	Base           []float64 // the base model's score per topic
 	Page           []float64 // its page's score per topic
-	// Linking is its page's chance per topic of linking to an example
-	// (Prior.Linkers; nil without them).
-	Linking []float64
 	// Class per topic: PriorLeads (its target is an example of the
 	// topic), PriorNext (its target links to one) or PriorNot (neither).
 	Class []int8
 }
-
-// Prior is what TrainingLinks learns from the training pages.
-type Prior struct {
-	Links []PriorLink
-	// Linkers are, per topic, page models of whether a page links to
-	// an example of the topic (the class LinkerClass against
-	// classify.Other), learnt from the training pages: those that link
-	// to an example against the others. A topic whose training pages
-	// hold too few of either kind has none (nil).
-	Linkers []*classify.Model
-}
-
-// LinkerClass is the class of a linker model (Prior.Linkers) for the
-// pages that link to an example of the topic.
-const LinkerClass = "links"
 
 // The classes of a PriorLink.
 const (
@@ -60,20 +41,15 @@ const (
 // link to a training page that links to one of them leads on, and a
 // link to another training page leads nowhere; a link to a page outside
 // the training set says nothing and is left out. Each link is scored by
-// sc (its segment, and its page) as the crawl scores links. The first
-// layer also gives each topic a linker model (Prior.Linkers): a binary
-// Naive Bayes model of the pages that link to an example against the
-// other training pages, with which each link's page is scored
-// (PriorLink.Linking) as the crawl scores the pages it fetches. It
-// returns the links and how many pages it read; a page listed twice, or
-// reached again through a redirect, is read once, and a page that fails
-// to fetch or parse is left out.
-func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, seg segment.Options, pages []urlnorm.URL, examples [][]urlnorm.URL) (Prior, int) {
+// sc (its segment, and its page) as the crawl scores links. It returns
+// the links and how many pages it read; a page listed twice, or reached
+// again through a redirect, is read once, and a page that fails to fetch
+// or parse is left out.
+func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, seg segment.Options, pages []urlnorm.URL, examples [][]urlnorm.URL) ([]PriorLink, int) {
 	type page struct {
 		url    urlnorm.URL // final
 		segs   []segment.Segment
 		scores []float64
-		tokens []string
 	}
 	pages = uniqueURLs(pages)
 	read := make([]*page, len(pages))
@@ -92,7 +68,7 @@ func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, se
 				if err != nil {
 					continue
 				}
-				read[i] = &page{url: res.FinalURL, segs: pg.Segments, scores: sc.ScorePage(pg.Tokens, nil), tokens: pg.Tokens}
+				read[i] = &page{url: res.FinalURL, segs: pg.Segments, scores: sc.ScorePage(pg.Tokens, nil)}
 			}
 		}()
 	}
@@ -119,9 +95,9 @@ func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, se
 	}
 	topics := sc.Topics()
 	leads := make([]map[urlnorm.URL]bool, len(topics))   // examples, by requested and final URL
-	linking := make([]map[urlnorm.URL]bool, len(topics)) // pages linking to an example
+	linkers := make([]map[urlnorm.URL]bool, len(topics)) // pages linking to an example
 	for t := range topics {
-		leads[t], linking[t] = make(map[urlnorm.URL]bool), make(map[urlnorm.URL]bool)
+		leads[t], linkers[t] = make(map[urlnorm.URL]bool), make(map[urlnorm.URL]bool)
 		if t < len(examples) {
 			for _, u := range examples[t] {
 				leads[t][u] = true
@@ -138,27 +114,11 @@ func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, se
 			}
 			for _, s := range p.segs {
 				if leads[t][s.URL] && s.URL != p.url {
-					linking[t][pages[i]], linking[t][p.url] = true, true
+					linkers[t][pages[i]], linkers[t][p.url] = true, true
 					break
 				}
 			}
 		}
-	}
-	linkers := make([]*classify.Model, len(topics))
-	var docs []classify.Example
-	for t := range topics {
-		docs = docs[:0]
-		for i, p := range read {
-			if p == nil {
-				continue
-			}
-			class := classify.Other
-			if linking[t][pages[i]] || linking[t][p.url] {
-				class = LinkerClass
-			}
-			docs = append(docs, classify.Example{Class: class, Tokens: p.tokens})
-		}
-		linkers[t], _ = classify.Train(docs, linkerOptions) // nil without both kinds of page
 	}
 	var out []PriorLink
 	var tokens []string
@@ -166,19 +126,18 @@ func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, se
 		if p == nil {
 			continue
 		}
-		pageLinking := scoreLinking(linkers, p.tokens)
 		for _, s := range p.segs {
 			if !known[s.URL] || s.URL == p.url {
 				continue
 			}
 			tokens = s.Tokens(tokens[:0])
 			pl := PriorLink{Source: p.url, Target: s.URL, Tokens: append([]string(nil), tokens...), Anchor: s.Anchor,
-				Base: sc.Score(tokens, nil), Page: p.scores, Linking: pageLinking, Class: make([]int8, len(topics))}
+				Base: sc.Score(tokens, nil), Page: p.scores, Class: make([]int8, len(topics))}
 			for t := range topics {
 				switch {
 				case leads[t][s.URL]:
 					pl.Class[t] = PriorLeads
-				case linking[t][s.URL]:
+				case linkers[t][s.URL]:
 					pl.Class[t] = PriorNext
 				default:
 					pl.Class[t] = PriorNot
@@ -187,29 +146,7 @@ func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, se
 			out = append(out, pl)
 		}
 	}
-	return Prior{Links: out, Linkers: linkers}, n
-}
-
-// linkerOptions train the linker models: binary Naive Bayes over the
-// 1,000 terms of highest χ², m = 1, the training pages' shares as
-// priors.
-var linkerOptions = classify.Options{K: 1000, M: 1}
-
-// scoreLinking scores a page's tokens with each topic's linker model:
-// P(LinkerClass | page), 0 for a topic without one; nil when no topic
-// has one.
-func scoreLinking(linkers []*classify.Model, tokens []string) []float64 {
-	var out []float64
-	for t, m := range linkers {
-		if m == nil {
-			continue
-		}
-		if out == nil {
-			out = make([]float64, len(linkers))
-		}
-		out[t] = m.Posterior(tokens, nil)[m.Index(LinkerClass)]
-	}
-	return out
+	return out, n
 }
 
 // priorFetchers is how many training pages TrainingLinks fetches at
@@ -246,11 +183,7 @@ func (l *Learner) Prime(links []PriorLink, w float64) {
 			if t < len(pl.Base) {
 				base = pl.Base[t]
 			}
-			var linking []float64
-			if l.opts.Linkers {
-				linking = pl.Linking
-			}
-			f = sharedFeatures(f[:0], pl.Source, pl.Target, pl.Tokens, pl.Anchor, -1, linking)
+			f = sharedFeatures(f[:0], pl.Source, pl.Target, pl.Tokens, pl.Anchor, -1)
 			f = topicFeatures(f, base, t < len(pl.Page) && pl.Page[t] >= l.rewardAt(t), nil, t)
 			l.counts[t].Add(int(pl.Class[t]), f, w)
 		}
@@ -266,25 +199,10 @@ func (l *Learner) PrimeCrawl(ctx context.Context) error {
 	if l.opts.Prior == nil {
 		return nil
 	}
-	p, err := l.opts.Prior(ctx)
+	links, err := l.opts.Prior(ctx)
 	if err != nil {
 		return fmt.Errorf("learner prior: %w", err)
 	}
-	if l.opts.Linkers {
-		l.linkers = p.Linkers
-	}
-	l.Prime(p.Links, l.opts.PriorWeight)
+	l.Prime(links, l.opts.PriorWeight)
 	return nil
-}
-
-var _ crawler.PageScorer = (*Learner)(nil)
-
-// ScorePage implements crawler.PageScorer: with Options.Linkers, a
-// fetched page's chance per topic of linking to the topic's pages under
-// the linker models the crawl was primed with (nil without them).
-func (l *Learner) ScorePage(tokens []string) []float64 {
-	if !l.opts.Linkers {
-		return nil
-	}
-	return scoreLinking(l.linkers, tokens)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/scent-crawler/scent/crawler"
@@ -53,64 +52,14 @@ func trainingWeb(t *testing.T) (*httptest.Server, []urlnorm.URL, []urlnorm.URL) 
 
 func trainingLinks(t *testing.T) (*httptest.Server, []learn.PriorLink, int) {
 	t.Helper()
-	srv, p, n := trainingPrior(t)
-	return srv, p.Links, n
-}
-
-func trainingPrior(t *testing.T) (*httptest.Server, learn.Prior, int) {
-	t.Helper()
 	srv, pages, examples := trainingWeb(t)
 	f, err := fetch.New(fetch.Config{IgnoreRobots: true, HostParallelism: 0, Retries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, n := learn.TrainingLinks(context.Background(), f, labScorer, segment.Options{}, pages, [][]urlnorm.URL{examples})
-	return srv, p, n
-}
-
-// The linker model learns from the training pages which of them link to
-// an example: in the training web only A's list does. It reads a page's
-// words, not its links: A's list scores above the department page and
-// the examples, and B's list, in the same words, as A's.
-func TestTrainingLinks_linkerModel(t *testing.T) {
-	srv, p, _ := trainingPrior(t)
-	if len(p.Linkers) != 1 || p.Linkers[0] == nil {
-		t.Fatalf("linker models %v, want one", p.Linkers)
-	}
-	linking := make(map[string]float64)
-	for _, l := range p.Links {
-		if len(l.Linking) != 1 {
-			t.Fatalf("%s → %s: linking %v, want one score", l.Source, l.Target, l.Linking)
-		}
-		linking[l.Source.String()[len(srv.URL):]] = l.Linking[0]
-	}
-	if !(linking["/ga/"] > 0.5 && linking["/dept"] < 0.5 && linking["/ga/m1.html"] < 0.5 && linking["/gb/"] == linking["/ga/"]) {
-		t.Errorf("linking scores %v: want A's list (and B's, in its words) above 0.5, the department page and an example below", linking)
-	}
-	l, err := learn.New(labScorer.Topics(), learn.Options{Linkers: true, Prior: func(context.Context) (learn.Prior, error) { return p, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := l.ScorePage([]string{"anything"}); got != nil {
-		t.Errorf("ScorePage before the prior: %v, want nil", got)
-	}
-	if err := l.PrimeCrawl(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got := l.ScorePage([]string{"anything"}); len(got) != 1 || !(got[0] >= 0 && got[0] <= 1) {
-		t.Errorf("ScorePage: %v, want one probability", got)
-	}
-	off, err := learn.New(labScorer.Topics(), learn.Options{Prior: func(context.Context) (learn.Prior, error) { return p, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := off.PrimeCrawl(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got := off.ScorePage([]string{"anything"}); got != nil {
-		t.Errorf("ScorePage without Options.Linkers: %v, want nil", got)
-	}
+	links, n := learn.TrainingLinks(context.Background(), f, labScorer, segment.Options{}, pages, [][]urlnorm.URL{examples})
+	return srv, links, n
 }
 
 func TestTrainingLinks_layersAroundTheExamples(t *testing.T) {
@@ -220,17 +169,15 @@ func TestLearner_primedFindsTopicSooner(t *testing.T) {
 
 func TestLearner_PrimeCrawl_newCrawlsOnly(t *testing.T) {
 	// A new crawl counts the prior; the same crawl resumed restores the
-	// evidence it saved, prior included, and does not gather it again;
-	// it scores pages with the linker models it saved.
-	_, prior, _ := trainingPrior(t)
-	links := prior.Links
+	// evidence it saved, prior included, and does not gather it again.
+	_, links, _ := trainingLinks(t)
 	srv, _ := labWeb(t)
 	path := filepath.Join(t.TempDir(), "crawl.db")
 	calls := 0
 	crawl := func(budget int) *learn.Learner {
-		l, err := learn.New(labScorer.Topics(), learn.Options{Linkers: true, Prior: func(context.Context) (learn.Prior, error) {
+		l, err := learn.New(labScorer.Topics(), learn.Options{Prior: func(context.Context) ([]learn.PriorLink, error) {
 			calls++
-			return prior, nil
+			return links, nil
 		}})
 		if err != nil {
 			t.Fatal(err)
@@ -257,10 +204,5 @@ func TestLearner_PrimeCrawl_newCrawlsOnly(t *testing.T) {
 	}
 	if got := resumed.Counts(0).Docs(0); got < primed {
 		t.Errorf("resumed: %v documents that lead counted, want the prior's %v at least (restored)", got, primed)
-	}
-	page := []string{"people", "list", "home", "page"}
-	want := first.ScorePage(page)
-	if got := resumed.ScorePage(page); len(want) != 1 || !slices.Equal(got, want) {
-		t.Errorf("resumed: linker score %v, want the stopped crawl's %v", got, want)
 	}
 }

@@ -149,7 +149,7 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 	if !pf.learn || (strategy != crawler.StrategyLink && strategy != crawler.StrategyLinkBacklinks) {
 		return nil
 	}
-	lo := learn.Options{RewardAt: pf.reward, Gamma: pf.gamma, Linkers: pf.linkers}
+	lo := learn.Options{RewardAt: pf.reward, Gamma: pf.gamma}
 	if cfg.SiteNorm != nil {
 		lo.Canonical = cfg.SiteNorm.Canonical
 	}

@@ -66,7 +66,7 @@ it starts over.`,
 			}
 			o.Archive, o.Command, o.Model = args[0], shellJoin(os.Args), mf.Settings
 			o.Workers, o.Tunnel, o.Promote, o.Sections, o.Lockstep, o.Overlap, o.SiteNorm, o.Survey, o.Speculate = pf.workers, pf.tunnel, pf.promote, pf.sections, pf.lockstep, pf.overlap, pf.siteNorm, pf.survey, pf.speculate
-			o.Learn, o.SkipExamples, o.LearnOptions = pf.learn, pf.skipExamples, learn.Options{RewardAt: pf.reward, Gamma: pf.gamma, Linkers: pf.linkers}
+			o.Learn, o.SkipExamples, o.LearnOptions = pf.learn, pf.skipExamples, learn.Options{RewardAt: pf.reward, Gamma: pf.gamma}
 			o.LearnPrior = pf.prior
 			if err := o.Validate(); err != nil {
 				return err

@@ -30,7 +30,6 @@ type policyFlags struct {
 	reward       float64
 	gamma        float64
 	prior        float64
-	linkers      bool
 	preset       string
 }
 
@@ -45,7 +44,6 @@ func (p *policyFlags) register(fs *pflag.FlagSet, lockstep bool) {
 	fs.Float64Var(&p.reward, "learn-reward", 0, "with --learn: the page score at which a fetched page rewards the links that led to it (0: per topic, where the cross-validated page F1 of the examples was best when the model was trained, as its file records, else 0.5)")
 	fs.Float64Var(&p.gamma, "learn-gamma", learn.DefaultGamma, "with --learn: the weight of a link's value that comes from the pages beyond its target")
 	fs.Float64Var(&p.prior, "learn-prior", learn.DefaultPrior, "with --learn: the weight of each link between the training pages (those of the seed file) in the evidence the learner starts from — a link to an example leads to the topic, a link to a page linking to one leads on, others lead nowhere; the training pages are read when a new crawl starts, fetched again unless the crawl trains its model (0: start from no evidence)")
-	fs.BoolVar(&p.linkers, "learn-linkers", true, "with --learn and --learn-prior: learn from the training pages which pages link to the topic's examples (lists, instructors' pages), score every fetched page so, and give each link its page's score as a feature")
 	fs.BoolVar(&p.survey, "survey", true, "with best-first order (--learn or --frontier best-first): fetch each seed's own links, its site's navigation, before any deeper link, so that the learner sees where each of them leads first")
 	fs.BoolVar(&p.skipExamples, "skip-examples", true, "never fetch the pages the model learnt from (they are in hand); bfs fetches them")
 	fs.BoolVar(&p.sections, "sections", true, "treat an on-topic page as a compound document: links into its directory (/cs100/ for /cs100/, /cs100/index.html or /cs100/cs100.html; /x/cs100/ for /x/cs100.html) wait until the stack (and with --tunnel the reserve) is spent, or are dropped")
@@ -57,7 +55,7 @@ func (p *policyFlags) register(fs *pflag.FlagSet, lockstep bool) {
 	fs.BoolVar(&p.siteNorm, "site-norm", false, "site-based URL normalization: measure which extended normalizations (EN1–EN6) each host tolerates, within 5 % of the fetches, and apply those it adopts to the URLs pushed (scent normalize-eval shows them)")
 	fs.StringVar(&p.preset, "preset", "", `"paper": the paper's crawler (no learner, no sections, no example skipped, one model), for the settings not given`)
 	setFlagGroup(fs, "budget", "workers")
-	setFlagGroup(fs, "research", "learn", "survey", "learn-reward", "learn-gamma", "learn-prior", "learn-linkers", "skip-examples", "sections", "lockstep", "overlap", "speculate", "tunnel", "promote", "site-norm", "preset")
+	setFlagGroup(fs, "research", "learn", "survey", "learn-reward", "learn-gamma", "learn-prior", "skip-examples", "sections", "lockstep", "overlap", "speculate", "tunnel", "promote", "site-norm", "preset")
 }
 
 // apply sets the preset's flags the command line did not set and checks
