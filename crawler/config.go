@@ -163,6 +163,11 @@ type Config struct {
 	// Known are URLs already in hand, such as the pages the model learnt
 	// from: links to them are never followed.
 	Known []urlnorm.URL
+	// Learnt are the pages the crawl's model and learner learnt from (its
+	// examples, its negatives, the pages whose links it trained on). The
+	// crawl keeps them in the store beside its pages (CrawlSpec.Learnt) so
+	// that a report of it counts none of them as found.
+	Learnt []urlnorm.URL
 	// Sitemaps reads the sitemaps of each site (robots.txt Sitemap:
 	// lines, /sitemap.xml) at the first fetch from it that does not fail, when the Fetcher
 	// implements SitemapFetcher, and pushes the URLs they list, scored by

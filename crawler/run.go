@@ -113,7 +113,8 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 	r := &run{c: c, ctx: ctx, start: time.Now(), front: newFrontier(c), lastProgress: time.Now()}
 	params := c.signer.Params()
 	spec := r.front.spec(CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Topics: c.topics, Seeds: seeds, Config: config, MinHash: &params,
-		MaxWaitingPerHost: max(c.cfg.MaxFrontierPerHost, 0), MaxWaiting: max(c.cfg.MaxFrontier, 0)})
+		MaxWaitingPerHost: max(c.cfg.MaxFrontierPerHost, 0), MaxWaiting: max(c.cfg.MaxFrontier, 0),
+		Learnt: c.cfg.Learnt})
 	st, err := c.store.OpenCrawl(ctx, spec)
 	if err != nil {
 		return r, err

@@ -107,6 +107,10 @@ type CrawlSpec struct {
 	// fetched, per host and in all: a new URL beyond them is not queued
 	// and is counted as dropped for its host. 0 means no bound.
 	MaxWaitingPerHost, MaxWaiting int
+	// Learnt are the pages the crawl's model and learner learnt from,
+	// kept with the crawl so that a report never counts them as found.
+	// A resumed crawl adds those not kept yet.
+	Learnt []urlnorm.URL
 }
 
 // CrawlState is what OpenCrawl found.

@@ -288,6 +288,7 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 		if sc, learnt, err = g.cellLearning(ctx, c, &cfg, sc, m.rep, learnt); err != nil {
 			return nil, err
 		}
+		cfg.Learnt = learnt
 		if sum, err = g.crawl(ctx, dir, seeds.Crawl, cfg, sc); err != nil {
 			return nil, err
 		}
@@ -410,7 +411,7 @@ func (g *gridRun) model(ctx context.Context, c gridCell) (*trained, error) {
 			return nil, err
 		}
 	}
-	learnt, err := learntOf(ctx, seeds, &mf, rec)
+	learnt, err := LearntOf(ctx, seeds, &mf, rec)
 	if err != nil {
 		return nil, err
 	}

@@ -35,12 +35,12 @@ func TrainedPathFor(model string) string {
 	return strings.TrimSuffix(model, filepath.Ext(model)) + ".trained.txt"
 }
 
-// learntOf returns the pages a model built by TrainModelWith from s with the
-// flags mf learnt from: its examples and the parents of its backlink
-// segments, those rec recorded (the source given to TrainModelWith), those of
-// --backlinks and, when no source was given, those --backlinks-db holds
-// for the examples.
-func learntOf(ctx context.Context, s *training.Seeds, mf *training.Settings, rec *training.BacklinkRecorder) ([]urlnorm.URL, error) {
+// LearntOf returns the pages a model built by TrainModelWith from s with
+// the flags mf learnt from: its examples and negatives and the parents of
+// its backlink segments, those rec recorded (the source given to
+// TrainModelWith), those of --backlinks and, when no source was given,
+// those --backlinks-db holds for the examples.
+func LearntOf(ctx context.Context, s *training.Seeds, mf *training.Settings, rec *training.BacklinkRecorder) ([]urlnorm.URL, error) {
 	var links []training.Backlink
 	if rec != nil {
 		links = rec.Links()
@@ -67,15 +67,18 @@ func learntOf(ctx context.Context, s *training.Seeds, mf *training.Settings, rec
 	return training.LearntFrom(s, links), nil
 }
 
-// WriteLearnt writes to path the pages a model trained by "scent train"
-// from s with the flags mf learnt from, so that a report of its crawls can
-// leave them out of the targets (--trained).
-func WriteLearnt(ctx context.Context, path string, s *training.Seeds, mf *training.Settings) error {
-	learnt, err := learntOf(ctx, s, mf, nil)
+// WriteLearnt writes to path the pages a model trained from s with the
+// flags mf learnt from (LearntOf; rec, when not nil, recorded the
+// backlinks its training read), so that a report of its crawls can leave
+// them out of the targets (--trained), and returns them. "scent train"
+// writes them beside the model it writes, "scent crawl" beside the model
+// it trains.
+func WriteLearnt(ctx context.Context, path string, s *training.Seeds, mf *training.Settings, rec *training.BacklinkRecorder) ([]urlnorm.URL, error) {
+	learnt, err := LearntOf(ctx, s, mf, rec)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return writeTrained(path, learnt)
+	return learnt, writeTrained(path, learnt)
 }
 
 // writeTrained writes urls, one a line, with a header comment.
@@ -283,13 +286,13 @@ func readPages(path string) ([]*crawler.Page, error) {
 	return out, nil
 }
 
-// LearntFor returns the pages the model of the crawl in db learnt from:
-// those listed in trained, else the examples of the seed file seeds,
-// else those of TrainedFile beside db (told on notice), else nil (none
-// known: every labelled page is a target). A database URL (postgres://…)
-// has no file beside it: without trained or seeds every labelled page is
-// a target, as notice says.
-func LearntFor(db, trained, seeds string, notice io.Writer) ([]urlnorm.URL, error) {
+// LearntFor returns the pages the model of crawl (the latest when empty)
+// in db learnt from: those listed in trained, else the examples of the
+// seed file seeds, else those the crawl kept in the store
+// (crawler.Config.Learnt), else those of TrainedFile beside a SQLite db,
+// else nil (none known: every labelled page is a target). It tells on
+// notice where the list came from, or that there is none.
+func LearntFor(ctx context.Context, db, crawl, trained, seeds string, notice io.Writer) ([]urlnorm.URL, error) {
 	switch {
 	case trained != "":
 		return ReadTrained(trained)
@@ -299,15 +302,38 @@ func LearntFor(db, trained, seeds string, notice io.Writer) ([]urlnorm.URL, erro
 			return nil, err
 		}
 		return training.LearntFrom(s, nil), nil
-	case postgres.IsURL(db):
-		fmt.Fprintf(notice, "report: no list of the pages the model learnt from: a database URL has no %s beside it, give --trained (MODEL.trained.txt of scent train) or --seeds; every labelled page is a target\n", TrainedFile)
+	}
+	if _, err := os.Stat(db); err == nil || postgres.IsURL(db) {
+		kept, name, err := keptLearnt(ctx, db, crawl)
+		if err != nil {
+			return nil, err
+		}
+		if len(kept) > 0 {
+			fmt.Fprintf(notice, "report: the %d pages the model of crawl %q learnt from, kept with it, are no targets\n", len(kept), name)
+			return kept, nil
+		}
+	}
+	if postgres.IsURL(db) {
+		fmt.Fprintf(notice, "report: no list of the pages the model learnt from: the crawl kept none (a crawl of an older scent, or without a model); give --trained (MODEL.trained.txt of scent train) or --seeds; every labelled page is a target\n")
 		return nil, nil
 	}
 	beside := filepath.Join(filepath.Dir(db), TrainedFile)
 	if _, err := os.Stat(beside); err != nil {
-		fmt.Fprintf(notice, "report: no list of the pages the model learnt from (--trained, --seeds or %s beside %s): every labelled page is a target\n", TrainedFile, db)
+		fmt.Fprintf(notice, "report: no list of the pages the model learnt from (kept with the crawl, --trained, --seeds or %s beside %s): every labelled page is a target\n", TrainedFile, db)
 		return nil, nil
 	}
 	fmt.Fprintf(notice, "report: the pages the model learnt from are those of %s\n", beside)
 	return ReadTrained(beside)
+}
+
+// keptLearnt reads the pages crawl (the latest when empty) of db kept as
+// learnt from, and the crawl's name.
+func keptLearnt(ctx context.Context, db, crawl string) ([]urlnorm.URL, string, error) {
+	r, c, err := OpenCrawlReader(ctx, db, crawl)
+	if err != nil {
+		return nil, "", err
+	}
+	defer r.Close()
+	kept, err := r.Learnt(ctx, c.ID)
+	return kept, c.Name, err
 }

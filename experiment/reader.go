@@ -6,6 +6,7 @@ import (
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/postgres"
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // Reader is what report, export and search read from a database of
@@ -23,6 +24,10 @@ type Reader interface {
 	// EachLink calls fn for every stored link of the crawl, in the fetch
 	// order of the pages they were found on.
 	EachLink(ctx context.Context, crawl int64, fn func(*crawler.PageLink) error) error
+	// Learnt returns the pages the crawl's model and learner learnt
+	// from, as the crawl kept them (crawler.Config.Learnt); none when it
+	// kept none.
+	Learnt(ctx context.Context, crawl int64) ([]urlnorm.URL, error)
 	// Elapsed returns the time between the first and the last fetch of
 	// the crawl, and its number of fetches.
 	Elapsed(ctx context.Context, crawl int64) (time.Duration, int, error)

@@ -129,7 +129,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 		}
 		seeds.Other = append(seeds.Other, known...)
 	}
-	learnt, err := learntOf(ctx, seeds, &o.Model, rec)
+	learnt, err := LearntOf(ctx, seeds, &o.Model, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +143,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 		cfg.SiteNorm = sitenorm.NewRules(sitenorm.Policy{})
 	}
 	cfg.Progress = o.CrawlProgress
+	cfg.Learnt = learnt
 	var scorer crawler.Scorer = training.NewScorer(model)
 	if pageModel != nil {
 		if scorer, err = newPageScorer(scorer, training.NewScorer(pageModel)); err != nil {

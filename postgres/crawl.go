@@ -92,6 +92,15 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 		if _, err := ensureParams(ctx, tx, spec.MinHash); err != nil {
 			return err
 		}
+		if len(spec.Learnt) > 0 {
+			urls := make([]string, len(spec.Learnt))
+			for i, u := range spec.Learnt {
+				urls[i] = u.String()
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO learnt(crawl_id, url) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`, st.ID, urls); err != nil {
+				return fmt.Errorf("keep the pages learnt from: %w", err)
+			}
+		}
 		if err := tx.QueryRow(ctx, `SELECT fetched, succeeded FROM crawls WHERE id = $1`, st.ID).Scan(&st.Fetched, &st.Succeeded); err != nil {
 			return err
 		}

@@ -162,3 +162,30 @@ func (s *Store) EachLink(ctx context.Context, crawl int64, fn func(*crawler.Page
 	}
 	return nil
 }
+
+// Learnt returns the pages the crawl's model and learner learnt from, as
+// its processes kept them (crawler.CrawlSpec.Learnt), in the order of
+// their URLs; none when they kept none.
+func (s *Store) Learnt(ctx context.Context, crawl int64) ([]urlnorm.URL, error) {
+	rows, err := s.pool.Query(ctx, `SELECT url FROM learnt WHERE crawl_id = $1 ORDER BY url COLLATE "C"`, crawl)
+	if err != nil {
+		return nil, fmt.Errorf("read the pages learnt from: %w", err)
+	}
+	defer rows.Close()
+	var out []urlnorm.URL
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("read the pages learnt from: %w", err)
+		}
+		u, err := urlnorm.Parse(v)
+		if err != nil {
+			return nil, fmt.Errorf("read the pages learnt from: %q: %w", v, err)
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the pages learnt from: %w", err)
+	}
+	return out, nil
+}

@@ -98,6 +98,9 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 	if err := s.takeLease(ctx, tx, st.ID, spec.Name); err != nil {
 		return crawler.CrawlState{}, err
 	}
+	if err := keepLearnt(ctx, tx.Tx, st.ID, spec.Learnt); err != nil {
+		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
+	}
 	if _, err := ensureParams(ctx, tx.Tx, spec.MinHash); err != nil {
 		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
 	}
@@ -926,4 +929,22 @@ func (s *Store) FrontierDropped(ctx context.Context, crawl int64) (Dropped, erro
 	}
 	err = s.db.QueryRowContext(ctx, `SELECT host, dropped FROM hosts WHERE crawl_id = ? ORDER BY dropped DESC, host LIMIT 1`, crawl).Scan(&d.Top, &d.TopURLs)
 	return d, err
+}
+
+// keepLearnt adds the pages a crawl learnt from to those it keeps.
+func keepLearnt(ctx context.Context, tx *sql.Tx, crawl int64, urls []urlnorm.URL) error {
+	if len(urls) == 0 {
+		return nil
+	}
+	st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO learnt(crawl_id, url) VALUES (?, ?)`)
+	if err != nil {
+		return fmt.Errorf("keep the pages learnt from: %w", err)
+	}
+	defer st.Close()
+	for _, u := range urls {
+		if _, err := st.ExecContext(ctx, crawl, u.String()); err != nil {
+			return fmt.Errorf("keep the pages learnt from: %w", err)
+		}
+	}
+	return nil
 }

@@ -18,7 +18,9 @@
 // frontier is bounded per host and in all
 // (crawler.CrawlSpec.MaxWaitingPerHost, MaxWaiting): hosts.waiting and
 // crawls.waiting count the URLs waiting to be fetched, hosts.dropped the
-// new URLs not queued because a bound was reached.
+// new URLs not queued because a bound was reached. OpenCrawl keeps the
+// pages the crawl's model learnt from (crawler.CrawlSpec.Learnt, table
+// learnt), which Learnt gives back to a report.
 //
 // Store implements crawler.Store. All writes of one crawl come from its
 // scheduler goroutine and are batched into transactions by the crawler;

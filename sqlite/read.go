@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // CrawlInfo describes a stored crawl, as every store does.
@@ -158,4 +159,31 @@ func (s *Store) DuplicatesSince(ctx context.Context, crawl int64, after int) (in
 		return 0, after, nil
 	}
 	return dups, int(last.Int64), nil
+}
+
+// Learnt returns the pages the crawl's model and learner learnt from, as
+// the crawl kept them (crawler.CrawlSpec.Learnt), in the order of their
+// URLs; none when it kept none.
+func (s *Store) Learnt(ctx context.Context, crawl int64) ([]urlnorm.URL, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT url FROM learnt WHERE crawl_id = ? ORDER BY url`, crawl)
+	if err != nil {
+		return nil, fmt.Errorf("read the pages learnt from: %w", err)
+	}
+	defer rows.Close()
+	var out []urlnorm.URL
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("read the pages learnt from: %w", err)
+		}
+		u, err := urlnorm.Parse(v)
+		if err != nil {
+			return nil, fmt.Errorf("read the pages learnt from: %q: %w", v, err)
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the pages learnt from: %w", err)
+	}
+	return out, nil
 }

@@ -51,9 +51,11 @@ func newCrawlCmd() *cobra.Command {
 		Long: `crawl starts at the seed URLs of a seed file and follows the links whose
 context the topic model finds on-topic, storing every page and link in the
 SQLite database. Without --model it trains the model from the seed file's
-example pages first and keeps it beside the database (DB.model.json), so a
-crawl stopped with Ctrl-C resumes with the same model when the same command
-runs again. With --db postgres://USER@HOST:PORT/DB the crawl is kept on a
+example pages first and keeps it beside the database (DB.model.json, and
+the pages it learnt from in DB.model.trained.txt), so a crawl stopped with
+Ctrl-C resumes with the same model when the same command runs again. The
+crawl keeps the pages its model and learner learnt from in the database
+too, so that scent report counts none of them as found. With --db postgres://USER@HOST:PORT/DB the crawl is kept on a
 PostgreSQL server instead, where any number of crawl processes with the same
 --crawl name share it: each URL is fetched once, --max-pages holds for all,
 the model is trained once and kept in the database, and the URLs of a
@@ -174,9 +176,15 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if pg != nil {
 		defer pg.Close()
 	}
-	modelPath, scorer, err := crawlScorer(cmd, cf, pg, seeds, strategy, examples)
+	modelPath, scorer, learnt, err := crawlScorer(cmd, cf, pg, seeds, strategy, examples)
 	if err != nil {
 		return nil, err
+	}
+	if scorer != nil {
+		// What the model learnt from and what the learner's prior reads
+		// (the seed file's training pages), kept with the crawl: its
+		// report counts none of them as found.
+		cfg.Learnt = unionURLs(learnt, training.LearntFrom(seeds, nil))
 	}
 	if ts, ok := scorer.(*training.Scorer); ok {
 		cfg.Segment = ts.Segment() // link contexts as the model learnt them

@@ -17,14 +17,17 @@ import (
 	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
-// crawlScorer returns the scorer of a crawl and the path of its model:
-// the model of --model or beside the database, else one trained from the
-// seed file's examples (and kept beside the database, with its training
-// report), else none for bfs. On PostgreSQL without --model, the model
-// is the one kept in the database (sharedScorer).
-func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (string, crawler.Scorer, error) {
+// crawlScorer returns the scorer of a crawl, the path of its model and
+// the pages the model learnt from: the model of --model or beside the
+// database (and the list written beside it, MODEL.trained.txt, when there
+// is one), else one trained from the seed file's examples (kept beside
+// the database, with its training report and the list), else none for
+// bfs. On PostgreSQL without --model, the model is the one kept in the
+// database (sharedScorer).
+func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (string, crawler.Scorer, []urlnorm.URL, error) {
 	ctx := cmd.Context()
 	if pg != nil && cf.model == "" {
 		return sharedScorer(cmd, cf, pg, seeds, strategy, f)
@@ -34,44 +37,54 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		modelPath = cf.db + ".model.json"
 	}
 	var scorer crawler.Scorer
+	var learnt []urlnorm.URL
 	if m, err := loadModel(modelPath); err == nil {
 		if err := applyThreshold(cmd, m, cf.mf.Threshold, cmd.ErrOrStderr()); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		scorer = training.NewScorer(m)
+		learnt, err = experiment.ReadTrained(experiment.TrainedPathFor(modelPath))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", nil, nil, err
+		}
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", nil, err
+		return "", nil, nil, err
 	} else if cf.model != "" {
-		return "", nil, fmt.Errorf("model %s: %w", cf.model, err)
+		return "", nil, nil, fmt.Errorf("model %s: %w", cf.model, err)
 	} else if len(seeds.Topics) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "training a model from %s …\n", cf.seeds)
 		var src training.BacklinkSource
+		var rec *training.BacklinkRecorder
 		if strategy == crawler.StrategyLinkBacklinks && cf.mf.BacklinkDB == "" {
 			// Earlier crawls in the same database know links to the examples.
 			if _, err := os.Stat(cf.db); err == nil {
 				store, err := sqlite.Open(ctx, cf.db)
 				if err != nil {
-					return "", nil, err
+					return "", nil, nil, err
 				}
 				defer store.Close()
-				src = store
+				rec = training.NewBacklinkRecorder(store)
+				src = rec
 			}
 		}
 		m, rep, err := trainModel(ctx, seeds, f, &cf.mf, cmd.ErrOrStderr(), src)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		printTrainReport(cmd.ErrOrStderr(), rep)
 		printRewards(cmd.ErrOrStderr(), m)
 		if err := experiment.SaveModel(modelPath, m); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
+		}
+		if learnt, err = experiment.WriteLearnt(ctx, experiment.TrainedPathFor(modelPath), seeds, &cf.mf.Settings, rec); err != nil {
+			return "", nil, nil, err
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "model written to %s\n", modelPath)
 		scorer = training.NewScorer(m)
 	} else if strategy != crawler.StrategyBFS {
-		return "", nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
+		return "", nil, nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
 	}
-	return modelPath, scorer, nil
+	return modelPath, scorer, learnt, nil
 }
 
 // sharedModel returns the model of a crawl in a PostgreSQL database: the
@@ -115,24 +128,28 @@ func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store,
 
 var errNoExamples = errors.New("no example pages to train a model")
 
-// sharedScorer returns the scorer of a crawl on PostgreSQL: the first
-// process trains the model and keeps it in the database; the others use
-// it.
-func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (string, crawler.Scorer, error) {
+// sharedScorer returns the scorer of a crawl on PostgreSQL and the pages
+// its model learnt from: the first process trains the model and keeps it
+// in the database; the others use it.
+func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (string, crawler.Scorer, []urlnorm.URL, error) {
 	modelPath := "database model of crawl " + cf.name
 	m, err := sharedModel(cmd.Context(), cmd, pg, cf, seeds, f)
 	switch {
 	case err != nil:
-		return "", nil, err
+		return "", nil, nil, err
 	case m == nil && strategy != crawler.StrategyBFS:
-		return "", nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
+		return "", nil, nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
 	case m == nil:
-		return modelPath, nil, nil
+		return modelPath, nil, nil, nil
 	}
 	if err := applyThreshold(cmd, m, cf.mf.Threshold, cmd.ErrOrStderr()); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	return modelPath, training.NewScorer(m), nil
+	learnt, err := experiment.LearntOf(cmd.Context(), seeds, &cf.mf.Settings, nil)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return modelPath, training.NewScorer(m), learnt, nil
 }
 
 // crawlLearning sets cfg's URLs never fetched (--skip-examples: the pages
@@ -164,4 +181,19 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 	var err error
 	cfg.Learner, err = learn.New(scorer.Topics(), lo)
 	return err
+}
+
+// unionURLs returns the URLs of a and then those of b not in a.
+func unionURLs(a, b []urlnorm.URL) []urlnorm.URL {
+	seen := make(map[urlnorm.URL]bool, len(a)+len(b))
+	out := make([]urlnorm.URL, 0, len(a)+len(b))
+	for _, l := range [][]urlnorm.URL{a, b} {
+		for _, u := range l {
+			if !seen[u] {
+				seen[u] = true
+				out = append(out, u)
+			}
+		}
+	}
+	return out
 }

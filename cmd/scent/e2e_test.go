@@ -369,6 +369,34 @@ func TestCommands_trainCrawlExportReport(t *testing.T) {
 	if len(rep.Topics) != 1 || rep.Topics[0].Relevant != 20 || rep.Topics[0].Targets != 10 || rep.Topics[0].Found != 10 || rep.Topics[0].Recall != 1 || rep.Topics[0].RecallAll != 1 {
 		t.Errorf("report = %+v, want all 20 course pages found, the 10 held out among them", rep)
 	}
+	// Without --seeds, the report takes the pages each crawl kept as
+	// learnt from (the 10 examples and the 10 negatives): the same 10
+	// held-out targets, for the paper's crawl and the default one.
+	for _, d := range []string{db, learnt} {
+		if _, err := os.Stat(d + ".model.trained.txt"); err != nil {
+			t.Errorf("the pages the model learnt from are not kept beside it: %v", err)
+		}
+		file := filepath.Join(dir, filepath.Base(d)+".json")
+		if out := run("report", "--db", d, "--labels", labels, "--format", "json", "-o", file); !strings.Contains(out, "the 20 pages the model of crawl \"default\" learnt from, kept with it") {
+			t.Errorf("report without --seeds does not say where the pages learnt from come from:\n%s", out)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept struct {
+			LearntFrom int `json:"learnt_from"`
+			Topics     []struct {
+				Targets int `json:"targets"`
+			} `json:"topics"`
+		}
+		if err := json.Unmarshal(data, &kept); err != nil {
+			t.Fatal(err)
+		}
+		if kept.LearntFrom != 20 || len(kept.Topics) != 1 || kept.Topics[0].Targets != 10 {
+			t.Errorf("report of %s without --seeds: %+v, want 20 pages learnt from and 10 held-out targets", filepath.Base(d), kept)
+		}
+	}
 	md := run("report", "--db", db, "--format", "md")
 	if !strings.Contains(md, "estimated by the page classifier") {
 		t.Errorf("report without labels is not marked as estimated:\n%s", md)

@@ -25,6 +25,7 @@ import (
 	"github.com/scent-crawler/scent/internal/sharedtest"
 	"github.com/scent-crawler/scent/linkgraph"
 	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/training"
 	"github.com/scent-crawler/scent/urlnorm"
 	"github.com/scent-crawler/scent/webkb"
 )
@@ -233,6 +234,15 @@ func TestCrawl_postgresReplay(t *testing.T) {
 	}
 	if got := pgCount(t, db, `SELECT count(*) FROM page_scores`); got < 150 {
 		t.Errorf("%d page scores stored for 150 pages", got)
+	}
+	// The crawl keeps the pages its model learnt from (scent report's
+	// default list of pages that are no targets).
+	s, err := training.LoadSeeds(seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := pgCount(t, db, `SELECT count(*) FROM learnt`), len(training.LearntFrom(s, nil)); got != want || want == 0 {
+		t.Errorf("%d pages kept as learnt from, want the seed file's %d training pages", got, want)
 	}
 	// Each stored URL was asked once, by its own fetch.
 	asked := askedCounts(log.String())
@@ -658,7 +668,7 @@ func TestReadCommands_postgres(t *testing.T) {
 	if err != nil {
 		t.Fatalf("report without --trained: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "a database URL has no trained.txt beside it") || !strings.Contains(out, `"targets": 3`) {
+	if !strings.Contains(out, "the crawl kept none") || !strings.Contains(out, `"targets": 3`) {
 		t.Errorf("report without --trained on a database URL:\n%s", out)
 	}
 

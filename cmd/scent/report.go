@@ -33,10 +33,10 @@ fetched and the relevant ones — by a labels file (url<TAB>label, as written
 by "scent labels") when given, otherwise by the page classifier (then marked
 as estimated) — and gives recall against held-out targets: the labelled
 pages of the crawled hosts (or all labels, --targets all-labels) that the
-model did not learn from (--trained, --seeds, or trained.txt beside a
-SQLite file; a postgres://… database has nothing beside it, so give
---trained or --seeds there). A page learnt from may be fetched (it costs budget) but is never
-counted as found. Per topic: recall at 250, 500, 1,000, 2,000 and 4,000
+model did not learn from: those of --trained or --seeds when given, else
+those the crawl kept in the database (scent crawl and scent experiment
+keep them), else those of trained.txt beside a SQLite file. A page learnt
+from may be fetched (it costs budget) but is never counted as found. Per topic: recall at 250, 500, 1,000, 2,000 and 4,000
 pages (those the crawl reached), the pages (successful fetches, the budget)
 and fetches (failed included) after which it had found 25, 50 and 75 % of
 the held-out targets, and, with --bfs, breadth-first's figures and the
@@ -70,7 +70,7 @@ several crawls; md writes one document per crawl.`,
 			}
 			var reps []*report.Report
 			for _, src := range sources {
-				learnt, err := experiment.LearntFor(src[0], trained, seeds, cmd.ErrOrStderr())
+				learnt, err := experiment.LearntFor(cmd.Context(), src[0], src[1], trained, seeds, cmd.ErrOrStderr())
 				if err != nil {
 					return err
 				}
@@ -97,7 +97,7 @@ several crawls; md writes one document per crawl.`,
 	cmd.Flags().StringSliceVar(&dbs, "db", []string{"scent.db"}, "database: a SQLite file or postgres://USER@HOST:PORT/DB (repeat to compare crawls of several databases)")
 	cmd.Flags().StringSliceVar(&names, "crawl", nil, "crawl name (default: the latest crawl; repeat to compare crawls)")
 	cmd.Flags().StringVar(&labels, "labels", "", "labels file: url<TAB>label per line")
-	cmd.Flags().StringVar(&trained, "trained", "", "pages the model learnt from, one URL a line (trained.txt of an experiment, MODEL.trained.txt of scent train): no recall targets (default: trained.txt beside a SQLite database, when there is one; none for postgres://…)")
+	cmd.Flags().StringVar(&trained, "trained", "", "pages the model learnt from, one URL a line (trained.txt of an experiment, MODEL.trained.txt of scent train): no recall targets (default: those the crawl kept in the database, else trained.txt beside a SQLite database)")
 	cmd.Flags().StringVar(&seeds, "seeds", "", "seed file whose examples the model learnt from (without --trained): no recall targets")
 	cmd.Flags().StringVar(&bfsDB, "bfs", "", "database (file or postgres://…) of a breadth-first crawl from the same seeds (its latest crawl): its held-out figures and the speed-up over it are shown beside each crawl's")
 	cmd.Flags().StringVar(&format, "format", "md", "json, md, html or csv")

@@ -58,7 +58,7 @@ scent crawl with --model.`,
 			if err := experiment.SaveModel(model, m); err != nil {
 				return err
 			}
-			if err := experiment.WriteLearnt(cmd.Context(), experiment.TrainedPathFor(model), s, &mf.Settings); err != nil {
+			if _, err := experiment.WriteLearnt(cmd.Context(), experiment.TrainedPathFor(model), s, &mf.Settings, nil); err != nil {
 				return err
 			}
 			printTrainReport(cmd.OutOrStdout(), rep)

@@ -24,6 +24,9 @@ type Store interface {
 	// their pages, as committed, with its page's final URL and the
 	// crawl's topics.
 	EachLink(ctx context.Context, crawl int64, fn func(*crawler.PageLink) error) error
+	// Learnt returns the pages crawl learnt from (CrawlSpec.Learnt), in
+	// the order of their URLs.
+	Learnt(ctx context.Context, crawl int64) ([]urlnorm.URL, error)
 }
 
 // Open opens a store on a new, empty database and returns it with a
@@ -46,6 +49,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Rescore", func(t *testing.T) { rescore(t, open) })
 	t.Run("Learner", func(t *testing.T) { learner(t, open) })
 	t.Run("FrontierSizes", func(t *testing.T) { frontierSizes(t, open) })
+	t.Run("LearntKept", func(t *testing.T) { learntKept(t, open) })
 }
 
 func u(s string) urlnorm.URL { return urlnorm.MustParse("http://a.test" + s) }
@@ -508,5 +512,36 @@ func frontierSizes(t *testing.T, open Open) {
 	}
 	if err := s.FinishCrawl(ctx, st.ID, "frontier empty"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// learntKept: the pages a crawl learnt from are kept with it, a resumed
+// crawl adds those not kept yet, and each crawl keeps its own.
+func learntKept(t *testing.T, open Open) {
+	ctx := context.Background()
+	s, reopen := open(t)
+	spec := linkSpec("t")
+	spec.Learnt = []urlnorm.URL{u("/b"), u("/a"), u("/b")}
+	st := mustOpen(t, s, spec)
+	other := linkSpec("t")
+	other.Name = "other"
+	ot := mustOpen(t, s, other)
+	s.Close()
+	s = reopen(t)
+	defer s.Close()
+	spec.Learnt = []urlnorm.URL{u("/c"), u("/a")}
+	if again := mustOpen(t, s, spec); again.ID != st.ID {
+		t.Fatalf("resumed crawl %d, want %d", again.ID, st.ID)
+	}
+	got, err := s.Learnt(ctx, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []urlnorm.URL{u("/a"), u("/b"), u("/c")}
+	if !slices.Equal(got, want) {
+		t.Errorf("learnt %v, want %v", got, want)
+	}
+	if got, err := s.Learnt(ctx, ot.ID); err != nil || len(got) != 0 {
+		t.Errorf("a crawl that learnt from nothing: %v, %v; want none", got, err)
 	}
 }
