@@ -26,7 +26,11 @@ type JudgeResult struct {
 	AUC       float64 // P(a topic page scores above another page)
 	// RPrecision is the precision among the Positives best-scored pages.
 	RPrecision float64
-	At         []JudgeAt
+	// JudgedAs counts the topic's pages by the class of the model that
+	// finds each most probable (a topic, or a background class): a topic
+	// whose pages are judged another is one the crawl cannot learn well.
+	JudgedAs map[string]int
+	At       []JudgeAt
 }
 
 // JudgeAt counts the verdicts at one threshold.
@@ -55,8 +59,10 @@ func JudgeEval(path string, m *classify.Model, topics []string, group string) ([
 	if group, err = webkb.Group(a, group); err != nil {
 		return nil, err
 	}
-	var labels []string
+	var labels, tops []string
 	var scores [][]float64 // per page, the model's scores of its topics
+	classes := m.Classes()
+	var post []float64
 	for _, l := range a.Labels() {
 		if l.Group == group {
 			continue
@@ -71,12 +77,14 @@ func JudgeEval(path string, m *classify.Model, topics []string, group string) ([
 		}
 		labels = append(labels, l.Label)
 		scores = append(scores, sc.ScorePage(pg.Tokens, nil))
+		post = sc.PageClasses(pg.Tokens, post)
+		tops = append(tops, classes[argmax(post)])
 	}
 	out := make([]*JudgeResult, len(topics))
 	for i, t := range topics {
 		pages := make([]judged, len(labels))
 		for k := range labels {
-			pages[k] = judged{scores[k][idx[i]], labels[k]}
+			pages[k] = judged{scores[k][idx[i]], labels[k], tops[k]}
 		}
 		if out[i], err = judge(pages, t, group); err != nil {
 			return nil, err
@@ -85,18 +93,32 @@ func JudgeEval(path string, m *classify.Model, topics []string, group string) ([
 	return out, nil
 }
 
-// judged is one page's score for a topic and its label.
+// judged is one page's score for a topic, its label and the model's most
+// probable class of it.
 type judged struct {
 	score float64
 	label string
+	top   string
+}
+
+// argmax returns the index of the largest of v, the first of equals.
+func argmax(v []float64) int {
+	best := 0
+	for i := range v {
+		if v[i] > v[best] {
+			best = i
+		}
+	}
+	return best
 }
 
 // judge measures how well the scores of pages tell topic's pages apart.
 func judge(pages []judged, topic, group string) (*JudgeResult, error) {
-	r := &JudgeResult{Topic: topic, Pages: len(pages)}
+	r := &JudgeResult{Topic: topic, Pages: len(pages), JudgedAs: make(map[string]int)}
 	for _, p := range pages {
 		if p.label == topic {
 			r.Positives++
+			r.JudgedAs[p.top]++
 		}
 	}
 	if r.Positives == 0 || r.Positives == len(pages) {
@@ -151,25 +173,32 @@ func judge(pages []judged, topic, group string) (*JudgeResult, error) {
 // WriteJudge writes r as a Markdown table.
 func WriteJudge(w io.Writer, r *JudgeResult) error {
 	fmt.Fprintf(w, "topic %s: %d pages judged, %d labelled %s; AUC %.3f, R-precision %.3f\n\n", r.Topic, r.Pages, r.Positives, r.Topic, r.AUC, r.RPrecision)
+	fmt.Fprintf(w, "The %d %s pages by the class the model finds most probable: %s.\n\n", r.Positives, r.Topic, byCount(r.JudgedAs))
 	fmt.Fprintln(w, "| page score ≥ | true positives | false positives | precision | recall | false positives by label |")
 	fmt.Fprintln(w, "| ---: | ---: | ---: | ---: | ---: | --- |")
 	for _, at := range r.At {
-		labels := make([]string, 0, len(at.FalseByLabel))
-		for l := range at.FalseByLabel {
-			labels = append(labels, l)
-		}
-		slices.SortFunc(labels, func(a, b string) int {
-			if d := at.FalseByLabel[b] - at.FalseByLabel[a]; d != 0 {
-				return d
-			}
-			return strings.Compare(a, b)
-		})
-		var by []string
-		for _, l := range labels {
-			by = append(by, fmt.Sprintf("%s %d", l, at.FalseByLabel[l]))
-		}
-		fmt.Fprintf(w, "| %.1f | %d | %d | %.2f | %.2f | %s |\n", at.Threshold, at.TruePositives, at.FalsePos, at.Precision, at.Recall, strings.Join(by, ", "))
+		fmt.Fprintf(w, "| %.1f | %d | %d | %.2f | %.2f | %s |\n", at.Threshold, at.TruePositives, at.FalsePos, at.Precision, at.Recall, byCount(at.FalseByLabel))
 	}
 	_, err := fmt.Fprintln(w)
 	return err
+}
+
+// byCount lists the names of counts with their counts, most first, then
+// by name: "student 23, faculty 14".
+func byCount(counts map[string]int) string {
+	names := make([]string, 0, len(counts))
+	for n := range counts {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if d := counts[b] - counts[a]; d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	by := make([]string, len(names))
+	for i, n := range names {
+		by[i] = fmt.Sprintf("%s %d", n, counts[n])
+	}
+	return strings.Join(by, ", ")
 }

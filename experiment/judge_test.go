@@ -44,6 +44,9 @@ func TestJudgeEval(t *testing.T) {
 	if r.AUC != 1 || r.RPrecision != 1 {
 		t.Errorf("a model that knows the words: AUC %v, R-precision %v, want 1 and 1", r.AUC, r.RPrecision)
 	}
+	if len(r.JudgedAs) != 1 || r.JudgedAs["course"] != 24 {
+		t.Errorf("a model that knows the words judges the course pages as %v, want course 24", r.JudgedAs)
+	}
 	at := r.At[2] // 0.5
 	if at.Threshold != 0.5 || at.TruePositives != 24 || at.Recall != 1 {
 		t.Errorf("at 0.5: %+v, want all 24 course pages", at)
@@ -59,6 +62,13 @@ func TestJudgeEval(t *testing.T) {
 	r = rs[0]
 	if r.AUC > 0.1 || r.RPrecision > 0.1 || math.IsNaN(r.AUC) {
 		t.Errorf("a model that learnt the words backwards: AUC %v, R-precision %v, want near 0", r.AUC, r.RPrecision)
+	}
+	var md strings.Builder
+	if err := WriteJudge(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := "The 24 course pages by the class the model finds most probable: other 24."; r.JudgedAs["other"] != 24 || !strings.Contains(md.String(), want) {
+		t.Errorf("a model that learnt the words backwards judges the course pages as %v; want %q in:\n%s", r.JudgedAs, want, md.String())
 	}
 	if _, err := JudgeEval(dir, good, []string{"course", "faculty"}, "misc"); err == nil || !strings.Contains(err.Error(), "no topic faculty") {
 		t.Errorf("a topic the model lacks: error %v", err)

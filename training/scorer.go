@@ -104,5 +104,33 @@ func (s *Scorer) ScorePage(tokens []string, dst []float64) []float64 {
 	return dst
 }
 
+// PageClasses writes into dst the page's posterior of every class of the
+// model (classify.Model.Classes: the topics and the background classes),
+// scored as ScorePage scores the topics.
+func (s *Scorer) PageClasses(tokens []string, dst []float64) []float64 {
+	if s.window == 0 || len(tokens) <= s.window {
+		return s.m.Posterior(tokens, dst)
+	}
+	n := len(s.m.Classes())
+	dst = append(dst[:0], make([]float64, n)...)
+	var post []float64
+	windows := 0
+	for i := 0; i < len(tokens); i += s.window {
+		j := min(i+s.window, len(tokens))
+		if j-i < s.window/2 {
+			break // the short tail, as in training
+		}
+		post = s.m.Posterior(tokens[i:j], post)
+		for c, p := range post {
+			dst[c] += p
+		}
+		windows++
+	}
+	for c := range dst {
+		dst[c] /= float64(windows)
+	}
+	return dst
+}
+
 // Threshold is topic i's threshold.
 func (s *Scorer) Threshold(i int) float64 { return s.m.Threshold(s.topics[i]) }

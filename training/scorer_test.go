@@ -189,6 +189,26 @@ func TestScorer_ScorePage(t *testing.T) {
 	if got, want := s.ScorePage(short, nil), s.Score(short, nil); !slices.Equal(got, want) {
 		t.Errorf("short page: %v, want %v", got, want)
 	}
+	// PageClasses scores every class of the model as ScorePage scores the
+	// topics, and its classes sum to 1.
+	for _, toks := range [][]string{long, short} {
+		all, topics := s.PageClasses(toks, nil), s.ScorePage(toks, nil)
+		if len(all) != len(m.Classes()) {
+			t.Fatalf("PageClasses gives %d scores for %d classes", len(all), len(m.Classes()))
+		}
+		sum := 0.0
+		for _, v := range all {
+			sum += v
+		}
+		if sum < 1-1e-9 || sum > 1+1e-9 {
+			t.Errorf("PageClasses %v sums to %v", all, sum)
+		}
+		for k, topic := range s.Topics() {
+			if d := all[m.Index(topic)] - topics[k]; d > 1e-12 || d < -1e-12 {
+				t.Errorf("%d tokens, topic %s: PageClasses %v, ScorePage %v", len(toks), topic, all[m.Index(topic)], topics[k])
+			}
+		}
+	}
 }
 
 // TestSegmentOf reads back the segmentation Build records: the default

@@ -19,9 +19,12 @@ or folder) outside --group — the pages a model trained on that group never
 saw — with the model's page score for each topic, as a crawl judges a
 fetched page, and writes per topic the AUC (the chance that a page of the
 topic scores above another page), the R-precision (the precision among as
-many best-scored pages as the topic has) and, at page scores 0.1 to 0.9,
-the true and false positives, precision, recall and the false positives'
-labels. The link learner of scent crawl and scent experiment learns from
+many best-scored pages as the topic has), the topic's pages by the class
+the model finds most probable (a topic whose pages mostly look like
+another kind of page is one its crawl cannot learn well: give it more or
+other examples) and, at page scores 0.1 to 0.9, the true and false
+positives, precision, recall and the false positives' labels. The link
+learner of scent crawl and scent experiment learns from
 these verdicts, so a better judge teaches it better; scent experiment
 keeps its page model in OUT/page-model.json.`,
 		Example: `  scent judge ../shared/corpus/webkb.tgz --model out/faculty/page-model.json --topic faculty`,
