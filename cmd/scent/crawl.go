@@ -55,11 +55,12 @@ example pages first and keeps it beside the database (DB.model.json, and
 the pages it learnt from in DB.model.trained.txt), so a crawl stopped with
 Ctrl-C resumes with the same model when the same command runs again. The
 crawl keeps the pages its model and learner learnt from in the database
-too, so that scent report counts none of them as found. With --db postgres://USER@HOST:PORT/DB the crawl is kept on a
-PostgreSQL server instead, where any number of crawl processes with the same
---crawl name share it: each URL is fetched once, --max-pages holds for all,
-the model is trained once and kept in the database, and the URLs of a
-process killed with -9 go to the others after --lease-expiry.
+too, so that scent report counts none of them as found. With --db
+postgres://USER@HOST:PORT/DB the crawl is kept on a PostgreSQL server
+instead, where any number of crawl processes with the same --crawl name
+share it: each URL is fetched once, --max-pages holds for all, the model
+is trained once and kept in the database, and the URLs of a process killed
+with -9 go to the others after --lease-expiry.
 
 crawl trains with the default model settings. To tune them (--k, --window,
 --documents, --backlinks, …) train first, then crawl with the model, whose

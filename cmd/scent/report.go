@@ -29,22 +29,23 @@ func newReportCmd() *cobra.Command {
 		Use:   "report --db FILE|postgres://… [--crawl NAME]... [--labels FILE] [--format json|md|html|csv]",
 		Short: "Measure crawls: precision, recall, harvest rate and link-classifier quality per topic",
 		Long: `report reads crawls from the database and, per topic, counts the pages
-fetched and the relevant ones — by a labels file (url<TAB>label, as written
-by "scent labels") when given, otherwise by the page classifier (then marked
-as estimated) — and gives recall against held-out targets: the labelled
-pages of the crawled hosts (or all labels, --targets all-labels) that the
-model did not learn from: those of --trained or --seeds when given, else
-those the crawl kept in the database (scent crawl and scent experiment
-keep them), else those of trained.txt beside a SQLite file. A page learnt
-from may be fetched (it costs budget) but is never counted as found. Per topic: recall at 250, 500, 1,000, 2,000 and 4,000
-pages (those the crawl reached), the pages (successful fetches, the budget)
-and fetches (failed included) after which it had found 25, 50 and 75 % of
-the held-out targets, and, with --bfs, breadth-first's figures and the
-speed-up over it; then, over all labels, relevant pages, precision, recall
-(recall_all_labels) and harvest-rate points every --every pages. With labels it
-also measures the link classifier on labelled links: a link is relevant when
-its target is labelled with the topic, predicted relevant when its stored
-score is at least --link-threshold.
+fetched and the relevant ones — by a labels file (url<TAB>label, as
+written by "scent labels") when given, otherwise by the page classifier
+(then marked as estimated) — and gives recall against held-out targets:
+the labelled pages of the crawled hosts (or all labels, --targets
+all-labels) that the model did not learn from: those of --trained or
+--seeds when given, else those the crawl kept in the database (scent crawl
+and scent experiment keep them), else those of trained.txt beside a SQLite
+file. A page learnt from may be fetched (it costs budget) but is never
+counted as found. Per topic: recall at 250, 500, 1,000, 2,000 and 4,000
+pages (those the crawl reached), the pages (successful fetches, the
+budget) and fetches (failed included) after which it had found 25, 50 and
+75 % of the held-out targets, and, with --bfs, breadth-first's figures and
+the speed-up over it; then, over all labels, relevant pages, precision,
+recall (recall_all_labels) and harvest-rate points every --every pages.
+With labels it also measures the link classifier on labelled links: a link
+is relevant when its target is labelled with the topic, predicted relevant
+when its stored score is at least --link-threshold.
 
 --db is a SQLite file or a PostgreSQL database, postgres://USER@HOST:PORT/DB
 as for scent crawl (a crawl shared by many processes). Several crawls are
