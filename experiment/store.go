@@ -21,13 +21,20 @@ func openStore(ctx context.Context, path string) (*sqlite.Store, error) {
 	return sqlite.Open(ctx, path)
 }
 
+// Notices is where OpenExisting tells that it upgraded a database.
+var Notices io.Writer = os.Stderr
+
 // OpenExisting opens an existing database for reading only: export,
-// report, search, dedup and layout never write to it.
+// report, search, dedup and layout never write to its crawls. A database
+// whose schema is older than this scent reads (written by an older
+// scent) is first brought up to date, as a crawl would (sqlite.Upgrade,
+// told on Notices), unless a crawl of it is running or the file cannot
+// be written: then the error says so.
 func OpenExisting(ctx context.Context, db string) (*sqlite.Store, error) {
 	if _, err := os.Stat(db); err != nil {
 		return nil, fmt.Errorf("database %s: %w", db, err)
 	}
-	return sqlite.OpenReadOnly(ctx, db)
+	return sqlite.OpenReading(ctx, db, Notices)
 }
 
 // OpenCrawl opens an existing database and finds the crawl named name in

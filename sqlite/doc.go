@@ -5,7 +5,9 @@
 // The schema is created and upgraded by migrations embedded in the binary
 // (migrations/NNNN_name.sql), applied in order, one transaction each, and
 // recorded in PRAGMA user_version. A database written by a newer scent is
-// refused with a clear error.
+// refused with a clear error. The readers (report, export, search) open a
+// database read-only; one written by an older scent is upgraded first
+// (OpenReading, Upgrade), unless a crawl of it is running.
 //
 // A page's links are one compressed list in its row (pages.links; see
 // pagelinks.go), not a row a link: neighbouring link contexts share most

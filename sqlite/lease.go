@@ -51,12 +51,7 @@ func (s *Store) takeLease(ctx context.Context, tx cachedTx, crawl int64, name st
 	err := tx.QueryRowContext(ctx, `SELECT holder, host, pid, started_at, expires_at FROM crawl_leases WHERE crawl_id = ?`, crawl).
 		Scan(&holder, &host, &pid, &started, &expires)
 	if err == nil && holder != s.lease.holder {
-		exp, _ := time.Parse(timeFormat, expires)
-		live := now.Before(exp)
-		if live && host == s.lease.host && !processAlive(pid) {
-			live = false // killed without closing its store
-		}
-		if live {
+		if leaseLive(host, pid, expires, s.lease.host, now) {
 			return fmt.Errorf("%w: crawl %q in %s is being run by process %d on %s (since %s); wait for it to end or stop it, or choose another --crawl name",
 				ErrBusy, name, s.path, pid, host, started)
 		}

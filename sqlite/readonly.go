@@ -14,11 +14,15 @@ import (
 // scent neither reads it nor adds its tables to it.
 var ErrNotScent = errors.New("not a scent database")
 
+// ErrOldSchema means a database's schema is older than this scent reads:
+// Upgrade, or any command that writes to it, brings it up to date.
+var ErrOldSchema = errors.New("schema older than this scent reads")
+
 // OpenReadOnly opens the existing database at path for reading only: it
 // never writes to the file, creates no table in it and works on a file or
 // in a directory the user cannot write. It fails when the file is missing,
 // is not a scent database, or has a schema older than this scent reads
-// (a command that writes, such as scent crawl, upgrades it).
+// (ErrOldSchema: Upgrade, or a command that writes, upgrades it).
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("open store: empty path")
@@ -26,33 +30,9 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	open := func(immutable bool) (*sql.DB, error) {
-		q := url.Values{}
-		q.Set("mode", "ro")
-		q.Set("_busy_timeout", "10000")
-		if immutable {
-			// A WAL database whose -shm file cannot be created (a
-			// read-only directory) opens only as immutable.
-			q.Set("immutable", "1")
-		}
-		db, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
-		if err != nil {
-			return nil, err
-		}
-		db.SetMaxOpenConns(1)
-		var cur int
-		if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
-			db.Close()
-			return nil, err
-		}
-		return db, nil
-	}
-	db, err := open(false)
+	db, err := openReadOnlyDB(ctx, path)
 	if err != nil {
-		var err2 error
-		if db, err2 = open(true); err2 != nil {
-			return nil, fmt.Errorf("open store %s read-only: %w", path, err)
-		}
+		return nil, err
 	}
 	s := &Store{db: db, path: path, ords: make(map[int64]int), caps: make(map[int64]frontierCaps)}
 	if err := s.checkSchema(ctx); err != nil {
@@ -78,7 +58,7 @@ func (s *Store) checkSchema(ctx context.Context) error {
 	if n := SchemaVersion(); cur > n {
 		return fmt.Errorf("database schema version %d is newer than this scent understands (%d); use a newer scent", cur, n)
 	} else if cur < n {
-		return fmt.Errorf("database schema version %d is older than this scent reads (%d); run a command that writes to it (scent crawl) to upgrade it", cur, n)
+		return fmt.Errorf("database schema version %d: %w (%d)", cur, ErrOldSchema, n)
 	}
 	return nil
 }
@@ -106,4 +86,36 @@ func (s *Store) checkForeign(ctx context.Context) error {
 		return fmt.Errorf("%w: it is an SQLite database of another program (tables %s); give another --db", ErrNotScent, strings.Join(names, ", "))
 	}
 	return nil
+}
+
+// openReadOnlyDB opens the database at path read-only, as immutable when
+// a WAL database's -shm file cannot be created (a read-only directory).
+func openReadOnlyDB(ctx context.Context, path string) (*sql.DB, error) {
+	open := func(immutable bool) (*sql.DB, error) {
+		q := url.Values{}
+		q.Set("mode", "ro")
+		q.Set("_busy_timeout", "10000")
+		if immutable {
+			q.Set("immutable", "1")
+		}
+		db, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(1)
+		var cur int
+		if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
+			db.Close()
+			return nil, err
+		}
+		return db, nil
+	}
+	db, err := open(false)
+	if err != nil {
+		var err2 error
+		if db, err2 = open(true); err2 != nil {
+			return nil, fmt.Errorf("open store %s read-only: %w", path, err)
+		}
+	}
+	return db, nil
 }

@@ -1,0 +1,126 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// OpenReading opens the existing database at path for reading, as
+// OpenReadOnly does, after bringing a schema older than this scent reads
+// up to date (Upgrade, told on notice). When the upgrade is refused (a
+// crawl of the database is running, or the file cannot be written), the
+// error says why.
+func OpenReading(ctx context.Context, path string, notice io.Writer) (*Store, error) {
+	s, err := OpenReadOnly(ctx, path)
+	if !errors.Is(err, ErrOldSchema) {
+		return s, err
+	}
+	from, to, uerr := Upgrade(ctx, path)
+	if uerr != nil {
+		return nil, fmt.Errorf("%w; upgrading it failed: %w", err, uerr)
+	}
+	fmt.Fprintf(notice, "upgraded %s from schema version %d to %d, as a crawl with this scent would\n", path, from, to)
+	return OpenReadOnly(ctx, path)
+}
+
+// Upgrade applies to the existing scent database at path the migrations
+// it lacks, as opening it for a crawl does, and returns its schema
+// versions before and after. It refuses while a live process holds a
+// crawl of the database (a crawl lease not expired, of a process that is
+// still there): that process may be an older scent, which must not find
+// the tables changed under it.
+func Upgrade(ctx context.Context, path string) (from, to int, err error) {
+	r, err := OpenReadOnly(ctx, path)
+	switch {
+	case err == nil:
+		v, err := r.schemaVersion(ctx)
+		r.Close()
+		return v, v, err // up to date
+	case !errors.Is(err, ErrOldSchema):
+		return 0, 0, err
+	}
+	from, err = readOnlyVersion(ctx, path)
+	if err != nil {
+		return 0, 0, err
+	}
+	if busy, err := liveLease(ctx, path); err != nil {
+		return from, from, err
+	} else if busy != "" {
+		return from, from, fmt.Errorf("upgrade %s: %w: %s; upgrade it once that crawl has stopped", path, ErrBusy, busy)
+	}
+	s, err := Open(ctx, path)
+	if err != nil {
+		return from, from, err
+	}
+	to, err = s.schemaVersion(ctx)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return from, to, err
+}
+
+// schemaVersion reads the database's schema version.
+func (s *Store) schemaVersion(ctx context.Context) (int, error) {
+	var v int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+// readOnlyVersion reads the schema version of the database at path
+// without checking it.
+func readOnlyVersion(ctx context.Context, path string) (int, error) {
+	db, err := openReadOnlyDB(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	s := &Store{db: db}
+	return s.schemaVersion(ctx)
+}
+
+// liveLease describes a live crawl lease of the database at path, or
+// returns "" when there is none (or the schema has no leases yet).
+func liveLease(ctx context.Context, path string) (string, error) {
+	db, err := openReadOnlyDB(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT c.name, l.host, l.pid, l.started_at, l.expires_at FROM crawl_leases l JOIN crawls c ON c.id = l.crawl_id`)
+	if err != nil {
+		if strings.Contains(err.Error(), "no such table") {
+			return "", nil // a schema from before leases
+		}
+		return "", fmt.Errorf("read crawl leases: %w", err)
+	}
+	defer rows.Close()
+	me, _ := os.Hostname()
+	now := time.Now().UTC()
+	for rows.Next() {
+		var name, host, started, expires string
+		var pid int
+		if err := rows.Scan(&name, &host, &pid, &started, &expires); err != nil {
+			return "", fmt.Errorf("read crawl leases: %w", err)
+		}
+		if leaseLive(host, pid, expires, me, now) {
+			return fmt.Sprintf("crawl %q is being run by process %d on %s (since %s)", name, pid, host, started), nil
+		}
+	}
+	return "", rows.Err()
+}
+
+// leaseLive reports whether a crawl lease held by process pid on host,
+// expiring at expires, is live at now, seen from host me: not expired,
+// and not of a process gone from this host (killed without closing its
+// store).
+func leaseLive(host string, pid int, expires, me string, now time.Time) bool {
+	exp, _ := time.Parse(timeFormat, expires)
+	return now.Before(exp) && !(host == me && !processAlive(pid))
+}
