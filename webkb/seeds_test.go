@@ -31,8 +31,8 @@ func TestWriteSeeds(t *testing.T) {
 	if strings.Contains(out, "a.test/c") {
 		t.Errorf("a page of another group is an example:\n%s", out)
 	}
-	if err := WriteSeeds(&b, a, nil, []string{"faculty"}, "misc", "other"); err == nil {
-		t.Error("a topic without examples in the group is accepted")
+	if err := WriteSeeds(&b, a, nil, []string{"faculty"}, "misc", "other"); err == nil || !strings.Contains(err.Error(), "(its labels: course, other)") {
+		t.Errorf("a topic without examples in the group: %v; want refused, listing the group's labels", err)
 	}
 	if err := WriteSeeds(&b, a, nil, []string{"course"}, "misc", "some"); err == nil {
 		t.Error("negatives other than other, rest or labels are accepted")
