@@ -17,6 +17,7 @@ import (
 	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/report"
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 func newReportCmd() *cobra.Command {
@@ -70,11 +71,13 @@ several crawls; md writes one document per crawl.`,
 				return err
 			}
 			var reps []*report.Report
+			var learnts [][]urlnorm.URL
 			for _, src := range sources {
 				learnt, err := experiment.LearntFor(cmd.Context(), src[0], src[1], trained, seeds, cmd.ErrOrStderr())
 				if err != nil {
 					return err
 				}
+				learnts = append(learnts, learnt)
 				rep, err := experiment.Measure(cmd.Context(), src[0], src[1], labels, every, topics, scope, th, learnt)
 				if err != nil {
 					return err
@@ -89,6 +92,10 @@ several crawls; md writes one document per crawl.`,
 				reps = append(reps, rep)
 			}
 			nameReports(reps, sources)
+			if i := differentLearnt(learnts); i > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "report: the models of crawls %s and %s learnt from different pages (%d and %d): each crawl's recall counts its own held-out targets; give --trained or --seeds to count the same targets for all\n",
+					reps[0].Crawl, reps[i].Crawl, len(learnts[0]), len(learnts[i]))
+			}
 			if out == "" || out == "-" {
 				return write(cmd.OutOrStdout(), reps)
 			}
@@ -259,4 +266,30 @@ func topicsOf(rep *report.Report) []string {
 // or learnt pages).
 func buildReport(ctx context.Context, db, name, labelsPath string, every int, topics []string, scope string) (*report.Report, error) {
 	return experiment.Measure(ctx, db, name, labelsPath, every, topics, scope, nil, nil)
+}
+
+// differentLearnt returns the index of the first list of pages learnt
+// from that is not the same set as the first list, or 0 when all are.
+func differentLearnt(lists [][]urlnorm.URL) int {
+	if len(lists) < 2 {
+		return 0
+	}
+	first := make(map[urlnorm.URL]bool, len(lists[0]))
+	for _, u := range lists[0] {
+		first[u] = true
+	}
+	for i, l := range lists[1:] {
+		seen := make(map[urlnorm.URL]bool, len(l))
+		for _, u := range l {
+			seen[u] = true
+		}
+		same := len(seen) == len(first)
+		for u := range seen {
+			same = same && first[u]
+		}
+		if !same {
+			return i + 1
+		}
+	}
+	return 0
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/scent-crawler/scent/report"
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // TestNameReports: crawls of one name are told apart by the shortest
@@ -44,5 +45,26 @@ func TestNameReports(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDifferentLearnt: lists of pages learnt from are compared as sets.
+func TestDifferentLearnt(t *testing.T) {
+	a, b, c := urlnorm.MustParse("http://a.test/"), urlnorm.MustParse("http://b.test/"), urlnorm.MustParse("http://c.test/")
+	for _, tc := range []struct {
+		name  string
+		lists [][]urlnorm.URL
+		want  int
+	}{
+		{"one crawl", [][]urlnorm.URL{{a}}, 0},
+		{"same set, other order", [][]urlnorm.URL{{a, b}, {b, a, a}}, 0},
+		{"none kept by both", [][]urlnorm.URL{nil, nil}, 0},
+		{"one more page", [][]urlnorm.URL{{a, b}, {a, b}, {a, b, c}}, 2},
+		{"none kept by one", [][]urlnorm.URL{{a}, nil}, 1},
+		{"other pages", [][]urlnorm.URL{{a, b}, {a, c}}, 1},
+	} {
+		if got := differentLearnt(tc.lists); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
 	}
 }
