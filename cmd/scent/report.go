@@ -48,14 +48,17 @@ With labels it also measures the link classifier on labelled links: a link
 is relevant when its target is labelled with the topic, predicted relevant
 when its stored score is at least --link-threshold.
 
---db is a SQLite file or a PostgreSQL database, postgres://USER@HOST:PORT/DB
-as for scent crawl (a crawl shared by many processes). Several crawls are
-compared side by side: repeat --crawl (crawls of one database), repeat
---db (the latest or the named crawl of each), or give as many --crawl as
---db (paired in order). --format html writes one
-self-contained page with the harvest and recall-against-budget charts;
-csv writes the curve points; json writes one object, or an array for
-several crawls; md writes one document per crawl.`,
+--db is a SQLite file or a PostgreSQL database,
+postgres://USER@HOST:PORT/DB as for scent crawl (a crawl shared by many
+processes). Several crawls are compared side by side: repeat --crawl
+(crawls of one database), repeat --db (the latest or the named crawl of
+each), or give as many --crawl as --db (paired in order); without
+--trained or --seeds each counts its own held-out targets (the pages its
+own model did not learn from), and the command says so when those
+differ. --format html writes one self-contained page with the
+harvest and recall-against-budget charts; csv writes the curve points;
+json writes one object, or an array for several crawls; md writes one
+document per crawl.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			write, err := reportWriter(format)
