@@ -4,6 +4,11 @@
 package atomicfile
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -11,13 +16,31 @@ import (
 // Write writes path through write, given a temporary file in path's
 // folder that replaces path once write returned nil and the data is
 // synced. On an error path is left as it was.
+//
+// A new file gets the permissions the process's umask leaves of 0666, a
+// file replaced keeps its own, and a symbolic link keeps pointing where it
+// did: the file it points to is replaced. A path that is not a regular
+// file, such as /dev/null or a named pipe, is written to directly, never
+// replaced; a directory is refused.
 func Write(path string, write func(*os.File) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	target, mode, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	if mode != nil && !mode.IsRegular() {
+		return writeInPlace(target, write)
+	}
+	tmp, err := createTemp(target)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
+	if mode != nil {
+		if err := tmp.Chmod(mode.Perm()); err != nil {
+			tmp.Close()
+			return err
+		}
+	}
 	if err := write(tmp); err != nil {
 		tmp.Close()
 		return err
@@ -29,5 +52,68 @@ func Write(path string, write func(*os.File) error) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return os.Rename(tmp.Name(), target)
+}
+
+// resolve follows path's symbolic links and returns the file to write and
+// its mode, or a nil mode when it does not exist yet.
+func resolve(path string) (string, *fs.FileMode, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if dest, lerr := os.Readlink(path); lerr == nil {
+			// A dangling link: create the file it names.
+			if !filepath.IsAbs(dest) {
+				dest = filepath.Join(filepath.Dir(path), dest)
+			}
+			return dest, nil, nil
+		}
+		return path, nil, nil
+	case err != nil:
+		return "", nil, err
+	case fi.IsDir():
+		return "", nil, fmt.Errorf("write %s: is a directory", path)
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", nil, err
+	}
+	mode := fi.Mode()
+	return target, &mode, nil
+}
+
+// writeInPlace writes to a file that is not a regular one (a device, a
+// pipe) as it is.
+func writeInPlace(path string, write func(*os.File) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// createTemp creates a new file beside path, with the permissions the
+// umask leaves of 0666 (os.CreateTemp makes 0600).
+func createTemp(path string) (*os.File, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	for range 100 {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		name := filepath.Join(dir, "."+base+"."+hex.EncodeToString(b[:]))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("write %s: no free temporary name", path)
 }

@@ -1,0 +1,60 @@
+//go:build unix
+
+package atomicfile
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestWrite_newFileUmask: a new file gets 0666 less the umask, as a file
+// created with os.Create would, not os.CreateTemp's 0600.
+func TestWrite_newFileUmask(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	path := filepath.Join(t.TempDir(), "new.txt")
+	if err := Write(path, func(f *os.File) error { _, err := f.WriteString("x"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("new file: %v, %v; want 0644 under umask 022", fi.Mode(), err)
+	}
+}
+
+// TestWrite_namedPipe: a path that is not a regular file (a named pipe,
+// as /dev/null is a device) is written to, never replaced.
+func TestWrite_namedPipe(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("no named pipe: %v", err)
+	}
+	got := make(chan string)
+	go func() {
+		f, err := os.Open(path)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		got <- string(b)
+	}()
+	if err := Write(path, func(f *os.File) error { _, err := f.WriteString("through the pipe"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if s != "through the pipe" {
+			t.Errorf("the reader of the pipe got %q", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing was written to the pipe")
+	}
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe is now %v (%v): it must never be replaced", fi.Mode(), err)
+	}
+}
