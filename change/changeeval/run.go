@@ -1,7 +1,7 @@
 package changeeval
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/scent-crawler/scent/change"
+	"github.com/scent-crawler/scent/internal/atomicfile"
 )
 
 // Config says what to evaluate and where to write it.
@@ -326,26 +327,13 @@ func writePointsCSV(w io.Writer, points []Point) error {
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
 
 // writeAtomic writes a file through a temporary file in the same
-// directory, renamed into place once complete.
+// directory, renamed into place once complete (atomicfile.Write).
 func writeAtomic(path string, f func(io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := f(&buf); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, func(file *os.File) error {
+		w := bufio.NewWriter(file)
+		if err := f(w); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
 }
