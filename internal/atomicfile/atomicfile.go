@@ -73,6 +73,11 @@ func resolve(path string) (string, *fs.FileMode, error) {
 		return "", nil, err
 	case fi.IsDir():
 		return "", nil, fmt.Errorf("write %s: is a directory", path)
+	case !fi.Mode().IsRegular():
+		// Written in place as named (/dev/stdout names a pipe that
+		// no path leads to).
+		mode := fi.Mode()
+		return path, &mode, nil
 	}
 	target, err := filepath.EvalSymlinks(path)
 	if err != nil {

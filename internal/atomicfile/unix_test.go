@@ -43,7 +43,12 @@ func TestWrite_namedPipe(t *testing.T) {
 		b, _ := io.ReadAll(f)
 		got <- string(b)
 	}()
-	if err := Write(path, func(f *os.File) error { _, err := f.WriteString("through the pipe"); return err }); err != nil {
+	// Through a link to it, as /dev/stdout is a link to a pipe.
+	link := filepath.Join(filepath.Dir(path), "stdout")
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(link, func(f *os.File) error { _, err := f.WriteString("through the pipe"); return err }); err != nil {
 		t.Fatal(err)
 	}
 	select {
