@@ -115,10 +115,19 @@ func createTemp(path string) (*os.File, error) {
 		}
 		name := filepath.Join(dir, "."+base+"."+hex.EncodeToString(b[:]))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) {
+		switch {
+		case errors.Is(err, fs.ErrExist):
 			continue
+		case err != nil:
+			// The error of the file the user named, not of the
+			// temporary one.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("write %s: %w", path, err)
 		}
-		return f, err
+		return f, nil
 	}
 	return nil, fmt.Errorf("write %s: no free temporary name", path)
 }

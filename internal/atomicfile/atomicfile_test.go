@@ -2,8 +2,10 @@ package atomicfile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -76,5 +78,15 @@ func TestWrite_keepsWhatIsThere(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 4 { // kept.txt, link.txt, dangling.txt, made.txt
 		t.Errorf("%d files in the folder, want 4 (no temporary file left)", len(entries))
+	}
+}
+
+// TestWrite_missingFolder: the error names the file asked for, not the
+// temporary one.
+func TestWrite_missingFolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "none", "f.txt")
+	err := Write(path, func(*os.File) error { return nil })
+	if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "write "+path+": ") || strings.Contains(err.Error(), ".f.txt.") {
+		t.Errorf("Write into a missing folder: %v", err)
 	}
 }
