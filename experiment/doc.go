@@ -8,7 +8,8 @@
 // model through the replay, crawls into a SQLite database in the Spec's
 // folder, exports it and measures it on held-out targets: the labelled
 // pages reachable from the seeds minus every page the model learnt from
-// (trained.txt). Beside the crawl it measures breadth-first (one crawl of
+// (trained.txt, and kept with the crawl in its database, where a report
+// of it finds them: LearntFor). Beside the crawl it measures breadth-first (one crawl of
 // every reachable page, cached per collection) and the all-knowing plan.
 //
 // A Grid expands into Specs, one per combination of its lists (topic
@@ -24,7 +25,8 @@
 // Measure (a crawl's report against labels), ExportJSONL and NormEval.
 // It opens every database it uses in one place (store.go, reader.go):
 // Measure, ExportJSONL and search read through Reader, which a SQLite
-// file and a PostgreSQL database both provide (OpenReader).
+// file and a PostgreSQL database both provide (OpenReader); a SQLite file
+// of an older scent is upgraded first (sqlite.OpenReading).
 //
 // Data flows one way: experiment uses crawler, training, replay, report,
 // sqlite, postgres and the leaf packages; only cmd/scent imports it.
