@@ -1,6 +1,3 @@
-// Package atomicfile writes files so that a crash never leaves a
-// half-written one: the data goes to a temporary file in the same folder,
-// which is synced and renamed over the target.
 package atomicfile
 
 import (

@@ -1,0 +1,6 @@
+// Package atomicfile writes files so that a crash never leaves a
+// half-written one: the data goes to a temporary file in the same folder,
+// which is synced and renamed over the target (Write). What is not a
+// regular file (a device such as /dev/null, a pipe) is written to as it
+// is, never replaced.
+package atomicfile
