@@ -46,11 +46,12 @@ type JudgeAt struct {
 // page scores, once, and judges each of topics by them.
 func JudgeEval(path string, m *classify.Model, topics []string, group string) ([]*JudgeResult, error) {
 	sc := training.NewScorer(m)
-	idx := make([]int, len(topics))
+	idx := make([]int, len(topics)) // each topic's class in m
 	for i, t := range topics {
-		if idx[i] = slices.Index(sc.Topics(), t); idx[i] < 0 {
+		if !slices.Contains(sc.Topics(), t) {
 			return nil, fmt.Errorf("the model has no topic %s (it has %s)", t, strings.Join(sc.Topics(), ", "))
 		}
+		idx[i] = m.Index(t)
 	}
 	a, err := webkb.Open(path)
 	if err != nil {
@@ -60,9 +61,8 @@ func JudgeEval(path string, m *classify.Model, topics []string, group string) ([
 		return nil, err
 	}
 	var labels, tops []string
-	var scores [][]float64 // per page, the model's scores of its topics
+	var scores [][]float64 // per page, the model's scores of its classes
 	classes := m.Classes()
-	var post []float64
 	for _, l := range a.Labels() {
 		if l.Group == group {
 			continue
@@ -75,9 +75,9 @@ func JudgeEval(path string, m *classify.Model, topics []string, group string) ([
 		if err != nil {
 			continue // not a page a crawl would judge either
 		}
+		post := sc.PageClasses(pg.Tokens, nil)
 		labels = append(labels, l.Label)
-		scores = append(scores, sc.ScorePage(pg.Tokens, nil))
-		post = sc.PageClasses(pg.Tokens, post)
+		scores = append(scores, post)
 		tops = append(tops, classes[argmax(post)])
 	}
 	out := make([]*JudgeResult, len(topics))

@@ -60,10 +60,19 @@ func (s *Scorer) Model() *classify.Model { return s.m }
 
 // Score writes P(topic | tokens) per topic into dst.
 func (s *Scorer) Score(tokens []string, dst []float64) []float64 {
+	return s.pick(tokens, dst, s.idx)
+}
+
+// pick writes into dst the posteriors of the classes idx (every class of
+// the model when nil) for tokens scored at once.
+func (s *Scorer) pick(tokens []string, dst []float64, idx []int) []float64 {
 	buf := s.pool.Get().(*[]float64)
 	post := s.m.Posterior(tokens, *buf)
 	dst = dst[:0]
-	for _, i := range s.idx {
+	if idx == nil {
+		dst = append(dst, post...)
+	}
+	for _, i := range idx {
 		dst = append(dst, post[i])
 	}
 	*buf = post
@@ -76,58 +85,50 @@ func (s *Scorer) Score(tokens []string, dst []float64) []float64 {
 // page as it scored its training windows, and the page gets the mean; a
 // model that learnt from pages scores the page at once.
 func (s *Scorer) ScorePage(tokens []string, dst []float64) []float64 {
-	if s.window == 0 || len(tokens) <= s.window {
-		return s.Score(tokens, dst)
-	}
-	dst = dst[:0]
-	for range s.idx {
-		dst = append(dst, 0)
-	}
-	buf := s.pool.Get().(*[]float64)
-	n := 0
-	for i := 0; i < len(tokens); i += s.window {
-		j := min(i+s.window, len(tokens))
-		if j-i < s.window/2 {
-			break // the short tail, as in training
-		}
-		post := s.m.Posterior(tokens[i:j], *buf)
-		for k, c := range s.idx {
-			dst[k] += post[c]
-		}
-		*buf = post
-		n++
-	}
-	s.pool.Put(buf)
-	for k := range dst {
-		dst[k] /= float64(n)
-	}
-	return dst
+	return s.page(tokens, dst, s.idx)
 }
 
 // PageClasses writes into dst the page's posterior of every class of the
 // model (classify.Model.Classes: the topics and the background classes),
 // scored as ScorePage scores the topics.
 func (s *Scorer) PageClasses(tokens []string, dst []float64) []float64 {
+	return s.page(tokens, dst, nil)
+}
+
+// page is ScorePage for the classes idx (every class when nil).
+func (s *Scorer) page(tokens []string, dst []float64, idx []int) []float64 {
 	if s.window == 0 || len(tokens) <= s.window {
-		return s.m.Posterior(tokens, dst)
+		return s.pick(tokens, dst, idx)
 	}
-	n := len(s.m.Classes())
-	dst = append(dst[:0], make([]float64, n)...)
-	var post []float64
+	n := len(idx)
+	if idx == nil {
+		n = len(s.m.Classes())
+	}
+	dst = dst[:0]
+	for range n {
+		dst = append(dst, 0)
+	}
+	buf := s.pool.Get().(*[]float64)
 	windows := 0
 	for i := 0; i < len(tokens); i += s.window {
 		j := min(i+s.window, len(tokens))
 		if j-i < s.window/2 {
 			break // the short tail, as in training
 		}
-		post = s.m.Posterior(tokens[i:j], post)
-		for c, p := range post {
-			dst[c] += p
+		post := s.m.Posterior(tokens[i:j], *buf)
+		for k := range dst {
+			c := k
+			if idx != nil {
+				c = idx[k]
+			}
+			dst[k] += post[c]
 		}
+		*buf = post
 		windows++
 	}
-	for c := range dst {
-		dst[c] /= float64(windows)
+	s.pool.Put(buf)
+	for k := range dst {
+		dst[k] /= float64(windows)
 	}
 	return dst
 }
