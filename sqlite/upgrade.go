@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 )
 
@@ -44,13 +43,11 @@ func Upgrade(ctx context.Context, path string) (from, to int, err error) {
 	case !errors.Is(err, ErrOldSchema):
 		return 0, 0, err
 	}
-	from, err = readOnlyVersion(ctx, path)
+	from, busy, err := upgradeState(ctx, path)
 	if err != nil {
-		return 0, 0, err
-	}
-	if busy, err := liveLease(ctx, path); err != nil {
 		return from, from, err
-	} else if busy != "" {
+	}
+	if busy != "" {
 		return from, from, fmt.Errorf("upgrade %s: %w: %s; upgrade it once that crawl has stopped", path, ErrBusy, busy)
 	}
 	s, err := Open(ctx, path)
@@ -73,32 +70,24 @@ func (s *Store) schemaVersion(ctx context.Context) (int, error) {
 	return v, nil
 }
 
-// readOnlyVersion reads the schema version of the database at path
-// without checking it.
-func readOnlyVersion(ctx context.Context, path string) (int, error) {
+// upgradeState reads, in one read-only open, the schema version of the
+// database at path and describes a live crawl lease of it ("" when there
+// is none).
+func upgradeState(ctx context.Context, path string) (version int, busy string, err error) {
 	db, err := openReadOnlyDB(ctx, path)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	defer db.Close()
-	s := &Store{db: db}
-	return s.schemaVersion(ctx)
-}
-
-// liveLease describes a live crawl lease of the database at path, or
-// returns "" when there is none (or the schema has no leases yet).
-func liveLease(ctx context.Context, path string) (string, error) {
-	db, err := openReadOnlyDB(ctx, path)
-	if err != nil {
-		return "", err
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return 0, "", fmt.Errorf("read schema version: %w", err)
 	}
-	defer db.Close()
+	if version < leasesSince {
+		return version, "", nil // a schema from before crawl leases
+	}
 	rows, err := db.QueryContext(ctx, `SELECT c.name, l.host, l.pid, l.started_at, l.expires_at FROM crawl_leases l JOIN crawls c ON c.id = l.crawl_id`)
 	if err != nil {
-		if strings.Contains(err.Error(), "no such table") {
-			return "", nil // a schema from before leases
-		}
-		return "", fmt.Errorf("read crawl leases: %w", err)
+		return version, "", fmt.Errorf("read crawl leases: %w", err)
 	}
 	defer rows.Close()
 	me, _ := os.Hostname()
@@ -107,14 +96,18 @@ func liveLease(ctx context.Context, path string) (string, error) {
 		var name, host, started, expires string
 		var pid int
 		if err := rows.Scan(&name, &host, &pid, &started, &expires); err != nil {
-			return "", fmt.Errorf("read crawl leases: %w", err)
+			return version, "", fmt.Errorf("read crawl leases: %w", err)
 		}
 		if leaseLive(host, pid, expires, me, now) {
-			return fmt.Sprintf("crawl %q is being run by process %d on %s (since %s)", name, pid, host, started), nil
+			return version, fmt.Sprintf("crawl %q is being run by process %d on %s (since %s)", name, pid, host, started), nil
 		}
 	}
-	return "", rows.Err()
+	return version, "", rows.Err()
 }
+
+// leasesSince is the schema version that added crawl leases
+// (migrations/0009_lease.sql).
+const leasesSince = 9
 
 // leaseLive reports whether a crawl lease held by process pid on host,
 // expiring at expires, is live at now, seen from host me: not expired,

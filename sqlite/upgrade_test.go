@@ -39,7 +39,7 @@ func TestUpgrade(t *testing.T) {
 	if from, to, err := Upgrade(ctx, path); !errors.Is(err, ErrBusy) || from != old || to != old {
 		t.Errorf("upgrade while a crawl runs: %d → %d, %v; want it refused with ErrBusy", from, to, err)
 	}
-	if v, _ := readOnlyVersion(ctx, path); v != old {
+	if v, _, _ := upgradeState(ctx, path); v != old {
 		t.Errorf("refused upgrade left schema %d, want %d", v, old)
 	}
 	for _, gone := range []struct {
@@ -51,7 +51,7 @@ func TestUpgrade(t *testing.T) {
 		{"process gone", 1 << 30, time.Now().Add(time.Minute)},
 	} {
 		lease(gone.pid, gone.expires)
-		if busy, err := liveLease(ctx, path); busy != "" || err != nil {
+		if _, busy, err := upgradeState(ctx, path); busy != "" || err != nil {
 			t.Errorf("%s lease: live %q, %v; want none", gone.name, busy, err)
 		}
 	}
@@ -112,5 +112,15 @@ func TestOpenReading(t *testing.T) {
 		t.Errorf("an up-to-date database: %v, told %q; want it opened as it is", err, notice.String())
 	} else {
 		s.Close()
+	}
+}
+
+// TestUpgrade_beforeLeases: a schema older than crawl leases has none to
+// look at and is upgraded all the way.
+func TestUpgrade_beforeLeases(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v8.db")
+	migrateTo(t, path, leasesSince-1).Close()
+	if from, to, err := Upgrade(context.Background(), path); err != nil || from != leasesSince-1 || to != SchemaVersion() {
+		t.Errorf("upgrade of schema %d: %d → %d, %v", leasesSince-1, from, to, err)
 	}
 }
