@@ -181,12 +181,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if scorer != nil {
-		// What the model learnt from and what the learner's prior reads
-		// (the seed file's training pages), kept with the crawl: its
-		// report counts none of them as found.
-		cfg.Learnt = unionURLs(learnt, training.LearntFrom(seeds, nil))
-	}
+	cfg.Learnt = learnt // kept with the crawl: its report counts none of them as found
 	if ts, ok := scorer.(*training.Scorer); ok {
 		cfg.Segment = ts.Segment() // link contexts as the model learnt them
 	}

@@ -21,11 +21,11 @@ import (
 )
 
 // crawlScorer returns the scorer of a crawl, the path of its model and
-// the pages the model learnt from: the model of --model or beside the
-// database (and the list written beside it, MODEL.trained.txt, when there
-// is one), else one trained from the seed file's examples (kept beside
-// the database, with its training report and the list), else none for
-// bfs. On PostgreSQL without --model, the model is the one kept in the
+// the pages the crawl learns from (its model's and the seed file's
+// training pages): the model of --model or beside the database (and the
+// list written beside it, MODEL.trained.txt, when there is one), else one
+// trained from the seed file's examples (kept beside the database, with
+// its training report and the list), else none for bfs. On PostgreSQL without --model, the model is the one kept in the
 // database (sharedScorer).
 func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (string, crawler.Scorer, []urlnorm.URL, error) {
 	ctx := cmd.Context()
@@ -47,6 +47,10 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", nil, nil, err
 		}
+		// The seed file's training pages too, whose links the learner
+		// starts from (a model trained here learnt from them already;
+		// the store keeps a page listed twice once).
+		learnt = append(learnt, training.LearntFrom(seeds, nil)...)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", nil, nil, err
 	} else if cf.model != "" {
@@ -181,19 +185,4 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 	var err error
 	cfg.Learner, err = learn.New(scorer.Topics(), lo)
 	return err
-}
-
-// unionURLs returns the URLs of a and then those of b not in a.
-func unionURLs(a, b []urlnorm.URL) []urlnorm.URL {
-	seen := make(map[urlnorm.URL]bool, len(a)+len(b))
-	out := make([]urlnorm.URL, 0, len(a)+len(b))
-	for _, l := range [][]urlnorm.URL{a, b} {
-		for _, u := range l {
-			if !seen[u] {
-				seen[u] = true
-				out = append(out, u)
-			}
-		}
-	}
-	return out
 }
