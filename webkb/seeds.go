@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -60,10 +61,12 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		fmt.Fprintf(bw, "seed\t%s\n", s)
 	}
 	counts := make(map[string]int)
+	labels := make(map[string]bool) // the group's labels
 	for _, l := range a.Labels() {
 		if l.Group != group || !isHTMLPage(a, l.URL) {
 			continue
 		}
+		labels[l.Label] = true
 		role := l.Label
 		switch {
 		case want[role], negatives == "labels":
@@ -77,7 +80,7 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 	}
 	for _, t := range topics {
 		if counts[t] == 0 {
-			return fmt.Errorf("no page of group %s is labelled %s (its labels: %s)", group, t, strings.Join(groupLabels(a, group), ", "))
+			return fmt.Errorf("no page of group %s is labelled %s (its labels: %s)", group, t, strings.Join(slices.Sorted(maps.Keys(labels)), ", "))
 		}
 	}
 	neg := 0
@@ -154,18 +157,4 @@ func WriteReachableLabels(w io.Writer, a *replay.Archive, seeds []urlnorm.URL) e
 		return fmt.Errorf("no labelled page of the collection is reachable from the seeds %v: nothing to find", seeds)
 	}
 	return bw.Flush()
-}
-
-// groupLabels lists the labels of group's HTML pages, in order.
-func groupLabels(a *replay.Archive, group string) []string {
-	seen := make(map[string]bool)
-	var out []string
-	for _, l := range a.Labels() {
-		if l.Group == group && !seen[l.Label] && isHTMLPage(a, l.URL) {
-			seen[l.Label] = true
-			out = append(out, l.Label)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
