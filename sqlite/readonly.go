@@ -45,9 +45,9 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 // checkSchema reports whether the database holds scent's current schema,
 // without changing anything.
 func (s *Store) checkSchema(ctx context.Context) error {
-	var cur int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
-		return fmt.Errorf("read schema version: %w", err)
+	cur, err := schemaVersion(ctx, s.db)
+	if err != nil {
+		return err
 	}
 	if cur == 0 {
 		if err := s.checkForeign(ctx); err != nil {
@@ -103,7 +103,7 @@ func openReadOnlyDB(ctx context.Context, path string) (*sql.DB, error) {
 			return nil, err
 		}
 		db.SetMaxOpenConns(1)
-		var cur int
+		var cur int // a read that fails when the file cannot be opened so
 		if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
 			db.Close()
 			return nil, err

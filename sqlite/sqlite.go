@@ -121,9 +121,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var cur int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
-		return fmt.Errorf("read schema version: %w", err)
+	cur, err := schemaVersion(ctx, s.db)
+	if err != nil {
+		return err
 	}
 	if cur > len(ms) {
 		return fmt.Errorf("database schema version %d is newer than this scent understands (%d); use a newer scent", cur, len(ms))

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -37,7 +38,7 @@ func Upgrade(ctx context.Context, path string) (from, to int, err error) {
 	r, err := OpenReadOnly(ctx, path)
 	switch {
 	case err == nil:
-		v, err := r.schemaVersion(ctx)
+		v, err := schemaVersion(ctx, r.db)
 		r.Close()
 		return v, v, err // up to date
 	case !errors.Is(err, ErrOldSchema):
@@ -54,17 +55,17 @@ func Upgrade(ctx context.Context, path string) (from, to int, err error) {
 	if err != nil {
 		return from, from, err
 	}
-	to, err = s.schemaVersion(ctx)
+	to, err = schemaVersion(ctx, s.db)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
 	return from, to, err
 }
 
-// schemaVersion reads the database's schema version.
-func (s *Store) schemaVersion(ctx context.Context) (int, error) {
+// schemaVersion reads the schema version of db (PRAGMA user_version).
+func schemaVersion(ctx context.Context, db *sql.DB) (int, error) {
 	var v int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	return v, nil
@@ -79,8 +80,8 @@ func upgradeState(ctx context.Context, path string) (version int, busy string, e
 		return 0, "", err
 	}
 	defer db.Close()
-	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return 0, "", fmt.Errorf("read schema version: %w", err)
+	if version, err = schemaVersion(ctx, db); err != nil {
+		return 0, "", err
 	}
 	if version < leasesSince {
 		return version, "", nil // a schema from before crawl leases
