@@ -3,9 +3,9 @@
 # "Tried after the discount"), from the commit they were measured at. Run
 # from the repository root:
 #
-#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order
+#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit
 #
-# learner-discount, judge-pairs, link-mix, behind, no-memory, judge-terms, crawl-weight, primed-mix, cv-split, dead-host and judge-and-order leave the binary out/try-NAME, whose
+# learner-discount, judge-pairs, link-mix, behind, no-memory, judge-terms, crawl-weight, primed-mix, cv-split, dead-host, judge-and-order and bandit leave the binary out/try-NAME, whose
 # variant is switched on by the environment:
 #
 #     SCENT_TRY_LEARN_DISCOUNT=D out/try-learner-discount experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
@@ -48,6 +48,10 @@
 #     SCENT_TRY_TEMP=2 out/try-judge-and-order experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
 #     SCENT_TRY_EXPLORE=4 out/try-judge-and-order experiment ../shared/corpus/webkb.tgz --group G --topic T --budget 4000 --baseline=false --out DIR
 #
+# bandit (applied to 2598b6a) with SCENT_TRY_BANDIT=W [SCENT_TRY_BANDIT_FAIL=1]:
+#
+#     SCENT_TRY_BANDIT=1 SCENT_TRY_BANDIT_FAIL=1 out/try-bandit experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
+#
 # no-memory with SCENT_TRY_NO_MEMORY=1, through resume.sh:
 #
 #     SCENT_TRY_NO_MEMORY=1 SCENT=out/try-no-memory bash results/learn/resume.sh
@@ -66,7 +70,7 @@
 # (SCENT_TRY_EM_LAMBDA defaults to 1, SCENT_TRY_EM_ROUNDS to 3;
 # SCENT_TRY_EM_TERMS sets the judge's terms, 1,000 by default.)
 set -euo pipefail
-name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order}
+name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit}
 patch=results/learn/tried/$name.patch
 [ -f "$patch" ] || { echo "build.sh: no $patch" >&2; exit 2; }
 # the commit the variants were measured at: the patch's "Base:" line, or e05f918
