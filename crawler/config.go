@@ -105,8 +105,9 @@ type Config struct {
 	// into that directory to the topic's parts, served (with Tunnel)
 	// after its reserve, or drops them (without), instead of pushing them
 	// on the topic's stack: the pages of a document already found are not more
-	// entries. It remembers the last 65,536 such directories found by
-	// this run of the crawl (a resumed crawl learns them again). Off by
+	// entries. It remembers the last 65,536 such directories found; a
+	// resumed crawl reads them back from the pages it committed (a Store
+	// that is a PageReader; with another it learns them again). Off by
 	// default; ignored by bfs.
 	Sections bool
 	// Lockstep fetches in rounds: the stacks (or best-first queues) give

@@ -1,6 +1,9 @@
 package crawler
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // frontier serves a crawl's stacks from the store: round-robin over the
 // topics (or the one bfs queue), each from its stack, then, once that
@@ -72,6 +75,24 @@ func newFrontier(c *Crawler) *frontier {
 		f.secs = newSections(c.topics)
 	}
 	return f
+}
+
+// resume rebuilds, for a resumed crawl, the sections its committed pages
+// found, observing them in commit order as the crawl did. A store that
+// cannot read its pages back leaves them to be found again.
+func (f *frontier) resume(ctx context.Context) error {
+	pr, ok := f.store.(PageReader)
+	if f.secs == nil || !ok {
+		return nil
+	}
+	err := pr.EachPage(ctx, f.crawl, func(p *Page) error {
+		f.secs.observe(p)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("resume crawl: sections: %w", err)
+	}
+	return nil
 }
 
 // stacks lists every stack of the frontier, in serving order: each

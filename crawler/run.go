@@ -120,6 +120,11 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 		return r, err
 	}
 	c.crawlID, r.front.crawl = st.ID, st.ID
+	if st.Resumed {
+		if err := r.front.resume(ctx); err != nil {
+			return r, err
+		}
+	}
 	r.sum = Summary{Crawl: st.ID, Resumed: st.Resumed, Total: st.Fetched, Succeeded: st.Succeeded, Relevant: make(map[string]int)}
 	r.budget = newBudget(c.cfg, st)
 	if c.cfg.Learner != nil {

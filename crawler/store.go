@@ -341,6 +341,16 @@ type URLLookup interface {
 	KnownURL(ctx context.Context, crawl int64, u urlnorm.URL) (known, taken bool, err error)
 }
 
+// PageReader is an optional interface of a Store that reads a crawl's
+// pages back in commit order, as EachPage of the SQLite and PostgreSQL
+// stores does (URL, FinalURL, Failure and Relevant set). A resumed crawl
+// rebuilds from them what its frontier remembers only in memory
+// (Config.Sections), so that it goes on as the crawl that was never
+// stopped would.
+type PageReader interface {
+	EachPage(ctx context.Context, crawl int64, fn func(*Page) error) error
+}
+
 // SharedFrontier is an optional interface of a Store whose crawl is
 // shared by several processes: when this process finds nothing to pop and
 // has no fetch in flight, others may still push entries or give back the

@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 	t.Run("LockstepOrderDoesNotDependOnFetchSpeed", s.lockstepOrderDoesNotDependOnFetchSpeed)
 	t.Run("LockstepCommitsEachRoundOnce", s.lockstepCommitsEachRoundOnce)
 	t.Run("SectionsLeaveTheInsideOfAFoundDocument", s.sectionsLeaveTheInsideOfAFoundDocument)
+	t.Run("SectionsOutliveAResume", s.sectionsOutliveAResume)
 	t.Run("TunnelGoesOnFromTheShallowestReserveLink", s.tunnelGoesOnFromTheShallowestReserveLink)
 	t.Run("SurveyFetchesTheSeedsLinksFirst", s.surveyFetchesTheSeedsLinksFirst)
 	t.Run("ProgressShowsTheFrontier", s.progressShowsTheFrontier)
@@ -497,6 +498,57 @@ func (su *suite) sectionsLeaveTheInsideOfAFoundDocument(t *testing.T) {
 		if g := strings.Join(got, " "); g != tc.want {
 			t.Errorf("sections %v, tunnel %v: fetched %s, want %s", tc.sections, tc.tunnel, g, tc.want)
 		}
+	}
+}
+
+func (su *suite) sectionsOutliveAResume(t *testing.T) {
+	// The seed links to a course (/c1/) and to a list of homework whose
+	// first entry lies inside that course. With Sections the course's
+	// page makes /c1/ a section, so the list's link into it is dropped.
+	// A crawl stopped after the course's page and resumed drops it too:
+	// it fetches what the crawl never stopped fetches.
+	const fill = " one two three four five six seven eight nine ten eleven twelve "
+	s := NewSite(t, map[string]string{
+		"/":            `<html><body><a href="/c1/">course 1</a>` + fill + `<a href="/list">course homework list</a></body></html>`,
+		"/c1/":         `<html><body>course syllabus</body></html>`,
+		"/list":        `<html><body>course homework <a href="/c1/hw1.html">course homework 1</a>` + fill + `<a href="/hw2.html">course homework 2</a></body></html>`,
+		"/c1/hw1.html": `<html><body>course homework</body></html>`,
+		"/hw2.html":    `<html><body>course homework</body></html>`,
+	}, nil)
+	scorer := NewKeywordScorer(map[string][]string{"course": {"course", "syllabus", "homework"}}, "course")
+	cfg := crawler.Config{Workers: 1, Lockstep: true, Sections: true}
+	whole := su.fetchedPaths(t, s, cfg, scorer)
+	if slices.Contains(whole, "/c1/hw1.html") || !slices.Contains(whole, "/hw2.html") {
+		t.Fatalf("the crawl fetched %v: want the link into /c1/ dropped, /hw2.html fetched", whole)
+	}
+	at := slices.Index(whole, "/c1/")
+	if at < 0 || at+1 >= len(whole) || !slices.Contains(whole[at+1:], "/list") {
+		t.Fatalf("the crawl fetched %v: want /list after /c1/", whole)
+	}
+
+	st := su.open(t)
+	f := NewFetcher(t, fetch.Config{})
+	stop := cfg
+	stop.MaxPages = at + 1 // up to the course's page
+	for i, c := range []crawler.Config{stop, cfg} {
+		cr, err := crawler.New(c, st, f, scorer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seeds []urlnorm.URL
+		if i == 0 {
+			seeds = []urlnorm.URL{s.URL("/")}
+		}
+		if _, err := cr.Run(context.Background(), seeds, "{}"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, p := range su.pages(t, st) {
+		got = append(got, strings.TrimPrefix(p.url, s.Server.URL))
+	}
+	if g, w := strings.Join(got, " "), strings.Join(whole, " "); g != w {
+		t.Errorf("stopped after %d pages and resumed, the crawl fetched %s; without a stop %s", at+1, g, w)
 	}
 }
 
