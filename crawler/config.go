@@ -221,6 +221,11 @@ type Config struct {
 	// the goroutine that runs the crawl; it must return quickly.
 	Progress      func(Progress)
 	ProgressEvery time.Duration // default 1s
+	// Opened, when set, is called once the store opened (or resumed) the
+	// crawl, before its first fetch: what should be written only for a
+	// crawl that runs (a model trained for it) is written there. An
+	// error ends the run.
+	Opened func(CrawlState) error
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 }

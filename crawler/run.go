@@ -120,6 +120,11 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 		return r, err
 	}
 	c.crawlID, r.front.crawl = st.ID, st.ID
+	if c.cfg.Opened != nil {
+		if err := c.cfg.Opened(st); err != nil {
+			return r, err
+		}
+	}
 	if st.Resumed {
 		if err := r.front.resume(ctx); err != nil {
 			return r, err

@@ -78,11 +78,12 @@ func WriteLearnt(ctx context.Context, path string, s *training.Seeds, mf *traini
 	if err != nil {
 		return nil, err
 	}
-	return learnt, writeTrained(path, learnt)
+	return learnt, WriteTrained(path, learnt)
 }
 
-// writeTrained writes urls, one a line, with a header comment.
-func writeTrained(path string, urls []urlnorm.URL) error {
+// WriteTrained writes the list of the pages a model learnt from (urls)
+// to path, one a line, with a header comment (ReadTrained reads it).
+func WriteTrained(path string, urls []urlnorm.URL) error {
 	err := writeFileAtomic(path, func(f *os.File) error {
 		w := bufio.NewWriter(f)
 		fmt.Fprintf(w, "# %d pages the model learnt from (its examples and the pages whose links it trained on): no recall targets\n", len(urls))
@@ -97,7 +98,7 @@ func writeTrained(path string, urls []urlnorm.URL) error {
 	return nil
 }
 
-// ReadTrained reads a list written by writeTrained: one URL a line,
+// ReadTrained reads a list written by WriteTrained: one URL a line,
 // blank lines and '#' comments skipped.
 func ReadTrained(path string) ([]urlnorm.URL, error) {
 	data, err := os.ReadFile(path)

@@ -157,7 +157,7 @@ func TestExperiment_heldOut_webkb(t *testing.T) {
 }
 
 // TestLearntOf lists the examples and the parents of the backlinks file,
-// and writeTrained and ReadTrained keep the list.
+// and WriteTrained and ReadTrained keep the list.
 func TestLearntOf(t *testing.T) {
 	dir := t.TempDir()
 	seedPath := filepath.Join(dir, "seeds.txt")

@@ -133,7 +133,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	if err != nil {
 		return nil, err
 	}
-	if err := writeTrained(filepath.Join(o.Out, TrainedFile), learnt); err != nil {
+	if err := WriteTrained(filepath.Join(o.Out, TrainedFile), learnt); err != nil {
 		return nil, err
 	}
 

@@ -51,9 +51,12 @@ func newCrawlCmd() *cobra.Command {
 		Long: `crawl starts at the seed URLs of a seed file and follows the links whose
 context the topic model finds on-topic, storing every page and link in the
 SQLite database. Without --model it trains the model from the seed file's
-example pages first and keeps it beside the database (DB.model.json, and
-the pages it learnt from in DB.model.trained.txt), so a crawl stopped with
-Ctrl-C resumes with the same model when the same command runs again. The
+example pages first and keeps it beside the database once the crawl is
+opened (DB.model.json, and the pages it learnt from in
+DB.model.trained.txt; for a --crawl NAME other than default,
+DB.NAME.model.json), so a crawl stopped with Ctrl-C resumes with the same
+model when the same command runs again; a model kept there for other
+topics than the seed file's examples is refused. The
 crawl keeps the pages its model and learner learnt from in the database
 too, so that scent report counts none of them as found. With --db
 postgres://USER@HOST:PORT/DB the crawl is kept on a PostgreSQL server
@@ -94,7 +97,7 @@ link-context window the crawl takes; --threshold replaces any model's:
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&cf.seeds, "seeds", "", "seed file: crawl seeds and, to train a model, example pages")
-	fs.StringVar(&cf.model, "model", "", "model file from scent train (default: DB.model.json, trained from --seeds if missing)")
+	fs.StringVar(&cf.model, "model", "", "model file from scent train (default: DB.model.json, or DB.NAME.model.json for --crawl NAME, trained from --seeds if missing)")
 	fs.StringVar(&cf.db, "db", "scent.db", "database of the crawl: a SQLite file, or postgres://USER@HOST:PORT/DB for a crawl shared by many processes")
 	fs.DurationVar(&cf.leaseExpiry, "lease-expiry", 30*time.Second, "with --db postgres://…: how long the URLs a process leased stay its own after it stops renewing them (killed): then the other processes fetch them")
 	fs.StringVar(&cf.name, "crawl", "default", "crawl name in the database; an existing unfinished crawl is resumed")
@@ -177,11 +180,15 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if pg != nil {
 		defer pg.Close()
 	}
-	modelPath, scorer, learnt, err := crawlScorer(cmd, cf, pg, seeds, strategy, examples)
+	cm, err := crawlScorer(cmd, cf, pg, seeds, strategy, examples)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Learnt = learnt // kept with the crawl: its report counts none of them as found
+	modelPath, scorer := cm.path, cm.scorer
+	cfg.Learnt = cm.learnt // kept with the crawl: its report counts none of them as found
+	if cm.save != nil {
+		cfg.Opened = func(crawler.CrawlState) error { return cm.save() }
+	}
 	if ts, ok := scorer.(*training.Scorer); ok {
 		cfg.Segment = ts.Segment() // link contexts as the model learnt them
 	}

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,41 +23,89 @@ import (
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
-// crawlScorer returns the scorer of a crawl, the path of its model and
-// the pages the crawl learns from (its model's and the seed file's
-// training pages): the model of --model or beside the database (and the
-// list written beside it, MODEL.trained.txt, when there is one), else one
-// trained from the seed file's examples (kept beside the database, with
-// its training report and the list), else none for bfs. On PostgreSQL without --model, the model is the one kept in the
-// database (sharedScorer).
-func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (string, crawler.Scorer, []urlnorm.URL, error) {
+// crawlModel is the model of a crawl: its path (or where a PostgreSQL
+// database keeps it), its scorer, the pages the crawl learns from (its
+// model's and the seed file's training pages) and, for a model trained
+// here, save, which writes it and its list of pages beside the database
+// once the crawl is opened (so that a crawl refused, as one another
+// process runs, writes nothing).
+type crawlModel struct {
+	path   string
+	scorer crawler.Scorer
+	learnt []urlnorm.URL
+	save   func() error
+}
+
+// modelPathFor is where scent crawl keeps the model of crawl name in
+// database db: DB.model.json for the default crawl, DB.NAME.model.json
+// (NAME path-escaped) for another, so that each crawl of a database has
+// its own.
+func modelPathFor(db, name string) string {
+	if name == "" || name == "default" {
+		return db + ".model.json"
+	}
+	return db + "." + url.PathEscape(name) + ".model.json"
+}
+
+// sameTopics refuses a model whose topics are not those the seed file
+// has examples of (a seed file of crawl seeds alone goes with any model):
+// the crawl would follow another topic, and count the seed file's
+// examples as pages it learnt from.
+func sameTopics(m *classify.Model, seeds *training.Seeds, cf *crawlFlags, modelPath string) error {
+	if len(seeds.Topics) == 0 {
+		return nil
+	}
+	have, want := slices.Sorted(slices.Values(m.Topics())), slices.Sorted(slices.Values(seeds.Topics))
+	if slices.Equal(have, want) {
+		return nil
+	}
+	if cf.model != "" {
+		return fmt.Errorf("model %s is a model of %s, but the seed file %s has examples of %s: give the model trained from this seed file, or a seed file of its topics",
+			modelPath, strings.Join(have, ", "), cf.seeds, strings.Join(want, ", "))
+	}
+	return fmt.Errorf("%s, the model of crawl %q, is a model of %s, but the seed file %s has examples of %s: give another --crawl name for a new crawl, or remove the model to train it again",
+		modelPath, cf.name, strings.Join(have, ", "), cf.seeds, strings.Join(want, ", "))
+}
+
+// crawlScorer returns the model of a crawl: the model of --model or
+// beside the database (modelPathFor; and the list written beside it,
+// MODEL.trained.txt, when there is one), else one trained from the seed
+// file's examples (kept beside the database once the crawl is opened,
+// with the list), else none for bfs. On PostgreSQL without --model, the
+// model is the one kept in the database (sharedScorer).
+func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (crawlModel, error) {
 	ctx := cmd.Context()
 	if pg != nil && cf.model == "" {
-		return sharedScorer(cmd, cf, pg, seeds, strategy, f)
+		path, scorer, learnt, err := sharedScorer(cmd, cf, pg, seeds, strategy, f)
+		return crawlModel{path: path, scorer: scorer, learnt: learnt}, err
 	}
 	modelPath := cf.model
 	if modelPath == "" {
-		modelPath = cf.db + ".model.json"
+		modelPath = modelPathFor(cf.db, cf.name)
 	}
 	var scorer crawler.Scorer
 	var learnt []urlnorm.URL
+	var save func() error
 	if m, err := loadModel(modelPath); err == nil {
+		if err := sameTopics(m, seeds, cf, modelPath); err != nil {
+			return crawlModel{}, err
+		}
 		if err := applyThreshold(cmd, m, cf.mf.Threshold, cmd.ErrOrStderr()); err != nil {
-			return "", nil, nil, err
+			return crawlModel{}, err
 		}
 		scorer = training.NewScorer(m)
 		learnt, err = experiment.ReadTrained(experiment.TrainedPathFor(modelPath))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return "", nil, nil, err
+			return crawlModel{}, err
 		}
 		// The seed file's training pages too, whose links the learner
 		// starts from (a model trained here learnt from them already;
 		// the store keeps a page listed twice once).
 		learnt = append(learnt, training.LearntFrom(seeds, nil)...)
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", nil, nil, err
+		return crawlModel{}, err
 	} else if cf.model != "" {
-		return "", nil, nil, fmt.Errorf("model %s: %w", cf.model, err)
+		return crawlModel{}, fmt.Errorf("model %s: %w", cf.model, err)
 	} else if len(seeds.Topics) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "training a model from %s …\n", cf.seeds)
 		var src training.BacklinkSource
@@ -64,7 +115,7 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 			if _, err := os.Stat(cf.db); err == nil {
 				store, err := sqlite.Open(ctx, cf.db)
 				if err != nil {
-					return "", nil, nil, err
+					return crawlModel{}, err
 				}
 				defer store.Close()
 				rec = training.NewBacklinkRecorder(store)
@@ -73,22 +124,28 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		}
 		m, rep, err := trainModel(ctx, seeds, f, &cf.mf, cmd.ErrOrStderr(), src)
 		if err != nil {
-			return "", nil, nil, err
+			return crawlModel{}, err
 		}
 		printTrainReport(cmd.ErrOrStderr(), rep)
 		printRewards(cmd.ErrOrStderr(), m)
-		if err := experiment.SaveModel(modelPath, m); err != nil {
-			return "", nil, nil, err
+		if learnt, err = experiment.LearntOf(ctx, seeds, &cf.mf.Settings, rec); err != nil {
+			return crawlModel{}, err
 		}
-		if learnt, err = experiment.WriteLearnt(ctx, experiment.TrainedPathFor(modelPath), seeds, &cf.mf.Settings, rec); err != nil {
-			return "", nil, nil, err
+		save = func() error {
+			if err := experiment.SaveModel(modelPath, m); err != nil {
+				return err
+			}
+			if err := experiment.WriteTrained(experiment.TrainedPathFor(modelPath), learnt); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "model written to %s\n", modelPath)
+			return nil
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "model written to %s\n", modelPath)
 		scorer = training.NewScorer(m)
 	} else if strategy != crawler.StrategyBFS {
-		return "", nil, nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
+		return crawlModel{}, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
 	}
-	return modelPath, scorer, learnt, nil
+	return crawlModel{path: modelPath, scorer: scorer, learnt: learnt, save: save}, nil
 }
 
 // sharedModel returns the model of a crawl in a PostgreSQL database: the

@@ -3,11 +3,15 @@ package main
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/scent-crawler/scent/classify"
 )
 
 // TestCrawl_tunedModel: crawl takes no model tuning flag; a model tuned
@@ -43,5 +47,95 @@ func TestCrawl_tunedModel(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(config), &settings); err != nil || settings.Window != 3 {
 		t.Errorf("crawl recorded window %d (%v), want the model's 3: %s", settings.Window, err, config)
+	}
+}
+
+// TestCrawl_modelBelongsToItsCrawl: scent crawl keeps the model it trains
+// beside the database under the crawl's name, refuses a model (kept there
+// or given) for other topics than the seed file's, and writes nothing
+// when the crawl is refused (another process runs it).
+func TestCrawl_modelBelongsToItsCrawl(t *testing.T) {
+	srv := topicSite(t)
+	dir := t.TempDir()
+	seeds := func(name, topic string) string {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(fmt.Sprintf("seed %s/\n%s %s/c10\n%s %s/c11\nother %s/o10\nother %s/o11\n", srv.URL, topic, srv.URL, topic, srv.URL, srv.URL, srv.URL)), 0o644)
+		return path
+	}
+	course, lecture := seeds("course.txt", "course"), seeds("lecture.txt", "lecture")
+	db := filepath.Join(dir, "c.db")
+	crawl := func(seedFile string, args ...string) (string, error) {
+		return runScent(t, append([]string{"crawl", "--seeds", seedFile, "--db", db, "--max-pages", "5", "--delay", "0", "--quiet"}, args...)...)
+	}
+	topics := func(path string) string {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		m, err := classify.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(m.Topics(), ",")
+	}
+	if out, err := crawl(course); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	if got := topics(db + ".model.json"); got != "course" {
+		t.Fatalf("default crawl's model: topics %s, want course", got)
+	}
+	// The default crawl's model is of course, the seed file's examples of
+	// lecture: refused, not crawled with the other model.
+	if _, err := crawl(lecture); err == nil || !strings.Contains(err.Error(), "is a model of course") || !strings.Contains(err.Error(), "examples of lecture") || !strings.Contains(err.Error(), "--crawl") {
+		t.Fatalf("crawl with other topics than the model beside the database: error %v", err)
+	}
+	// Another crawl of the database trains a model of its own.
+	if out, err := crawl(lecture, "--crawl", "lectures/2"); err != nil {
+		t.Fatalf("crawl --crawl lectures/2: %v\n%s", err, out)
+	}
+	if got := topics(db + ".lectures%2F2.model.json"); got != "lecture" {
+		t.Errorf("crawl lectures/2's model: topics %s, want lecture", got)
+	}
+	if got := topics(db + ".model.json"); got != "course" {
+		t.Errorf("default crawl's model after another crawl: topics %s, want course", got)
+	}
+	if _, err := os.Stat(db + ".lectures%2F2.model.trained.txt"); err != nil {
+		t.Errorf("crawl lectures/2's list of pages learnt from: %v", err)
+	}
+	// A model given for other topics than the seed file's examples.
+	if _, err := crawl(course, "--crawl", "mixed", "--model", db+".lectures%2F2.model.json"); err == nil || !strings.Contains(err.Error(), "is a model of lecture") {
+		t.Errorf("crawl --model of other topics: error %v", err)
+	}
+
+	// A live process holds crawl "busy": a crawl of it is refused before
+	// it writes a model.
+	if out, err := crawl(course, "--crawl", "busy"); err != nil {
+		t.Fatalf("crawl --crawl busy: %v\n%s", err, out)
+	}
+	for _, p := range []string{db + ".busy.model.json", db + ".busy.model.trained.txt"} {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := sql.Open("sqlite3", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	now := time.Now().UTC()
+	_, err = d.Exec(`INSERT OR REPLACE INTO crawl_leases(crawl_id, holder, host, pid, started_at, expires_at) SELECT id, 'another', ?, ?, ?, ? FROM crawls WHERE name = 'busy'`,
+		host, os.Getpid(), now.Format(time.RFC3339Nano), now.Add(time.Hour).Format(time.RFC3339Nano))
+	d.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := crawl(course, "--crawl", "busy"); err == nil || !strings.Contains(err.Error(), "is being run by process") {
+		t.Fatalf("crawl of a crawl another process runs: error %v", err)
+	}
+	for _, p := range []string{db + ".busy.model.json", db + ".busy.model.trained.txt"} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("refused crawl wrote %s (%v)", p, err)
+		}
 	}
 }

@@ -87,7 +87,7 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 func (f *modelFlags) registerCrawl(fs *pflag.FlagSet) {
 	f.Settings = training.DefaultSettings()
 	fs.Float64Var(&f.Threshold, "threshold", classify.DefaultThreshold,
-		"on-topic threshold of P(topic|link), in (0, 1], of the model trained here; given, it replaces the thresholds of a model read (--model or DB.model.json)")
+		"on-topic threshold of P(topic|link), in (0, 1], of the model trained here; given, it replaces the thresholds of a model read (--model or the one kept beside the database)")
 }
 
 // registerFixed registers the model flags other than --k, --threshold and
