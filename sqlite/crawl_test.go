@@ -415,3 +415,40 @@ func TestStore_PopFloor(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestOpen_pathOfAnyCharacters: a database path with the characters a
+// URI reads otherwise ('?', '#', '%') names that very file, for a crawl
+// and for a reader.
+func TestOpen_pathOfAnyCharacters(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"a?b.db", "h#1.db", "x%41y.db", "p%3f q.db"} {
+		path := filepath.Join(t.TempDir(), name)
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}, SeedStacks: []string{""}}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s.Close()
+		entries, err := os.ReadDir(filepath.Dir(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) == 0 || entries[0].Name() != name {
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			t.Fatalf("opened %q: the directory holds %v", name, names)
+		}
+		r, err := OpenReadOnly(ctx, path)
+		if err != nil {
+			t.Fatalf("%s read-only: %v", name, err)
+		}
+		if _, err := r.Crawl(ctx, "c"); err != nil {
+			t.Errorf("%s read-only: %v", name, err)
+		}
+		r.Close()
+	}
+}

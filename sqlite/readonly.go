@@ -30,13 +30,19 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	db, err := openReadOnlyDB(ctx, path)
+	db, immutable, err := openReadOnlyDB(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	s := &Store{db: db, path: path, ords: make(map[int64]int), caps: make(map[int64]frontierCaps)}
+	if fi, err := os.Stat(path + "-wal"); immutable && err == nil && fi.Size() > 0 {
+		s.skippedLog = fi.Size()
+	}
 	if err := s.checkSchema(ctx); err != nil {
 		db.Close()
+		if n, ok := s.SkippedLog(); ok {
+			return nil, fmt.Errorf("open store %s (read without its write-ahead log %s-wal, %d bytes, which needs a %s-shm file that cannot be created there: copy both files to a directory you can write): %w", path, path, n, path, err)
+		}
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	return s, nil
@@ -88,9 +94,19 @@ func (s *Store) checkForeign(ctx context.Context) error {
 	return nil
 }
 
+// SkippedLog returns the size of the database's write-ahead log (DB-wal)
+// that a read-only open left unread, and whether there was one: where
+// the -shm file reading it needs cannot be created (a directory the user
+// cannot write), the database is read as it was at its last checkpoint,
+// without the commits since (of a crawl killed, or still running).
+func (s *Store) SkippedLog() (int64, bool) {
+	return s.skippedLog, s.skippedLog > 0
+}
+
 // openReadOnlyDB opens the database at path read-only, as immutable when
-// a WAL database's -shm file cannot be created (a read-only directory).
-func openReadOnlyDB(ctx context.Context, path string) (*sql.DB, error) {
+// a WAL database's -shm file cannot be created (a read-only directory),
+// and tells which.
+func openReadOnlyDB(ctx context.Context, path string) (*sql.DB, bool, error) {
 	open := func(immutable bool) (*sql.DB, error) {
 		q := url.Values{}
 		q.Set("mode", "ro")
@@ -98,7 +114,7 @@ func openReadOnlyDB(ctx context.Context, path string) (*sql.DB, error) {
 		if immutable {
 			q.Set("immutable", "1")
 		}
-		db, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
+		db, err := sql.Open(driverName, fileURI(path, q))
 		if err != nil {
 			return nil, err
 		}
@@ -111,11 +127,12 @@ func openReadOnlyDB(ctx context.Context, path string) (*sql.DB, error) {
 		return db, nil
 	}
 	db, err := open(false)
-	if err != nil {
-		var err2 error
-		if db, err2 = open(true); err2 != nil {
-			return nil, fmt.Errorf("open store %s read-only: %w", path, err)
-		}
+	if err == nil {
+		return db, false, nil
 	}
-	return db, nil
+	db, err2 := open(true)
+	if err2 != nil {
+		return nil, false, fmt.Errorf("open store %s read-only: %w", path, err)
+	}
+	return db, true, nil
 }

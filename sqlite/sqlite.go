@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/scent-crawler/scent/internal/migrate"
 	"github.com/scent-crawler/scent/minhash"
@@ -31,6 +32,10 @@ type Store struct {
 	// scores) and the database's min-hash parameters.
 	topics map[int64][]string
 	params *minhash.Params
+
+	// skippedLog is the size of the write-ahead log a read-only open
+	// could not read (SkippedLog).
+	skippedLog int64
 }
 
 // pageSize is the SQLite page size of a new database, in bytes. A
@@ -54,7 +59,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// SQLite's own per-connection mutexes only cost: a crawl ran 3 to 4
 	// % faster without them.
 	q.Set("_mutex", "no")
-	dsn := "file:" + path + "?" + q.Encode()
+	dsn := fileURI(path, q)
 	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -157,4 +162,16 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// uriEscaper escapes what SQLite's URI filenames (and the driver, which
+// takes its own parameters from after the first '?') read otherwise in
+// a path: a '?' starts the parameters, a '#' the fragment, a '%' an
+// escape.
+var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+
+// fileURI is the driver's name for the database file at path with the
+// parameters q: the file at that very path, whatever its characters.
+func fileURI(path string, q url.Values) string {
+	return "file:" + uriEscaper.Replace(path) + "?" + q.Encode()
 }

@@ -18,6 +18,9 @@ import (
 func OpenReading(ctx context.Context, path string, notice io.Writer) (*Store, error) {
 	s, err := OpenReadOnly(ctx, path)
 	if !errors.Is(err, ErrOldSchema) {
+		if err == nil {
+			tellSkippedLog(s, notice)
+		}
 		return s, err
 	}
 	from, to, uerr := Upgrade(ctx, path)
@@ -25,7 +28,20 @@ func OpenReading(ctx context.Context, path string, notice io.Writer) (*Store, er
 		return nil, fmt.Errorf("%w; upgrading it failed: %w", err, uerr)
 	}
 	fmt.Fprintf(notice, "upgraded %s from schema version %d to %d, as a crawl with this scent would\n", path, from, to)
-	return OpenReadOnly(ctx, path)
+	s, err = OpenReadOnly(ctx, path)
+	if err == nil {
+		tellSkippedLog(s, notice)
+	}
+	return s, err
+}
+
+// tellSkippedLog tells on notice when s was opened without its
+// write-ahead log (SkippedLog).
+func tellSkippedLog(s *Store, notice io.Writer) {
+	if n, ok := s.SkippedLog(); ok {
+		fmt.Fprintf(notice, "reading %s as at its last checkpoint: its write-ahead log %s-wal (%d bytes, the commits since: a crawl killed or still running) needs a %s-shm file that cannot be created there; to read them, copy %s and %s-wal to a directory you can write\n",
+			s.path, s.path, n, s.path, s.path, s.path)
+	}
 }
 
 // Upgrade applies to the existing scent database at path the migrations
@@ -75,7 +91,7 @@ func schemaVersion(ctx context.Context, db *sql.DB) (int, error) {
 // database at path and describes a live crawl lease of it ("" when there
 // is none).
 func upgradeState(ctx context.Context, path string) (version int, busy string, err error) {
-	db, err := openReadOnlyDB(ctx, path)
+	db, _, err := openReadOnlyDB(ctx, path)
 	if err != nil {
 		return 0, "", err
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scent-crawler/scent/crawler"
 )
 
 // TestUpgrade: a database of the schema before the last is brought up to
@@ -122,5 +124,71 @@ func TestUpgrade_beforeLeases(t *testing.T) {
 	migrateTo(t, path, leasesSince-1).Close()
 	if from, to, err := Upgrade(context.Background(), path); err != nil || from != leasesSince-1 || to != SchemaVersion() {
 		t.Errorf("upgrade of schema %d: %d → %d, %v", leasesSince-1, from, to, err)
+	}
+}
+
+// TestOpenReading_withoutItsLog: where the -shm file a WAL database's
+// reader needs cannot be created, the database is read as at its last
+// checkpoint, and the reader is told so.
+func TestOpenReading_withoutItsLog(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // the schema checkpointed into the file
+	s, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}, SeedStacks: []string{""}}); err != nil {
+		t.Fatal(err)
+	}
+	// A copy of the file and its log, where the -shm file cannot be
+	// made (a link to nowhere stands in its way, as a read-only
+	// directory would for a user who cannot write it).
+	cp := filepath.Join(t.TempDir(), "c.db")
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(path + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if suffix == "-wal" && len(b) == 0 {
+			t.Fatal("the crawl's commit is not in the write-ahead log")
+		}
+		if err := os.WriteFile(cp+suffix, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "no", "such", "dir"), cp+"-shm"); err != nil {
+		t.Fatal(err)
+	}
+	var notice strings.Builder
+	r, err := OpenReading(ctx, cp, &notice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if n, ok := r.SkippedLog(); !ok || !strings.Contains(notice.String(), "as at its last checkpoint") || !strings.Contains(notice.String(), fmt.Sprintf("(%d bytes", n)) {
+		t.Errorf("skipped log %d %v, told %q", n, ok, notice.String())
+	}
+	if _, err := r.Crawl(ctx, "c"); err == nil {
+		t.Error("the crawl committed after the checkpoint was read without its log")
+	}
+	// The database itself reads its log: nothing skipped, nothing told.
+	notice.Reset()
+	r2, err := OpenReading(ctx, path, &notice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if _, ok := r2.SkippedLog(); ok || notice.Len() > 0 {
+		t.Errorf("the database where its -shm can be made: told %q", notice.String())
+	}
+	if _, err := r2.Crawl(ctx, "c"); err != nil {
+		t.Error(err)
 	}
 }
