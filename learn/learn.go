@@ -107,8 +107,8 @@ func (o Options) Validate() error {
 		return errors.New("learner reward threshold must be in [0, 1]")
 	case slices.ContainsFunc(o.Rewards, func(v float64) bool { return math.IsNaN(v) || v < 0 || v > 1 }):
 		return errors.New("learner reward thresholds must be in [0, 1]")
-	case math.IsNaN(o.PriorWeight) || o.PriorWeight < 0:
-		return errors.New("learner prior weight must not be negative")
+	case !(o.PriorWeight >= 0 && o.PriorWeight <= MaxPriorWeight):
+		return fmt.Errorf("learner prior weight must be from 0 to %g", float64(MaxPriorWeight))
 	case math.IsNaN(o.MinMove) || o.MinMove < 0 || o.MinMove >= 1:
 		return errors.New("learner least move must be in [0, 1)")
 	case math.IsNaN(o.Growth) || o.Growth < 0:

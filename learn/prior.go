@@ -14,6 +14,11 @@ import (
 // evidence a crawl's learner starts from (Prime).
 const DefaultPrior = 1.0
 
+// MaxPriorWeight bounds Options.PriorWeight: a training link a million
+// times a crawl's own already drowns it, and weights of the order of
+// the largest float overflow the counts.
+const MaxPriorWeight = 1e6
+
 // PriorLink is a link of the training pages, known before the crawl,
 // with where it leads for each topic.
 type PriorLink struct {

@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -43,8 +45,9 @@ func applyConfig(cmd *cobra.Command, path string) error {
 			return
 		}
 		var val any
+		from := "config file " + path
 		if s, ok := os.LookupEnv(envName(f.Name)); ok && s != "" {
-			val = s
+			val, from = s, "environment variable "+envName(f.Name)
 		} else if x, ok := section[f.Name]; ok {
 			val = x
 		} else if x, ok := settings[f.Name]; ok {
@@ -55,19 +58,33 @@ func applyConfig(cmd *cobra.Command, path string) error {
 		} else {
 			return
 		}
-		s := fmt.Sprint(val)
+		s := configValue(val)
 		if list, ok := val.([]any); ok {
 			parts := make([]string, len(list))
 			for i, x := range list {
-				parts[i] = fmt.Sprint(x)
+				parts[i] = configValue(x)
 			}
 			s = strings.Join(parts, ",")
 		}
 		if err := cmd.Flags().Set(f.Name, s); err != nil {
-			errs = append(errs, fmt.Errorf("setting %s=%q from environment or config: %w", f.Name, s, err))
+			errs = append(errs, fmt.Errorf("setting %s=%q from %s: %w", f.Name, s, from, err))
 		}
 	})
 	return errors.Join(errs...)
+}
+
+// configValue is a config file's value as a flag reads it. JSON gives
+// every number as a float64, which fmt prints in exponent form from a
+// million on (1e+06), a form integer flags refuse: a whole number is
+// written as one.
+func configValue(v any) string {
+	if f, ok := v.(float64); ok {
+		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return strconv.FormatInt(int64(f), 10)
+		}
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 // envName is the environment variable of a flag: SCENT_ and the name in

@@ -85,3 +85,52 @@ func TestConfig_exportAfterCrawlSection(t *testing.T) {
 		t.Fatalf("export with a crawl section in scent.yaml: %v\n%s", err, out)
 	}
 }
+
+// TestApplyConfig_jsonNumbers: a JSON config's numbers (float64 to
+// viper) set integer flags from a million on and fractions as they are;
+// a bad value names where it came from.
+func TestApplyConfig_jsonNumbers(t *testing.T) {
+	for _, v := range []string{"SCENT_MAX_FRONTIER", "SCENT_MAX_BODY", "SCENT_LEARN_PRIOR", "SCENT_WORKERS"} {
+		t.Setenv(v, "")
+	}
+	cfg := filepath.Join(t.TempDir(), "scent.json")
+	os.WriteFile(cfg, []byte(`{"crawl": {"max-frontier": 1000000, "max-body": 10485760, "learn-prior": 0.25}}`), 0o644)
+	c, _, err := newRootCmd().Find([]string{"crawl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := applyConfig(c, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for flag, want := range map[string]string{"max-frontier": "1000000", "max-body": "10485760", "learn-prior": "0.25"} {
+		if got := c.Flags().Lookup(flag).Value.String(); got != want {
+			t.Errorf("--%s = %q, want %q", flag, got, want)
+		}
+	}
+	os.WriteFile(cfg, []byte(`{"crawl": {"workers": 2.5}}`), 0o644)
+	c, _, _ = newRootCmd().Find([]string{"crawl"})
+	if err := applyConfig(c, cfg); err == nil || !strings.Contains(err.Error(), "config file "+cfg) {
+		t.Errorf("workers 2.5 from a config file: error %v, want one naming the file", err)
+	}
+	t.Setenv("SCENT_WORKERS", "many")
+	c, _, _ = newRootCmd().Find([]string{"crawl"})
+	if err := applyConfig(c, ""); err == nil || !strings.Contains(err.Error(), "environment variable SCENT_WORKERS") {
+		t.Errorf("workers from the environment: error %v, want one naming the variable", err)
+	}
+}
+
+// TestConfig_brokenFileLeavesHelp: help and shell completion read no
+// setting, so a broken ./scent.yaml does not stop them; a command that
+// reads settings is refused with the file's error.
+func TestConfig_brokenFileLeavesHelp(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.WriteFile("scent.yaml", []byte("proxy: [broken\n"), 0o644)
+	for _, args := range [][]string{{"help"}, {"help", "crawl"}, {"completion", "bash"}} {
+		if out, err := runScent(t, args...); err != nil || out == "" {
+			t.Errorf("scent %s with a broken scent.yaml: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	if _, err := runScent(t, "crawl", "--seeds", "x.txt"); err == nil || !strings.Contains(err.Error(), "scent.yaml") {
+		t.Errorf("crawl with a broken scent.yaml: error %v, want the file's", err)
+	}
+}

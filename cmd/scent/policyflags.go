@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/spf13/pflag"
 
@@ -64,8 +63,8 @@ func (p *policyFlags) apply(fs *pflag.FlagSet) error {
 	if err := applyPreset(fs, p.preset); err != nil {
 		return err
 	}
-	if p.prior < 0 || math.IsNaN(p.prior) {
-		return fmt.Errorf("--learn-prior %v: want a weight of 0 or more", p.prior)
+	if !(p.prior >= 0 && p.prior <= learn.MaxPriorWeight) {
+		return fmt.Errorf("--learn-prior %v: want a weight from 0 to %g", p.prior, float64(learn.MaxPriorWeight))
 	}
 	for _, f := range []struct {
 		name string

@@ -39,6 +39,9 @@ func newRootCmd() *cobra.Command {
 				}
 				profile = f
 			}
+			if cmd.Name() == "help" || cmd.Name() == "version" || (cmd.HasParent() && cmd.Parent().Name() == "completion") {
+				return nil // they read no setting: a broken config file does not stand in their way
+			}
 			return applyConfig(cmd, configPath)
 		},
 		PersistentPostRunE: func(cmd *cobra.Command, args []string) error {

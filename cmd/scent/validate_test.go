@@ -42,6 +42,8 @@ func TestValidate_beforeWork(t *testing.T) {
 		{append(crawl, "--db", db, "--retries", "-1"), "--retries"},
 		{append(crawl, "--db", db, "--max-pages", "-1"), "--max-pages"},
 		{append(crawl, "--db", db, "--learn-prior", "-1"), "--learn-prior"},
+		{append(crawl, "--db", db, "--learn-prior", "1e308"), "--learn-prior"},
+		{append(crawl, "--db", db, "--learn-prior", "+Inf"), "--learn-prior"},
 		{append(crawl, "--db", db, "--model", filepath.Join(dir, "none.json")), "--model"},
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "missing", "m.json")}, "does not exist"},
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--timeout", "0"}, "--timeout"},
