@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/scent-crawler/scent/crawler"
@@ -129,6 +132,9 @@ func Measure(ctx context.Context, db, name, labelsPath string, every int, topics
 	if len(topics) == 0 {
 		return nil, fmt.Errorf("crawl %q has no model topics: name the topics to measure with --topics", c.Name)
 	}
+	if err := checkMeasured(c, topics, labels, labelsPath, th); err != nil {
+		return nil, err
+	}
 	rep := report.New(c.Name, c.Strategy, topics, labels, every)
 	rep.TargetScope = scope
 	if learnt != nil {
@@ -164,4 +170,46 @@ func Measure(ctx context.Context, db, name, labelsPath string, every int, topics
 		rep.PagesPerSecond = rep.FetchesPerSecond * float64(rep.Pages) / float64(n)
 	}
 	return rep, nil
+}
+
+// checkMeasured refuses what would make a report of zeros that look like
+// a finding: a topic the crawl did not crawl for, a labels file that
+// labels no page with a topic measured, a link threshold for a topic
+// not measured.
+func checkMeasured(c crawler.CrawlInfo, topics []string, labels report.Labels, labelsPath string, th map[string]float64) error {
+	for _, t := range topics {
+		if len(c.Topics) > 0 && !slices.Contains(c.Topics, t) {
+			return fmt.Errorf("crawl %q has no topic %s (its topics: %s)", c.Name, t, strings.Join(c.Topics, ", "))
+		}
+	}
+	for t := range th {
+		if t != "" && !slices.Contains(topics, t) {
+			return fmt.Errorf("link threshold for %s, a topic not measured (%s)", t, strings.Join(topics, ", "))
+		}
+	}
+	if labelsPath == "" {
+		return nil
+	}
+	count := make(map[string]int)
+	for _, l := range labels {
+		count[l]++
+	}
+	var missing []string
+	for _, t := range topics {
+		if count[t] == 0 {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	have := slices.Sorted(maps.Keys(count))
+	if i := slices.Index(have, ""); i >= 0 {
+		have = slices.Delete(have, i, i+1)
+	}
+	if len(have) == 0 {
+		return fmt.Errorf("labels file %s labels no page (%d lines without a label)", labelsPath, count[""])
+	}
+	return fmt.Errorf("labels file %s labels no page %s (its labels: %s): every count of the topic would be 0; measure the topics it labels (--topics), or give the labels of this crawl's collection",
+		labelsPath, strings.Join(missing, ", "), strings.Join(have, ", "))
 }

@@ -23,6 +23,9 @@ func ReadLabels(r io.Reader) (Labels, error) {
 	for sc.Scan() {
 		n++
 		line := strings.TrimRight(sc.Text(), "\r")
+		if n == 1 {
+			line = strings.TrimPrefix(line, "\ufeff") // a byte-order mark some editors write
+		}
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}

@@ -115,9 +115,17 @@ func ParseSeeds(r io.Reader, dir string) (*Seeds, error) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	n := 0
 	seenSeed := make(map[urlnorm.URL]bool)
+	// An example listed twice under one role is one example: trained on
+	// twice, it would weigh double.
+	type example struct{ role, url, path string }
+	seenExample := make(map[example]bool)
 	for sc.Scan() {
 		n++
-		line := strings.TrimSpace(sc.Text())
+		text := sc.Text()
+		if n == 1 {
+			text = strings.TrimPrefix(text, "\ufeff") // a byte-order mark some editors write
+		}
+		line := strings.TrimSpace(text)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -162,6 +170,11 @@ func ParseSeeds(r io.Reader, dir string) (*Seeds, error) {
 		} else {
 			source.Path = resolvePath(src, dir)
 		}
+		k := example{role, source.URL.String(), source.Path}
+		if seenExample[k] {
+			continue
+		}
+		seenExample[k] = true
 		if role == classify.Other {
 			s.Other = append(s.Other, source)
 			continue

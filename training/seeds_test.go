@@ -357,3 +357,17 @@ func TestSeeds_SiteConcentration(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSeeds_bomAndRepeats: a byte-order mark before the first line
+// is no part of it, and an example listed twice under one role is one
+// example (under two roles, one of each).
+func TestParseSeeds_bomAndRepeats(t *testing.T) {
+	in := "\ufeffseed http://a.edu/\ncourse http://a.edu/c1\ncourse http://a.edu/c1\nother http://a.edu/o\nother http://a.edu/o\ncourse pages/c.html\ncourse pages/c.html\nlecture http://a.edu/c1\n"
+	s, err := ParseSeeds(strings.NewReader(in), "/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Crawl) != 1 || len(s.Train["course"]) != 2 || len(s.Other) != 1 || len(s.Train["lecture"]) != 1 {
+		t.Errorf("parsed %d seeds, course %v, other %v, lecture %v; want 1 seed, 2 course examples, 1 other, 1 lecture", len(s.Crawl), s.Train["course"], s.Other, s.Train["lecture"])
+	}
+}

@@ -1,0 +1,20 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// TestReadLabels_byteOrderMark: a byte-order mark before the first line
+// is no part of its URL.
+func TestReadLabels_byteOrderMark(t *testing.T) {
+	l, err := ReadLabels(strings.NewReader("\ufeffhttp://a.edu/c1\tcourse\nhttp://a.edu/s\tstudent\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l[urlnorm.MustParse("http://a.edu/c1")] != "course" || len(l) != 2 {
+		t.Errorf("labels %v", l)
+	}
+}
