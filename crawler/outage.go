@@ -28,14 +28,17 @@ var errRetryLater = errors.New("transient failure: fetched again later")
 // its host waits hostBackoffFirst, doubled on each failure in a row up to
 // hostBackoffMax, and the page gives up after Config.RetryLater tries,
 // recorded with the failure's reason. When outageAfter pages in a row get
-// no answer at all (a page of a host waiting after such a failure counts),
-// or outageQuiet has passed without any answer and 3 in a row failed, the
-// network is down: the crawl takes no new URL from the frontier and
-// probes with one waiting page, of another host each time, after
-// probeFirst, doubled up to probeMax, until a fetch gets an answer (when
-// every waiting host was tried, a new page from the frontier probes);
-// failures while it is down do not count against a page's tries. After
-// Config.MaxOutage it stops with ErrNetworkUnreachable.
+// no answer at all (a page put off because its host waits after no answer
+// counts while no other fetch got one since), or outageQuiet has passed
+// without any answer and 3 in a row failed, the network is down: the crawl takes no new URL from the
+// frontier and probes with one waiting page, of another host each time,
+// after probeFirst, doubled up to probeMax, until a fetch gets an answer.
+// When every waiting host was tried, the URL that answered last (the
+// canary) probes, and a new page from the frontier may: a canary that
+// answers while the waiting hosts do not says that they, not the network,
+// are down, and the crawl goes on, their pages using their tries.
+// Failures while the network is down do not count against a page's
+// tries. After Config.MaxOutage it stops with ErrNetworkUnreachable.
 const (
 	outageAfter      = 8
 	outageQuiet      = 10 * time.Second
@@ -44,6 +47,7 @@ const (
 	probeFirst       = time.Second
 	probeMax         = 30 * time.Second
 	maxWaiting       = 1 << 14 // pages waiting to be fetched again, at most
+	maxDead          = 1 << 14 // hosts known down while the network works, at most
 )
 
 // outage wraps the crawl's fetcher to keep transient failures from being
@@ -73,12 +77,21 @@ type outage struct {
 	probeNew   bool            // every waiting host was probed: a new page may probe
 	waiting    []waitingEntry
 	gaveUp     bool
+
+	// canary is the URL of the last fetch that got an answer; while the
+	// network is down it probes when every waiting host was tried.
+	canary     urlnorm.URL
+	dead       map[string]bool // hosts that did not answer while the canary did: their failures say nothing of the network
+	ctx        context.Context // the run's, for the canary's fetch
+	stopCanary context.CancelFunc
+	canaries   sync.WaitGroup
 }
 
 type backoff struct {
 	fails       int
 	next        time.Time
-	unreachable bool // the last failure got no answer
+	unreachable bool      // the last failure got no answer
+	failed      time.Time // when
 }
 
 type waitingEntry struct {
@@ -86,10 +99,17 @@ type waitingEntry struct {
 	due time.Time
 }
 
-func newOutage(inner Fetcher, cfg Config) *outage {
+func newOutage(ctx context.Context, inner Fetcher, cfg Config) *outage {
+	ctx, stop := context.WithCancel(ctx)
 	return &outage{inner: inner, retryLater: cfg.RetryLater, maxOutage: cfg.MaxOutage, log: cfg.Log, now: time.Now,
 		retry: make(map[urlnorm.URL]bool), tries: make(map[urlnorm.URL]int), hosts: make(map[string]*backoff),
-		probed: make(map[string]bool), lastAnswer: time.Now()}
+		probed: make(map[string]bool), dead: make(map[string]bool), lastAnswer: time.Now(), ctx: ctx, stopCanary: stop}
+}
+
+// close stops a canary in flight and waits for it.
+func (o *outage) close() {
+	o.stopCanary()
+	o.canaries.Wait()
 }
 
 // unwrapOutage returns the fetcher an outage wraps, or f itself, so that
@@ -122,6 +142,50 @@ func (o *outage) noAnswer(why string) {
 	}
 }
 
+// answered notes that the fetch of u got an answer: the network works;
+// o.mu is held. A network found down comes up again, saying so with
+// format (of the outage's length).
+func (o *outage) answered(u urlnorm.URL, format string) {
+	o.netFails = 0
+	o.lastAnswer = o.now()
+	o.canary = u
+	delete(o.dead, u.Host())
+	if !o.down {
+		return
+	}
+	o.logf(format, o.now().Sub(o.downSince).Round(time.Second))
+	o.down = false
+	o.probing = false
+	for i := range o.waiting {
+		o.waiting[i].due = time.Time{}
+	}
+	clear(o.hosts)
+}
+
+// probeCanary fetches the canary once, in the background, while the
+// network is found down and every waiting host was tried; o.mu is held.
+func (o *outage) probeCanary() {
+	u := o.canary
+	o.probing = true
+	o.canaries.Add(1)
+	go func() {
+		defer o.canaries.Done()
+		_, err := o.inner.Fetch(o.ctx, u, nil)
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.probing = false
+		if o.ctx.Err() != nil || err != nil && fetch.Unreachable(err) {
+			return
+		}
+		for _, w := range o.waiting {
+			if len(o.dead) < maxDead {
+				o.dead[w.e.URL.Host()] = true
+			}
+		}
+		o.answered(u, "pause of %s over: "+u.Host()+" answers where the waiting pages' hosts did not, so those hosts are down, not the network; the crawl goes on, their pages using their tries")
+	}()
+}
+
 func (o *outage) logf(format string, args ...any) {
 	if o.log != nil {
 		fmt.Fprintf(o.log, "%s "+format+"\n", append([]any{o.now().UTC().Format(time.RFC3339)}, args...)...)
@@ -145,8 +209,8 @@ func (o *outage) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fe
 	o.mu.Lock()
 	if b := o.hosts[host]; b != nil && !o.down && o.now().Before(b.next) && len(o.waiting) < maxWaiting {
 		o.retry[u] = true
-		if b.unreachable {
-			o.noAnswer("")
+		if b.unreachable && !o.lastAnswer.After(b.failed) && !o.dead[host] {
+			o.noAnswer("") // nothing answered since its host did not
 		}
 		o.mu.Unlock()
 		return nil, &fetch.Error{URL: u, Reason: fetch.ReasonCanceled, Err: errRetryLater}
@@ -159,18 +223,7 @@ func (o *outage) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fe
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if err == nil || !fetch.Unreachable(err) {
-		// An answer came: the network works.
-		o.netFails = 0
-		o.lastAnswer = o.now()
-		if o.down {
-			o.logf("network reachable again after %s: the crawl goes on", o.now().Sub(o.downSince).Round(time.Second))
-			o.down = false
-			o.probing = false
-			for i := range o.waiting {
-				o.waiting[i].due = time.Time{}
-			}
-			clear(o.hosts)
-		}
+		o.answered(u, "network reachable again after %s: the crawl goes on")
 	}
 	if err == nil || !fetch.Transient(err) || o.retryLater < 0 {
 		delete(o.tries, u)
@@ -180,7 +233,7 @@ func (o *outage) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fe
 		return res, err
 	}
 	unreachable := fetch.Unreachable(err)
-	if unreachable {
+	if unreachable && !o.dead[host] {
 		o.noAnswer(err.Error())
 		if o.down {
 			o.retry[u] = true // outages do not use a page's tries
@@ -198,7 +251,7 @@ func (o *outage) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fe
 		o.hosts[host] = b
 	}
 	b.fails++
-	b.unreachable = unreachable
+	b.unreachable, b.failed = unreachable, o.now()
 	wait := hostBackoffFirst << min(b.fails-1, 20)
 	b.next = o.now().Add(min(wait, hostBackoffMax))
 	o.retry[u] = true
@@ -257,9 +310,13 @@ func (o *outage) due(pending []Entry, inflight int) []Entry {
 				return append(pending, w.e)
 			}
 		}
-		// Every waiting host was tried: the next probe is a new page.
+		// Every waiting host was tried: the canary probes, and the next
+		// probe may be a new page.
 		clear(o.probed)
 		o.probeNew = true
+		if !o.canary.IsZero() {
+			o.probeCanary()
+		}
 		return pending
 	}
 	kept := o.waiting[:0]

@@ -147,7 +147,7 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 	if c.cfg.SiteNorm != nil {
 		r.fetching = make(map[urlnorm.URL]int)
 	}
-	r.out = newOutage(unwrapOutage(c.fetcher), c.cfg) // transient failures: see outage.go
+	r.out = newOutage(ctx, unwrapOutage(c.fetcher), c.cfg) // transient failures: see outage.go
 	c.fetcher = r.out
 	// The bfs queue's order does not change with commits, so a lockstep
 	// bfs crawl needs no rounds: committing in send order is enough.
@@ -634,6 +634,7 @@ func (r *run) end(finish string, runErr error) (Summary, error) {
 	for res := range r.results {
 		r.receive(res)
 	}
+	r.out.close()
 	defer r.cancelWork()
 	if err := r.settle(); err != nil && runErr == nil {
 		runErr = err

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -182,6 +183,10 @@ type Error struct {
 	Reason Reason
 	Status int
 	Err    error
+	// Answered is set when the server sent its status line and headers
+	// and the body then failed (timed out, broke off): the server
+	// answered, so the network works (Unreachable is false).
+	Answered bool
 }
 
 func (e *Error) Error() string {
@@ -263,6 +268,8 @@ type call struct {
 	raw    []*capture
 	// location is the redirect target not followed (WithoutRedirects).
 	location urlnorm.URL
+	// answered: the last request's status line and headers arrived.
+	answered atomic.Bool
 }
 
 const idHeader = "X-Scent-Fetch"
@@ -362,7 +369,14 @@ func (t *ctxTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		c = startCapture(r2)
 		cl.raw = append(cl.raw, c)
 	}
+	cl := t.f.lookup(id)
+	if cl != nil {
+		cl.answered.Store(false) // a redirect's next request
+	}
 	resp, err := t.base.RoundTrip(r2)
+	if cl != nil && resp != nil && err == nil {
+		cl.answered.Store(true)
+	}
 	if resp != nil && c != nil {
 		c.wrap(resp, t.f.cfg.MaxBodyBytes+1)
 	}
@@ -567,7 +581,12 @@ func (f *Fetcher) attempt(ctx context.Context, u urlnorm.URL, hdr http.Header) (
 		if reqErr == nil {
 			reqErr = cl.err
 		}
-		return classifyErr(u, reqErr, f.cfg.Proxy != "")
+		res, d, err := classifyErr(u, reqErr, f.cfg.Proxy != "")
+		if fe, ok := err.(*Error); ok && cl.answered.Load() && (fe.Reason == ReasonTimeout || fe.Reason == ReasonNetwork) {
+			fe.Answered = true
+			fe.Err = fmt.Errorf("body, after the status and headers came: %w", fe.Err)
+		}
+		return res, d, err
 	}
 	r := cl.resp
 	final := u
@@ -751,7 +770,7 @@ func Unreachable(err error) bool {
 	if !errors.As(err, &fe) {
 		return false
 	}
-	return fe.Reason == ReasonTimeout || fe.Reason == ReasonNetwork && noAnswer(fe.Err)
+	return !fe.Answered && (fe.Reason == ReasonTimeout || fe.Reason == ReasonNetwork && noAnswer(fe.Err))
 }
 
 // noAnswer reports whether a network error is a failure to get any answer:

@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -442,4 +443,50 @@ func BenchmarkFetch(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+}
+
+// TestFetcher_Fetch_answeredThenBroken: a server that sends its status
+// and headers and then stalls or breaks off its body answered: the
+// failure is transient (fetched again later) but not a sign that the
+// network is down (Unreachable), unlike a server that never answers.
+func TestFetcher_Fetch_answeredThenBroken(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/stall":
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprint(w, "<html><body>a start")
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		case "/short":
+			w.Header().Set("Content-Type", "text/html")
+			w.Header().Set("Content-Length", "1000")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprint(w, "<html><body>less than promised")
+		case "/silent":
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				conn.Close() // no answer at all
+			}
+		}
+	}))
+	f := newFetcher(t, Config{Timeout: 300 * time.Millisecond, Retries: -1})
+	for _, tc := range []struct {
+		path     string
+		answered bool
+	}{{"/stall", true}, {"/short", true}, {"/silent", false}} {
+		_, err := fetchWithin(t, context.Background(), f, s.url(t, tc.path))
+		var fe *Error
+		if !errors.As(err, &fe) {
+			t.Fatalf("%s: error %v, want a fetch error", tc.path, err)
+		}
+		if fe.Answered != tc.answered || Unreachable(err) == tc.answered || !Transient(err) {
+			t.Errorf("%s: %v: answered %v, unreachable %v, transient %v; want answered %v, transient", tc.path, err, fe.Answered, Unreachable(err), Transient(err), tc.answered)
+		}
+	}
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -323,4 +325,80 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestCrawl_deadHostIsNotAnOutage: links to a host that accepts
+// connections and never answers, from a site that answers, do not stop
+// the crawl as if the network were down: once the pages of that host
+// were all tried, the site still answering (the canary) ends the pause,
+// those pages are recorded as failed after their tries and the crawl
+// ends with its frontier empty.
+func TestCrawl_deadHostIsNotAnOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs a crawl in a child process")
+	}
+	bin := scentBinary(t)
+	hole, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := hole.Accept()
+			if err != nil {
+				return
+			}
+			held.Lock()
+			conns = append(conns, c) // held open, never answered
+			held.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		hole.Close()
+		held.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		held.Unlock()
+	})
+	const dead = 8
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			fmt.Fprint(w, "<html><body>a page that answers</body></html>")
+			return
+		}
+		fmt.Fprint(w, `<html><body><a href="/a">a</a> <a href="/b">b</a>`)
+		for i := range dead {
+			fmt.Fprintf(w, ` <a href="http://%s/n%d">n%d</a>`, hole.Addr(), i, i)
+		}
+		fmt.Fprint(w, "</body></html>")
+	})
+	site := httptest.NewServer(mux)
+	t.Cleanup(site.Close)
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte("seed "+site.URL+"/\n"), 0o644)
+	db := filepath.Join(dir, "c.db")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--delay", "0",
+		"--host-parallelism", "0", "--workers", "8", "--timeout", "300ms", "--retry-later", "1", "--max-outage", "90s", "--quiet")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("crawl: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "frontier empty") {
+		t.Errorf("summary: %s", stdout.String())
+	}
+	if f := failedPages(t, db); f != dead {
+		t.Errorf("%d pages recorded as failed, want the dead host's %d\n%s", f, dead, stderr.String())
+	}
+	if got := pathSet(t, db, site.URL); !strings.Contains(got, "/a") || !strings.Contains(got, "/b") {
+		t.Errorf("pages fetched: %s", got)
+	}
+	t.Logf("%s", stderr.String())
 }
