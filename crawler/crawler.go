@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/minhash"
@@ -156,6 +157,7 @@ func (w *worker) process(ctx context.Context, j job) result {
 	c, e := w.c, j.e
 	p := &Page{URL: e.URL, FinalURL: e.URL, Topic: e.Topic, Depth: e.Depth, FetchedAt: c.cfg.Now()}
 	r := result{entry: e, page: p, url: j.url, tag: j.tag}
+	defer capFailure(p)
 	if j.alias {
 		p.RedirectTo = j.url
 		p.Failure = "alias: canonical form " + j.url.String() + " fetched already"
@@ -199,6 +201,23 @@ func (w *worker) process(ctx context.Context, j job) result {
 		pr.Prepare(p)
 	}
 	return r
+}
+
+// maxFailure bounds the text of a page's failure: a reason quoting what
+// a hostile server sent (a 100 KB redirect target) is cut.
+const maxFailure = 1024
+
+// capFailure cuts p's failure to maxFailure bytes, on a character's
+// boundary, marking the cut.
+func capFailure(p *Page) {
+	if len(p.Failure) <= maxFailure {
+		return
+	}
+	cut := maxFailure
+	for cut > 0 && !utf8.RuneStart(p.Failure[cut]) {
+		cut--
+	}
+	p.Failure = p.Failure[:cut] + fmt.Sprintf("… (%d bytes more)", len(p.Failure)-cut)
 }
 
 // failed records on p the failure of its fetch, "reason: detail", with

@@ -1,6 +1,8 @@
 package fetch
 
 import (
+	"compress/flate"
+	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -173,6 +175,7 @@ const (
 	ReasonRetryAfter  Reason = "retry-after"  // server asked to wait longer than allowed
 	ReasonBadURL      Reason = "bad-url"      // redirect to an unusable URL
 	ReasonCharset     Reason = "charset"      // body cannot be decoded
+	ReasonEncoding    Reason = "encoding"     // body's content coding (gzip, deflate) broken
 	ReasonCanceled    Reason = "canceled"     // the context ended
 	ReasonProxy       Reason = "proxy"        // the proxy refused to open a tunnel to an https URL
 )
@@ -635,6 +638,11 @@ func (f *Fetcher) attempt(ctx context.Context, u urlnorm.URL, hdr http.Header) (
 		}
 		return res, -1, e
 	}
+	if r.StatusCode >= 300 && r.StatusCode < 400 && r.StatusCode != http.StatusNotModified && res.Location.IsZero() {
+		// A redirect that names no place to go (followed redirects end
+		// here only then): no page.
+		return res, -1, &Error{URL: u, Reason: ReasonRedirect, Status: r.StatusCode, Err: fmt.Errorf("HTTP %d without a Location to go to", r.StatusCode)}
+	}
 	return res, 0, nil
 }
 
@@ -674,6 +682,10 @@ func classifyErr(u urlnorm.URL, err error, proxied bool) (*Result, time.Duration
 		return nil, -1, &Error{URL: u, Reason: ReasonBadURL, Err: err}
 	case errors.Is(err, errRobotsRedirect):
 		return nil, -1, &Error{URL: u, Reason: ReasonRobots, Err: err}
+	case errors.Is(err, gzip.ErrHeader), errors.Is(err, gzip.ErrChecksum), errors.As(err, new(flate.CorruptInputError)):
+		return nil, -1, &Error{URL: u, Reason: ReasonEncoding, Err: err}
+	case strings.Contains(err.Error(), "failed to parse Location header"):
+		return nil, -1, &Error{URL: u, Reason: ReasonBadURL, Err: err} // net/http's words
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {

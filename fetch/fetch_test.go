@@ -490,3 +490,55 @@ func TestFetcher_Fetch_answeredThenBroken(t *testing.T) {
 		}
 	}
 }
+
+// TestFetcher_Fetch_redirectWithoutLocation: a 3xx answer with no
+// Location, or an empty one, is a failed fetch, not a page.
+func TestFetcher_Fetch_redirectWithoutLocation(t *testing.T) {
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/empty" {
+			w.Header()["Location"] = []string{""}
+		}
+		w.WriteHeader(http.StatusFound)
+	}))
+	f := newFetcher(t, Config{})
+	for _, ctx := range []context.Context{context.Background(), WithoutRedirects(context.Background())} {
+		for _, p := range []string{"/none", "/empty"} {
+			_, err := fetchWithin(t, ctx, f, s.url(t, p))
+			wantReason(t, err, ReasonRedirect)
+			if err == nil || !strings.Contains(err.Error(), "without a Location") {
+				t.Errorf("%s: %v", p, err)
+			}
+		}
+	}
+}
+
+// TestFetcher_Fetch_brokenEncodingAndLocation: a body that says it is
+// gzip and is not, and a redirect to a Location that does not parse, are
+// failures of the page (encoding, bad-url), not of the network: not
+// fetched again.
+func TestFetcher_Fetch_brokenEncodingAndLocation(t *testing.T) {
+	var asked atomic.Int32
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			return
+		case "/gzip":
+			w.Header().Set("Content-Type", "text/html")
+			w.Header().Set("Content-Encoding", "gzip")
+			fmt.Fprint(w, "<html><body>not gzip at all</body></html>")
+		case "/loc":
+			w.Header()["Location"] = []string{"http://[::1"}
+			w.WriteHeader(http.StatusFound)
+		}
+		asked.Add(1)
+	}))
+	f := newFetcher(t, Config{Retries: 2})
+	for path, want := range map[string]Reason{"/gzip": ReasonEncoding, "/loc": ReasonBadURL} {
+		asked.Store(0)
+		_, err := fetchWithin(t, context.Background(), f, s.url(t, path))
+		wantReason(t, err, want)
+		if Transient(err) || asked.Load() != 1 {
+			t.Errorf("%s: %v: transient %v, asked %d times; want a final failure, asked once", path, err, Transient(err), asked.Load())
+		}
+	}
+}

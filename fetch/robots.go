@@ -161,7 +161,14 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
 		e.why = why + "; the site is treated as disallowed for now"
 		e.expires = time.Now().Add(c.ttl / 10)
 	}
-	client := &http.Client{Transport: c.f.tr, Timeout: c.f.cfg.Timeout}
+	// RFC 9309 §2.3.1.2: follow at least five redirects; past them (a
+	// loop) the last answer, a redirect, allows everything, below.
+	client := &http.Client{Transport: c.f.tr, Timeout: c.f.cfg.Timeout, CheckRedirect: func(_ *http.Request, via []*http.Request) error {
+		if len(via) > robotsRedirects {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
 	resp, err := client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -201,6 +208,9 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
 	e.delay = c.f.crawlDelay(e.origin, e.group.CrawlDelay)
 	e.sitemaps = data.Sitemaps
 }
+
+// robotsRedirects is how many redirects a robots.txt fetch follows.
+const robotsRedirects = 5
 
 // robotsNetError is a network failure while fetching robots.txt.
 type robotsNetError struct{ err error }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -296,5 +297,31 @@ func TestRobotsCache_bounded(t *testing.T) {
 	}
 	if !strings.HasPrefix(f.robots.lru.Front().Value.(*robotsEntry).origin, servers[0].URL) {
 		t.Error("the most recent origin is not at the front of the LRU")
+	}
+}
+
+// TestFetcher_Fetch_robotsRedirectLoop: a robots.txt that redirects in
+// a loop allows everything (RFC 9309 §2.3.1.2: past five redirects), and
+// is asked for once, not again for every page.
+func TestFetcher_Fetch_robotsRedirectLoop(t *testing.T) {
+	var asked atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.Redirect(w, r, "/robots.txt", http.StatusMovedPermanently)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body>a page</body></html>")
+	})
+	s := newServer(t, mux)
+	f := newFetcher(t, Config{Retries: -1})
+	for _, p := range []string{"/a", "/b"} {
+		if _, err := fetchWithin(t, context.Background(), f, s.url(t, p)); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	if n := asked.Load(); n != robotsRedirects+1 {
+		t.Errorf("robots.txt asked %d times for two pages, want %d (one fetch and its redirects)", n, robotsRedirects+1)
 	}
 }

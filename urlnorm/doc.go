@@ -4,7 +4,9 @@
 // Parse or URL.Resolve, which apply the standard normalization of RFC 3986
 // that never changes which resource a URL names: the scheme and host are
 // lower-cased, the default port is removed, "." and ".." segments are
-// resolved, an empty path becomes "/", the fragment is dropped,
+// resolved, an empty path becomes "/", the fragment and the user
+// information (user:password@, which a crawler must not send to a host,
+// nor let stand for another host) are dropped,
 // percent-encodings use upper-case hex digits, percent-encoded unreserved
 // characters are decoded and internationalized host names become punycode.
 //

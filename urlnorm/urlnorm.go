@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/idna"
@@ -139,7 +140,7 @@ func fromURL(pu *url.URL, raw string) (URL, error) {
 			}
 		}
 		port = strings.TrimLeft(port, "0")
-		if port == "" || len(port) > 5 {
+		if n, err := strconv.Atoi(port); port == "" || err != nil || n > 65535 {
 			return URL{}, fmt.Errorf("parse %q: port %q: %w", raw, pu.Port(), ErrSyntax)
 		}
 		if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
@@ -150,10 +151,6 @@ func fromURL(pu *url.URL, raw string) (URL, error) {
 	b.Grow(len(raw) + 8)
 	b.WriteString(scheme)
 	b.WriteString("://")
-	if pu.User != nil {
-		b.WriteString(pu.User.String())
-		b.WriteByte('@')
-	}
 	if strings.IndexByte(host, ':') >= 0 { // IPv6 literal
 		b.WriteByte('[')
 		b.WriteString(host)

@@ -25,7 +25,9 @@ func TestParse(t *testing.T) {
 		{"http://[::1]:8080/", "http://[::1]:8080/"},
 		{"http://127.0.0.1/", "http://127.0.0.1/"},
 		{"http://example.com./a", "http://example.com/a"},
-		{"http://user@example.com/", "http://user@example.com/"},
+		{"http://user@example.com/", "http://example.com/"},
+		{"http://user:pass@Example.com:8080/a", "http://example.com:8080/a"},
+		{"http://example.com:65535/", "http://example.com:65535/"},
 		{"http://example.com/~scal/scal.html", "http://example.com/~scal/scal.html"},
 	}
 	for _, tt := range tests {
@@ -54,6 +56,8 @@ func TestParse_errors(t *testing.T) {
 		{"mailto:a@b.c", ErrScheme},
 		{"javascript:void(0)", ErrScheme},
 		{"/relative/path", ErrSyntax},
+		{"http://example.com:99999/", ErrSyntax},
+		{"http://example.com:65536/", ErrSyntax},
 		{"http://", ErrHost},
 		{"http://exa mple.com/", ErrSyntax},
 		{"http://example.com:99999999/", ErrSyntax},
