@@ -344,6 +344,13 @@ func (o *outage) paused() bool {
 	return o.down && (len(o.waiting) > 0 || o.probing)
 }
 
+// waitingCount is the number of entries waiting to be fetched again.
+func (o *outage) waitingCount() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.waiting)
+}
+
 // idle reports whether no entry waits to be fetched again.
 func (o *outage) idle() bool {
 	o.mu.Lock()

@@ -192,12 +192,14 @@ func (r *run) startWorkers() {
 	}
 }
 
-// queued counts the fetches taken from the frontier but not committed.
+// queued counts the fetches taken from the frontier but not committed,
+// those waiting to be fetched again after a transient failure among them.
 func (r *run) queued() int {
 	n := r.inflight + len(r.pending) + len(r.unflushed) + len(r.ahead)
 	if r.guess != nil {
 		n = len(r.wanted) + len(r.roundRes) + len(r.unflushed) // guesses are not taken yet
 	}
+	n += r.out.waitingCount()
 	if r.batch != nil {
 		n += len(r.batch.rs)
 	}
@@ -316,6 +318,9 @@ func (r *run) finished() (finish string, again bool, err error) {
 	}
 	switch {
 	case !r.budget.open(r.queued()):
+		if r.out.waitingCount() > 0 {
+			return "", false, nil // the budget is theirs: wait for them
+		}
 		return "budget reached", false, nil
 	case !r.dry && !r.out.paused():
 		return "", true, nil

@@ -3,7 +3,10 @@ package crawler_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/scent-crawler/scent/crawler"
@@ -41,6 +44,56 @@ func TestCrawler_Run_betweenRounds(t *testing.T) {
 			t.Errorf("lockstep: %v between rounds of %v", sum.BetweenRounds, sum.Elapsed)
 		case !lockstep && sum.BetweenRounds != 0:
 			t.Errorf("not in lockstep: %v between rounds, want none", sum.BetweenRounds)
+		}
+	}
+}
+
+// TestCrawler_Run_budgetHoldsThroughRetries: pages put off after a
+// transient failure (a 503 at the first ask), fetched again once their
+// host waited, hold their place in the budget: the crawl ends with
+// exactly its budget of pages, not with every page that was waiting.
+func TestCrawler_Run_budgetHoldsThroughRetries(t *testing.T) {
+	const n, budget = 16, 6
+	var mu sync.Mutex
+	asked := make(map[string]bool)
+	var home strings.Builder
+	home.WriteString("<html><body>")
+	for i := range n {
+		// A host of its own per page, so that one wait does not hold
+		// the others.
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/robots.txt" {
+				http.NotFound(w, r)
+				return
+			}
+			mu.Lock()
+			first := !asked[r.Host]
+			asked[r.Host] = true
+			mu.Unlock()
+			if first {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprint(w, "<html><body>a page</body></html>")
+		}))
+		t.Cleanup(srv.Close)
+		fmt.Fprintf(&home, `<a href="%s/">page %d</a> `, srv.URL, i)
+	}
+	s := crawlertest.NewSite(t, map[string]string{"/": home.String() + "</body></html>"}, nil)
+	for _, lockstep := range []bool{false, true} {
+		mu.Lock()
+		clear(asked)
+		mu.Unlock()
+		c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4, Lockstep: lockstep, MaxPages: budget}, openStore(t), crawlertest.NewFetcher(t, fetch.Config{Retries: -1}), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Succeeded != budget {
+			t.Errorf("lockstep %v: %d pages with a budget of %d (%d fetches)", lockstep, sum.Succeeded, budget, sum.Fetched)
 		}
 	}
 }
