@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -168,6 +169,9 @@ func (t cachedTx) leave(commit bool) error {
 		return g.commitLocked()
 	}
 	err := g.tx.Rollback()
+	if err != nil && strings.Contains(err.Error(), "no transaction is active") {
+		err = nil // SQLite undid it already (a full disk does): nothing more to say
+	}
 	g.tx = nil
 	g.err = fmt.Errorf("%w: %v", errGroupUndone, errors.Join(errors.New("call rolled back"), err))
 	return nil

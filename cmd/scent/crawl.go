@@ -85,7 +85,12 @@ link-context window the crawl takes; --threshold replaces any model's:
 			if unreachable && sum != nil {
 				sum.Finish = "stopped: network unreachable"
 			}
-			if sum != nil && (err == nil || sum.Fetched > 0 || unreachable || errors.Is(err, context.Canceled)) {
+			switch {
+			case sum != nil && sum.Finish == "error" && !unreachable:
+				// The last writes may be undone: count no pages as kept.
+				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: stopped by an error after %d fetches this run; the database keeps what was committed before it (the same command resumes)\n",
+					cf.name, sum.Fetched)
+			case sum != nil && (err == nil || sum.Fetched > 0 || unreachable || errors.Is(err, context.Canceled)):
 				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: %d fetches this run (%d failed); %d pages fetched in all; %s; %.1f pages/s, %.1f fetches/s\n",
 					cf.name, sum.Fetched, sum.Failed, sum.Succeeded, sum.Finish, sum.PagesPerSec, sum.FetchesPerSec)
 			}
@@ -186,8 +191,14 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	}
 	modelPath, scorer := cm.path, cm.scorer
 	cfg.Learnt = cm.learnt // kept with the crawl: its report counts none of them as found
-	if cm.save != nil {
-		cfg.Opened = func(crawler.CrawlState) error { return cm.save() }
+	cfg.Opened = func(st crawler.CrawlState) error {
+		if st.Resumed {
+			fmt.Fprintln(cmd.ErrOrStderr(), resumeLine(cf.name, st, cfg.Learner != nil))
+		}
+		if cm.save != nil {
+			return cm.save()
+		}
+		return nil
 	}
 	if ts, ok := scorer.(*training.Scorer); ok {
 		cfg.Segment = ts.Segment() // link contexts as the model learnt them
@@ -265,4 +276,22 @@ func noLimit(n int) int {
 		return -1
 	}
 	return n
+}
+
+// resumeLine tells what a resumed crawl goes on from: its pages, the
+// fetches in flight when it stopped, which it fetches again, and whether
+// its learner's state was restored.
+func resumeLine(name string, st crawler.CrawlState, learns bool) string {
+	line := fmt.Sprintf("resuming crawl %q: %d pages fetched before (%d fetches)", name, st.Succeeded, st.Fetched)
+	if st.Requeue > 0 {
+		line += fmt.Sprintf("; %d fetches in flight when it stopped are made again", st.Requeue)
+	}
+	switch {
+	case !learns:
+	case st.Learner != nil:
+		line += fmt.Sprintf("; the learner goes on from its saved state (%d KB)", (len(st.Learner)+1023)/1024)
+	default:
+		line += "; the learner starts anew (the crawl stopped before its first save)"
+	}
+	return line
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/crawler"
 )
 
 // TestCrawl_tunedModel: crawl takes no model tuning flag; a model tuned
@@ -136,6 +137,23 @@ func TestCrawl_modelBelongsToItsCrawl(t *testing.T) {
 	for _, p := range []string{db + ".busy.model.json", db + ".busy.model.trained.txt"} {
 		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("refused crawl wrote %s (%v)", p, err)
+		}
+	}
+}
+
+// TestResumeLine: a resumed crawl says what it goes on from.
+func TestResumeLine(t *testing.T) {
+	for _, tc := range []struct {
+		st     crawler.CrawlState
+		learns bool
+		want   string
+	}{
+		{crawler.CrawlState{Resumed: true, Fetched: 130, Succeeded: 120}, false, `resuming crawl "c": 120 pages fetched before (130 fetches)`},
+		{crawler.CrawlState{Resumed: true, Fetched: 130, Succeeded: 120, Requeue: 8, Learner: make([]byte, 3000)}, true, `resuming crawl "c": 120 pages fetched before (130 fetches); 8 fetches in flight when it stopped are made again; the learner goes on from its saved state (3 KB)`},
+		{crawler.CrawlState{Resumed: true, Fetched: 10, Succeeded: 10}, true, `resuming crawl "c": 10 pages fetched before (10 fetches); the learner starts anew (the crawl stopped before its first save)`},
+	} {
+		if got := resumeLine("c", tc.st, tc.learns); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
 		}
 	}
 }

@@ -190,8 +190,8 @@ func TestCrawl_killAndResume(t *testing.T) {
 	}
 	if out, err := crawl(site, db).CombinedOutput(); err != nil {
 		t.Fatalf("resumed crawl: %v\n%s", err, out)
-	} else if !strings.Contains(string(out), "frontier empty") {
-		t.Errorf("resumed crawl did not finish: %s", out)
+	} else if !strings.Contains(string(out), "frontier empty") || !strings.Contains(string(out), `resuming crawl "default": `) {
+		t.Errorf("resumed crawl did not say it resumed, or did not finish: %s", out)
 	}
 	got := fetchedSet(t, db)
 	for i := range got {
