@@ -21,6 +21,9 @@ func newExportCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format == "warc" {
+				if err := checkWARCMax(warcMax); err != nil {
+					return err
+				}
 				if postgres.IsURL(db) {
 					return errors.New("--format warc: the PostgreSQL store keeps no raw responses (a crawl keeps them with --warc-dir)")
 				}

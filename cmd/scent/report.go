@@ -61,6 +61,9 @@ json writes one object, or an array for several crawls; md writes one
 document per crawl.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if every < 1 {
+				return fmt.Errorf("--every must be at least 1 page, not %d", every)
+			}
 			write, err := reportWriter(format)
 			if err != nil {
 				return err

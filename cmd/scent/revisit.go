@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -103,8 +104,12 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 	if postgres.IsURL(rf.db) {
 		return runRevisitShared(cmd, rf, f)
 	}
-	if _, err := os.Stat(rf.db); err != nil {
-		return fmt.Errorf("database %s: %w", rf.db, err)
+	// A crawl's database, not a new one: opening it to write would give
+	// an empty or foreign file scent's tables.
+	if r, err := sqlite.OpenReadOnly(ctx, rf.db); err == nil {
+		r.Close()
+	} else if !errors.Is(err, sqlite.ErrOldSchema) {
+		return err
 	}
 	store, err := sqlite.Open(ctx, rf.db)
 	if err != nil {

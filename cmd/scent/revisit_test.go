@@ -126,6 +126,14 @@ func TestRevisitCmd(t *testing.T) {
 	if _, err := run("revisit", "--db", filepath.Join(dir, "missing.db")); err == nil {
 		t.Error("revisit of a missing database gave no error")
 	}
+	empty := filepath.Join(dir, "empty.db")
+	os.WriteFile(empty, nil, 0o644)
+	if _, err := run("revisit", "--db", empty); err == nil || !strings.Contains(err.Error(), "not a scent database") {
+		t.Errorf("revisit of an empty file: %v", err)
+	}
+	if fi, err := os.Stat(empty); err != nil || fi.Size() != 0 {
+		t.Errorf("revisit of an empty file wrote to it (%v)", err)
+	}
 	if _, err := run("revisit", "--db", db, "--crawl", "nope"); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("revisit of an unknown crawl: %v", err)
 	}

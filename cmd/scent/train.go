@@ -103,7 +103,7 @@ func trainModel(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *
 func loadModel(path string) (*classify.Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("model: %w", err)
 	}
 	defer f.Close()
 	m, err := classify.Load(f)

@@ -3,11 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/scent-crawler/scent/internal/atomicfile"
+	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/internal/atomicfile"
 	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/segment"
 	"github.com/scent-crawler/scent/training"
@@ -45,6 +46,12 @@ func (f *modelFlags) validate() error {
 	}
 	if f.Window < 1 {
 		return fmt.Errorf("--window must be at least 1, not %d", f.Window)
+	}
+	if f.K < 1 {
+		return fmt.Errorf("--k must be at least 1, not %d", f.K)
+	}
+	if !(f.M > 0) || math.IsInf(f.M, 0) {
+		return fmt.Errorf("--m must be a positive number, not %g (0 would give unseen words no chance at all)", f.M)
 	}
 	if f.Folds < 0 || f.Folds == 1 {
 		return fmt.Errorf("--folds must be 0 (none) or at least 2, not %d", f.Folds)
@@ -110,12 +117,19 @@ func (cf *crawlFlags) validate() error {
 	if cf.db == "" {
 		return errors.New("--db must name a file")
 	}
+	if err := checkWARCMax(cf.af.maxSize); err != nil {
+		return err
+	}
 	if postgres.IsURL(cf.db) {
 		if cf.leaseExpiry <= 0 {
 			return fmt.Errorf("--lease-expiry must be positive, not %s", cf.leaseExpiry)
 		}
 	} else if err := atomicfile.CheckWritableDir(filepath.Dir(cf.db), "--db"); err != nil {
 		return err
+	} else if f, err := os.OpenFile(cf.db, os.O_WRONLY, 0); err == nil {
+		f.Close()
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("--db %s: the crawl writes to it: %w", cf.db, err)
 	}
 	if cf.model != "" {
 		if _, err := os.Stat(cf.model); err != nil {

@@ -31,6 +31,15 @@ func (a *archiveFlags) register(fs *pflag.FlagSet) {
 	setFlagGroup(fs, "output", "raw", "warc", "warc-max-size")
 }
 
+// checkWARCMax refuses a --warc-max-size that would silently mean the
+// default.
+func checkWARCMax(n int64) error {
+	if n <= 0 {
+		return fmt.Errorf("--warc-max-size must be a positive number of bytes, not %d", n)
+	}
+	return nil
+}
+
 // warcInfo are the fields of every WARC file's warcinfo record.
 func warcInfo(crawl string, fcfg fetch.Config) warc.Header {
 	robots := "obey"
