@@ -15,9 +15,10 @@ import (
 
 // Errors returned by Decode and Split; match them with errors.Is.
 var (
-	// ErrBinary means the body is not text: it has a NUL byte in its first
-	// 1024 bytes, its declared media type is not a text type, or it has no
-	// usable media type and its bytes do not look like text.
+	// ErrBinary means the body is not text: its first 1024 bytes hold
+	// NUL bytes (more than one in 64, or any when they do not sniff as
+	// markup or text), its declared media type is not a text type, or it
+	// has no usable media type and its bytes do not look like text.
 	ErrBinary = errors.New("binary content")
 	// ErrCharset means the body cannot be decoded with the encoding it
 	// declares (such as ISO-2022-KR, which the WHATWG Encoding Standard maps
@@ -29,6 +30,12 @@ var (
 // charset declarations.
 const sniffLen = 1024
 
+// nul is the NUL byte; a head with more than one in nulShare bytes is
+// binary whatever it sniffs as.
+var nul = []byte{0}
+
+const nulShare = 64
+
 // Decode converts an HTML or text body to UTF-8. contentType is the HTTP
 // Content-Type header value, or "" when there was none.
 //
@@ -38,13 +45,22 @@ const sniffLen = 1024
 // bytes; UTF-8 when the whole body is valid UTF-8; windows-1252 otherwise.
 // Labels are those of the WHATWG Encoding Standard, so "iso-8859-1" and
 // "latin1" mean windows-1252, and a <meta> declaring UTF-16 means UTF-8.
-// Invalid byte sequences become U+FFFD.
+// Invalid byte sequences, and the NUL bytes a page of text may hold,
+// become U+FFFD.
 //
 // Decode returns the decoded bytes, which are body itself when it is
 // already valid UTF-8, and the canonical name of the encoding used. It
 // returns an error wrapping ErrBinary or ErrCharset when the body cannot be
 // read as text.
 func Decode(body []byte, contentType string) ([]byte, string, error) {
+	out, name, err := decode(body, contentType)
+	if err == nil && bytes.IndexByte(out, 0) >= 0 {
+		out = bytes.ReplaceAll(out, nul, []byte("\uFFFD")) // as browsers do
+	}
+	return out, name, err
+}
+
+func decode(body []byte, contentType string) ([]byte, string, error) {
 	mediaType, label := parseContentType(contentType)
 	sniff := false
 	switch {
@@ -63,8 +79,13 @@ func Decode(body []byte, contentType string) ([]byte, string, error) {
 	if !utf16 {
 		head := body[:min(len(body), sniffLen)]
 		if i := bytes.IndexByte(head, 0); i >= 0 {
-			return nil, "", fmt.Errorf("decode: NUL byte at offset %d: %w", i, ErrBinary)
+			// A stray NUL in a page that sniffs as markup is replaced,
+			// as browsers do; NULs in a binary format are many.
+			if bytes.Count(head, nul)*nulShare > len(head) || !strings.HasPrefix(http.DetectContentType(head), "text/") {
+				return nil, "", fmt.Errorf("decode: NUL byte at offset %d: %w", i, ErrBinary)
+			}
 		}
+
 		if sniff {
 			if ct := http.DetectContentType(body); !strings.HasPrefix(ct, "text/") {
 				return nil, "", fmt.Errorf("decode: content sniffed as %q: %w", ct, ErrBinary)

@@ -1,8 +1,10 @@
 package segment
 
 import (
+	"bytes"
 	"errors"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/japanese"
@@ -99,9 +101,13 @@ func TestDecode_errors(t *testing.T) {
 			}
 		})
 	}
-	// A NUL byte after the first KB does not make a page binary.
-	if _, _, err := Decode([]byte(pad(1024)+"\x00"), "text/html"); err != nil {
-		t.Errorf("NUL after 1 KB: %v", err)
+	// A NUL byte after the first KB does not make a page binary, nor a
+	// stray one in a page of markup; either is replaced.
+	for _, body := range []string{pad(1024) + "\x00", "<html><head><title>A page</title></head><body>\x00" + pad(200) + "</body></html>"} {
+		got, _, err := Decode([]byte(body), "text/html")
+		if err != nil || bytes.IndexByte(got, 0) >= 0 || !bytes.Contains(got, []byte("\uFFFD")) {
+			t.Errorf("a stray NUL: %v, NUL left %v", err, bytes.IndexByte(got, 0) >= 0)
+		}
 	}
 }
 
@@ -135,4 +141,27 @@ func TestCharsetFromContent(t *testing.T) {
 			t.Errorf("charsetFromContent(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// FuzzDecode: whatever the body and its declared type, Decode returns
+// valid UTF-8 without a NUL byte, or an error that says binary or
+// charset.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte("<html><body>café</body></html>"), "text/html; charset=utf-8")
+	f.Add([]byte("<html><meta charset=shift_jis><body>\x93\xfa\x96\x7b</body></html>"), "text/html")
+	f.Add([]byte("\xff\xfe<\x00h\x00t\x00m\x00l\x00>\x00"), "text/html")
+	f.Add([]byte("<html>\x00</html>"), "")
+	f.Add([]byte("GIF89a\x01\x00\x01\x00"), "application/octet-stream")
+	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
+		out, _, err := Decode(body, contentType)
+		if err != nil {
+			if !errors.Is(err, ErrBinary) && !errors.Is(err, ErrCharset) {
+				t.Fatalf("error %v is neither binary nor charset", err)
+			}
+			return
+		}
+		if !utf8.Valid(out) || bytes.IndexByte(out, 0) >= 0 {
+			t.Fatalf("decoded %q: valid UTF-8 %v, NUL at %d", out, utf8.Valid(out), bytes.IndexByte(out, 0))
+		}
+	})
 }
