@@ -107,9 +107,30 @@ func (f *modelFlags) registerFixed(fs *pflag.FlagSet) {
 }
 
 // writeFileAtomic writes path through a temporary file and a rename, so
-// a crash never leaves a half-written file.
+// a crash never leaves a half-written file. It refuses to write over an
+// SQLite database (a crawl's --db given as -o by mistake).
 func writeFileAtomic(path string, write func(*os.File) error) error {
+	if isSQLite(path) {
+		return fmt.Errorf("%s is an SQLite database (a crawl's?): not written over; give another output file", path)
+	}
 	return atomicfile.Write(path, write)
+}
+
+// isSQLite reports whether path is a regular file that starts with
+// SQLite's header.
+func isSQLite(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	n, _ := io.ReadFull(f, head)
+	return string(head[:n]) == "SQLite format 3\x00"
 }
 
 func isTerminal(f *os.File) bool {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/internal/collectiontest"
+	"github.com/scent-crawler/scent/sqlite"
 )
 
 // TestValidate_beforeWork: bad flags are refused before any example is
@@ -121,5 +124,32 @@ func TestCrawl_examplesFetchedOnce(t *testing.T) {
 		if hits[p] != 1 {
 			t.Errorf("example %s fetched %d times after the resume, want once (examples are never crawled)", p, hits[p])
 		}
+	}
+}
+
+// TestOutput_neverOverADatabase: -o naming the database itself (or any
+// SQLite file) is refused, and the database is left as it was.
+func TestOutput_neverOverADatabase(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "c.db")
+	s, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.OpenCrawl(context.Background(), crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyLink, Topics: []string{"course"}, Stacks: []string{"course"}, SeedStacks: []string{"course"}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	before, _ := os.ReadFile(db)
+	for _, args := range [][]string{
+		{"export", "--db", db, "-o", db},
+		{"report", "--db", db, "-o", db},
+		{"dedup", "--db", db, "-o", db},
+	} {
+		if _, err := runScent(t, args...); err == nil || !strings.Contains(err.Error(), "is an SQLite database") {
+			t.Errorf("scent %s: error %v, want a refusal", strings.Join(args, " "), err)
+		}
+	}
+	if after, _ := os.ReadFile(db); string(after) != string(before) {
+		t.Error("the database was written over")
 	}
 }
