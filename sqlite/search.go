@@ -31,7 +31,7 @@ var ErrEmptyQuery = errors.New("empty search query")
 // holds the title and text of every successful page that is not a
 // near-duplicate of a page stored before (duplicates are never indexed).
 // The query uses SQLite FTS4 syntax: words are ANDed, "quoted phrases",
-// OR, a leading - excludes, word* matches a prefix.
+// OR, a leading - excludes (ftsQuery), word* matches a prefix.
 //
 // Results are ranked by Okapi BM25 (k1 = 1.2, b = 0.75) summed over the
 // query's phrases and the two columns, with the title weighted twice the
@@ -46,8 +46,20 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchRe
 	if limit <= 0 {
 		limit = 10
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT docid, matchinfo(search, 'pcnalx') FROM search WHERE search MATCH ?`, query)
+	match, err := ftsQuery(query)
 	if err != nil {
+		return nil, err
+	}
+	shown := query
+	if len(shown) > 80 {
+		shown = shown[:80] + "…"
+	}
+	query = shown // in errors
+	rows, err := s.db.QueryContext(ctx, `SELECT docid, matchinfo(search, 'pcnalx') FROM search WHERE search MATCH ?`, match)
+	if err != nil {
+		if strings.Contains(err.Error(), "malformed MATCH") || strings.Contains(err.Error(), "FTS expression tree") {
+			return nil, fmt.Errorf("search %q: not a query this index reads (%v): words, \"a phrase\", OR, -word, word*, and at most a dozen or so operators", query, err)
+		}
 		return nil, fmt.Errorf("search %q: %w", query, err)
 	}
 	type hit struct {
@@ -87,8 +99,8 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchRe
 	for _, h := range hits {
 		r := SearchResult{PageID: h.id, Score: h.score}
 		err := s.db.QueryRowContext(ctx, `SELECT `+pageURLColumn+`, p.title, c.name,
-				(SELECT snippet(search, '[', ']', '…', -1, 24) FROM search WHERE search MATCH ? AND docid = p.id)
-			FROM pages p JOIN crawls c ON c.id = p.crawl_id WHERE p.id = ?`, query, h.id).
+				COALESCE((SELECT snippet(search, '[', ']', '…', -1, 24) FROM search WHERE search MATCH ? AND docid = p.id), '')
+			FROM pages p JOIN crawls c ON c.id = p.crawl_id WHERE p.id = ?`, match, h.id).
 			Scan(&r.URL, &r.Title, &r.Crawl, &r.Snippet)
 		if err != nil {
 			return nil, fmt.Errorf("search %q: read page %d: %w", query, h.id, err)
@@ -136,4 +148,57 @@ func bm25(info []byte, weights []float64) (float64, error) {
 		}
 	}
 	return score, nil
+}
+
+// ftsQuery turns a query in the syntax Search documents into the one
+// SQLite's FTS4 reads. The driver builds FTS with its enhanced query
+// syntax, where a leading - is no operator and NOT excludes: "-word"
+// (or -"a phrase") becomes NOT after the rest, in parentheses, so that
+// it leaves out every page holding the word, whatever ORs the rest has.
+// A query of exclusions alone finds nothing to exclude from.
+func ftsQuery(q string) (string, error) {
+	var pos, neg []string
+	for _, t := range queryTerms(q) {
+		if len(t) > 1 && t[0] == '-' {
+			neg = append(neg, t[1:])
+		} else {
+			pos = append(pos, t)
+		}
+	}
+	if len(neg) == 0 {
+		return strings.Join(pos, " "), nil
+	}
+	if len(pos) == 0 {
+		return "", fmt.Errorf("search %q: a query needs a word to find: -word only leaves out the pages that hold it", q)
+	}
+	out := "(" + strings.Join(pos, " ") + ")"
+	for _, n := range neg {
+		out += " NOT " + n
+	}
+	return out, nil
+}
+
+// queryTerms splits q at spaces outside "quoted phrases".
+func queryTerms(q string) []string {
+	var terms []string
+	var cur strings.Builder
+	quoted := false
+	for _, r := range q {
+		switch {
+		case r == '"':
+			quoted = !quoted
+			cur.WriteRune(r)
+		case !quoted && (r == ' ' || r == '\t' || r == '\n' || r == '\r'):
+			if cur.Len() > 0 {
+				terms = append(terms, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	if cur.Len() > 0 {
+		terms = append(terms, cur.String())
+	}
+	return terms
 }

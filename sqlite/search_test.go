@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -315,6 +316,28 @@ func TestStore_Search(t *testing.T) {
 	}
 	if res, err := s.Search(ctx, "nosuchword", 10); err != nil || len(res) != 0 {
 		t.Errorf("Search(nosuchword) = %v, %v", res, err)
+	}
+	// -word leaves out the pages holding it, also from an OR.
+	for q, want := range map[string]string{
+		"robotics -vision":             "/many /once /title",
+		"robotics -lab -vision":        "/many /once",
+		`robotics -"vision group"`:     "/many /once /title",
+		"vision OR notes -robotics":    "",
+		"robotics OR other -vision":    "/many /none /once /title",
+		`"robotics and vision" -notes`: "/short",
+	} {
+		got := searchURLs(t, s, q, "http://a.test")
+		sort.Strings(got)
+		if g := strings.Join(got, " "); g != want {
+			t.Errorf("search %s = %s, want %s", q, g, want)
+		}
+	}
+	if _, err := s.Search(ctx, "-robotics", 10); err == nil || !strings.Contains(err.Error(), "needs a word to find") {
+		t.Errorf("a query of exclusions alone: %v", err)
+	}
+	long := strings.Repeat("word ", 5000)
+	if _, err := s.Search(ctx, long, 10); err == nil || len(err.Error()) > 400 {
+		t.Errorf("a query too long: error of %d bytes, want a short one", len(fmt.Sprint(err)))
 	}
 }
 
