@@ -123,3 +123,33 @@ func BenchmarkStore_EachLink(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*pages*links), "ns/link")
 }
+
+// TestEachFetch_manyPages: EachFetch reads a crawl of more pages than
+// one chunk, every page once, in fetch order, each with its links.
+func TestEachFetch_manyPages(t *testing.T) {
+	ctx := context.Background()
+	s, _ := open(t)
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 2*fetchChunk + 7
+	for i := range n {
+		p := &crawler.Page{URL: u(fmt.Sprintf("/p%d", i)), Status: 200, Title: "t", Text: "x",
+			Links: []crawler.Link{{Target: u(fmt.Sprintf("/p%d", i+1)), Anchor: "next"}}}
+		if err := s.Commit(ctx, st.ID, []*crawler.Page{p}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	i := 0
+	err = s.EachFetch(ctx, st.ID, func(p *crawler.Page) error {
+		if want := u(fmt.Sprintf("/p%d", i)); p.URL != want || len(p.Links) != 1 {
+			t.Fatalf("page %d: %s with %d links, want %s with 1", i, p.URL, len(p.Links), want)
+		}
+		i++
+		return nil
+	})
+	if err != nil || i != n {
+		t.Errorf("EachFetch read %d pages (%v), want %d", i, err, n)
+	}
+}

@@ -85,40 +85,52 @@ func (s *Store) EachFetch(ctx context.Context, crawl int64, fn func(*crawler.Pag
 	if err != nil {
 		return fmt.Errorf("read pages: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+pageColumns+` FROM pages p WHERE p.crawl_id = ? ORDER BY p.ord`, crawl)
-	if err != nil {
-		return fmt.Errorf("read pages: %w", err)
-	}
-	defer rows.Close()
 	type row struct {
 		id int64
 		p  *crawler.Page
 	}
-	// The pages (small without their text) are read first, then
-	// completed one by one: the store has one connection, which the open
-	// page query holds.
-	var pending []row
-	for rows.Next() {
-		id, p, err := scanPage(rows)
+	// The pages (small without their text) are read a chunk at a time,
+	// then completed one by one: the store has one connection, which the
+	// open page query holds. Memory holds one chunk, whatever the crawl's
+	// size, and a page's links and exchanges only while fn has it.
+	pending := make([]row, 0, fetchChunk)
+	for last := -1; ; {
+		rows, err := s.db.QueryContext(ctx, `SELECT `+pageColumns+` FROM pages p WHERE p.crawl_id = ? AND p.ord > ? ORDER BY p.ord LIMIT ?`, crawl, last, fetchChunk)
 		if err != nil {
-			return err
+			return fmt.Errorf("read pages: %w", err)
 		}
-		pending = append(pending, row{id, p})
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read pages: %w", err)
-	}
-	rows.Close()
-	for _, r := range pending {
-		if err := s.completeFetch(ctx, r.id, r.p, topics); err != nil {
-			return err
+		pending = pending[:0]
+		for rows.Next() {
+			id, p, err := scanPage(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			pending = append(pending, row{id, p})
 		}
-		if err := fn(r.p); err != nil {
-			return err
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return fmt.Errorf("read pages: %w", err)
+		}
+		for i, r := range pending {
+			if err := s.completeFetch(ctx, r.id, r.p, topics); err != nil {
+				return err
+			}
+			if err := fn(r.p); err != nil {
+				return err
+			}
+			last = r.p.Order
+			pending[i] = row{}
+		}
+		if len(pending) < fetchChunk {
+			return nil
 		}
 	}
-	return nil
 }
+
+// fetchChunk is how many pages EachFetch reads at once.
+const fetchChunk = 256
 
 // completeFetch reads a page's links, whose scores are in the order of
 // topics, and its raw exchanges.
