@@ -92,6 +92,7 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 			p.Version, p.ETag, p.Modified, p.ContentHash = 1, pETag, pModified, pHash
 		}
 		p.CheckedAt = fetched.UTC()
+		p.FetchedAt = fetched.UTC()
 		if checked != nil {
 			p.CheckedAt = checked.UTC()
 		}

@@ -29,8 +29,9 @@ type Page struct {
 	Modified    string // Last-Modified of the latest version, as sent
 	ContentHash string // hex SHA-256 of the latest version's body
 	// CheckedAt is the time of the latest check, or of the first fetch
-	// when the page was never checked.
+	// when the page was never checked; FetchedAt is the first fetch's.
 	CheckedAt time.Time
+	FetchedAt time.Time
 	// SitemapLastMod is when the site's sitemap says the page last
 	// changed (the latest <lastmod> listed for its URL); zero when no
 	// sitemap read by the crawl gives one.

@@ -169,10 +169,15 @@ func (w *watcher) load(ctx context.Context) error {
 			break
 		}
 	}
-	// The first fetch time of each page is where its checks start; the
-	// pages' CheckedAt is their latest check, so replay the log from the
-	// earliest we know.
-	prev := map[int64]time.Time{}
+	// The first fetch of each page is where its checks start: the first
+	// check's interval runs from it (the pages' CheckedAt is their latest
+	// check).
+	prev := make(map[int64]time.Time, len(w.pages))
+	for id, p := range w.pages {
+		if !p.FetchedAt.IsZero() {
+			prev[id] = p.FetchedAt
+		}
+	}
 	err := w.st.EachCheck(ctx, w.cfg.Crawl, func(c *Check) error {
 		p := w.pages[c.PageID]
 		if p == nil {

@@ -65,6 +65,9 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 		} else {
 			p.Version, p.ETag, p.Modified, p.ContentHash = 1, pETag, pModified, pHash
 		}
+		if p.FetchedAt, err = time.Parse(timeFormat, fetched); err != nil {
+			return nil, fmt.Errorf("read pages to revisit: page %d time: %w", p.ID, err)
+		}
 		when := fetched
 		layout := timeFormat
 		if checked.Valid {

@@ -505,7 +505,10 @@ func (su *suite) versionsFollowTheLatest(t *testing.T) {
 	}
 
 	got := pages(t, fx.store, fx.crawl, 10)[1]
-	want := revisit.Page{ID: p.ID, URL: p.URL, Version: 2, ETag: `"n"`, Modified: "Tue, 05 Mar 2024 08:00:00 GMT", ContentHash: "hn"}
+	if p.FetchedAt.IsZero() || !p.FetchedAt.Equal(p.CheckedAt) {
+		t.Errorf("a page never checked: fetched at %s, checked at %s; want its first fetch's time, as both", p.FetchedAt, p.CheckedAt)
+	}
+	want := revisit.Page{ID: p.ID, URL: p.URL, Version: 2, ETag: `"n"`, Modified: "Tue, 05 Mar 2024 08:00:00 GMT", ContentHash: "hn", FetchedAt: p.FetchedAt}
 	if got.CheckedAt.Equal(t2) {
 		got.CheckedAt = time.Time{}
 	}
