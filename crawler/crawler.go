@@ -140,6 +140,10 @@ type result struct {
 	page     *Page
 	push     []Entry
 	canceled bool
+	// retryAt is the URL whose fetch failed for a transient reason when
+	// the entry is to be fetched again later (errRetryLater); zero
+	// otherwise.
+	retryAt urlnorm.URL
 }
 
 // worker turns one entry into a page record and the entries to push.
@@ -179,6 +183,10 @@ func (w *worker) process(ctx context.Context, j job) result {
 	if err != nil {
 		if ctx.Err() != nil || fetch.ReasonOf(err) == fetch.ReasonCanceled {
 			r.canceled = true
+			var fe *fetch.Error
+			if ctx.Err() == nil && errors.Is(err, errRetryLater) && errors.As(err, &fe) {
+				r.retryAt = fe.URL
+			}
 		} else {
 			failed(p, err)
 		}

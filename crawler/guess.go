@@ -374,7 +374,7 @@ func (r *run) receiveGuessed(res result) {
 // roundResult keeps res, the result of the round's entry e; the outage
 // hears of it (a transient failure is tried again later).
 func (r *run) roundResult(e Entry, res result) {
-	r.out.received(e, res.canceled)
+	r.out.received(e, res.retryAt)
 	res.entry = e
 	if res.canceled {
 		r.budget.taken[e.Topic]--

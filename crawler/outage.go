@@ -48,6 +48,7 @@ const (
 	probeMax         = 30 * time.Second
 	maxWaiting       = 1 << 14 // pages waiting to be fetched again, at most
 	maxDead          = 1 << 14 // hosts known down while the network works, at most
+	maxBackoffHosts  = 1 << 14 // hosts waiting after a failure, past which those whose wait is over are forgotten
 )
 
 // outage wraps the crawl's fetcher to keep transient failures from being
@@ -62,8 +63,7 @@ type outage struct {
 	now        func() time.Time
 
 	mu         sync.Mutex
-	retry      map[urlnorm.URL]bool // fetched last with errRetryLater
-	tries      map[urlnorm.URL]int  // transient failures of a page outside outages
+	tries      map[urlnorm.URL]int // transient failures of a page outside outages
 	hosts      map[string]*backoff
 	netFails   int // pages in a row that got no answer
 	lastAnswer time.Time
@@ -102,7 +102,7 @@ type waitingEntry struct {
 func newOutage(ctx context.Context, inner Fetcher, cfg Config) *outage {
 	ctx, stop := context.WithCancel(ctx)
 	return &outage{inner: inner, retryLater: cfg.RetryLater, maxOutage: cfg.MaxOutage, log: cfg.Log, now: time.Now,
-		retry: make(map[urlnorm.URL]bool), tries: make(map[urlnorm.URL]int), hosts: make(map[string]*backoff),
+		tries: make(map[urlnorm.URL]int), hosts: make(map[string]*backoff),
 		probed: make(map[string]bool), dead: make(map[string]bool), lastAnswer: time.Now(), ctx: ctx, stopCanary: stop}
 }
 
@@ -139,6 +139,19 @@ func (o *outage) noAnswer(why string) {
 		clear(o.probed)
 		o.logf("network unreachable: %d pages in a row got no answer (last: %s); the crawl takes no new pages and tries again every %s to %s, for up to %s (Ctrl-C stops it; the same command resumes)",
 			o.netFails, o.lastErr, probeFirst, probeMax, o.maxOutage)
+	}
+}
+
+// pruneHosts forgets the hosts whose wait is over, when the hosts that
+// failed are too many to keep (o.mu held): memory stays bounded however
+// many hosts keep failing, at the cost of their next wait starting
+// short again.
+func (o *outage) pruneHosts() {
+	now := o.now()
+	for h, b := range o.hosts {
+		if !now.Before(b.next) {
+			delete(o.hosts, h)
+		}
 	}
 }
 
@@ -208,7 +221,6 @@ func (o *outage) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fe
 	host := u.Host()
 	o.mu.Lock()
 	if b := o.hosts[host]; b != nil && !o.down && o.now().Before(b.next) && len(o.waiting) < maxWaiting {
-		o.retry[u] = true
 		if b.unreachable && !o.lastAnswer.After(b.failed) && !o.dead[host] {
 			o.noAnswer("") // nothing answered since its host did not
 		}
@@ -236,7 +248,7 @@ func (o *outage) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fe
 	if unreachable && !o.dead[host] {
 		o.noAnswer(err.Error())
 		if o.down {
-			o.retry[u] = true // outages do not use a page's tries
+			// outages do not use a page's tries
 			return nil, &fetch.Error{URL: u, Reason: fetch.ReasonCanceled, Err: errRetryLater}
 		}
 	}
@@ -247,6 +259,9 @@ func (o *outage) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fe
 	}
 	b := o.hosts[host]
 	if b == nil {
+		if len(o.hosts) >= maxBackoffHosts {
+			o.pruneHosts()
+		}
 		b = &backoff{}
 		o.hosts[host] = b
 	}
@@ -254,24 +269,23 @@ func (o *outage) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fe
 	b.unreachable, b.failed = unreachable, o.now()
 	wait := hostBackoffFirst << min(b.fails-1, 20)
 	b.next = o.now().Add(min(wait, hostBackoffMax))
-	o.retry[u] = true
 	return nil, &fetch.Error{URL: u, Reason: fetch.ReasonCanceled, Err: errRetryLater}
 }
 
 // received notes a result in the crawl loop: the entry of a fetch that
-// must be tried again waits for its host's turn.
-func (o *outage) received(e Entry, canceled bool) {
+// must be tried again (retryAt, the URL whose fetch failed: the entry's,
+// its canonical form or a redirect's target) waits for that URL's host.
+func (o *outage) received(e Entry, retryAt urlnorm.URL) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	// While the network is down a probe is sent only when nothing else is
 	// in flight, so any result is the probe's, whatever it was.
 	o.probing = false
-	if !canceled || !o.retry[e.URL] {
+	if retryAt.IsZero() {
 		return
 	}
-	delete(o.retry, e.URL)
 	var due time.Time
-	if b := o.hosts[e.URL.Host()]; b != nil {
+	if b := o.hosts[retryAt.Host()]; b != nil {
 		due = b.next
 	}
 	o.waiting = append(o.waiting, waitingEntry{e: e, due: due})
@@ -279,11 +293,10 @@ func (o *outage) received(e Entry, canceled bool) {
 
 // discarded notes a result the crawl drops unseen (a guessed fetch no
 // pop took, guess.go): its entry is not tried again.
-func (o *outage) discarded(u urlnorm.URL) {
+func (o *outage) discarded(urlnorm.URL) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.probing = false
-	delete(o.retry, u)
 }
 
 // due appends to pending the waiting entries whose time has come: all of

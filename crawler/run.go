@@ -406,7 +406,7 @@ func (r *run) receive(res result) {
 		r.receiveGuessed(res) // the outage hears of it once the pop is in
 		return
 	}
-	r.out.received(res.entry, res.canceled)
+	r.out.received(res.entry, res.retryAt)
 	if res.canceled {
 		r.budget.taken[res.entry.Topic]--
 	}

@@ -97,3 +97,49 @@ func TestCrawler_Run_budgetHoldsThroughRetries(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawler_Run_retryAfterARedirect: a page whose redirect target
+// fails for a transient reason (a 503 once) is fetched again later, and
+// found: the retry is kept for the entry whatever URL failed.
+func TestCrawler_Run_retryAfterARedirect(t *testing.T) {
+	var mu sync.Mutex
+	asked := 0
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		asked++
+		first := asked == 1
+		mu.Unlock()
+		if first {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, "<html><body>course syllabus found</body></html>")
+	}))
+	t.Cleanup(other.Close)
+	s := crawlertest.NewSite(t, map[string]string{"/": `<html><body>course <a href="/moved">course syllabus</a></body></html>`},
+		map[string]http.HandlerFunc{"/moved": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+"/x", http.StatusMovedPermanently)
+		}})
+	scorer := crawlertest.NewKeywordScorer(map[string][]string{"course": {"course", "syllabus"}}, "course")
+	for _, strategy := range []crawler.Strategy{crawler.StrategyBFS, crawler.StrategyLink} {
+		mu.Lock()
+		asked = 0
+		mu.Unlock()
+		st := openStore(t)
+		c, err := crawler.New(crawler.Config{Strategy: strategy, Workers: 2}, st, crawlertest.NewFetcher(t, fetch.Config{Retries: -1}), scorer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Succeeded != 2 || sum.Finish != "frontier empty" {
+			t.Errorf("%s: %d pages (%d fetches), %s; want the seed and the redirect's target after its retry", strategy, sum.Succeeded, sum.Fetched, sum.Finish)
+		}
+	}
+}
