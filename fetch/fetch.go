@@ -311,6 +311,10 @@ func New(cfg Config) (*Fetcher, error) {
 		colly.ParseHTTPErrorResponse(),
 		colly.MaxBodySize(int(cfg.MaxBodyBytes+1)),
 	)
+	// No cookie jar: a crawler sends no host the cookies it set (each
+	// fetch is as a first visit, as a revisit must be too), and a jar
+	// would grow with every host that sets one.
+	c.DisableCookies()
 	c.WithTransport(&ctxTransport{f: f, base: tr})
 	c.SetRequestTimeout(cfg.Timeout)
 	c.SetRedirectHandler(f.checkRedirect)

@@ -542,3 +542,29 @@ func TestFetcher_Fetch_brokenEncodingAndLocation(t *testing.T) {
 		}
 	}
 }
+
+// TestFetcher_Fetch_noCookies: a cookie a host sets is not sent back.
+func TestFetcher_Fetch_noCookies(t *testing.T) {
+	var sent atomic.Int32
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if _, err := r.Cookie("sid"); err == nil {
+			sent.Add(1)
+		}
+		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "abc", Path: "/"})
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body>a page</body></html>")
+	}))
+	f := newFetcher(t, Config{})
+	for _, p := range []string{"/a", "/b"} {
+		if _, err := fetchWithin(t, context.Background(), f, s.url(t, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := sent.Load(); n != 0 {
+		t.Errorf("the cookie was sent back %d times", n)
+	}
+}
