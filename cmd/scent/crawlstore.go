@@ -23,7 +23,7 @@ func openShared(cmd *cobra.Command, cf *crawlFlags, fcfg *fetch.Config) (*postgr
 		return nil, errors.New("--site-norm keeps its measurements in SQLite only; drop it with --db postgres://…")
 	}
 	if cf.af.raw && cmd.Flags().Changed("raw") {
-		return nil, errors.New("--raw: the PostgreSQL store keeps no raw responses; use --warc-dir to keep them in WARC files")
+		return nil, errors.New("--raw: the PostgreSQL store keeps no raw responses; use --warc DIR to keep them in WARC files")
 	}
 	cf.af.raw = false
 	fcfg.KeepRaw = cf.af.dir != ""

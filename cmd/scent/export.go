@@ -25,7 +25,7 @@ func newExportCmd() *cobra.Command {
 					return err
 				}
 				if postgres.IsURL(db) {
-					return errors.New("--format warc: the PostgreSQL store keeps no raw responses (a crawl keeps them with --warc-dir)")
+					return errors.New("--format warc: the PostgreSQL store keeps no raw responses (a crawl keeps them with --warc DIR)")
 				}
 				return exportWARC(cmd.Context(), db, name, out, warcMax, cmd.ErrOrStderr())
 			}

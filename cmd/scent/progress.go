@@ -55,7 +55,7 @@ func progressLine(w io.Writer) func(crawler.Progress) {
 				}
 			}
 		}
-		fmt.Fprintf(&b, " | %.0f pages/s   ", p.FetchesPerSec)
+		fmt.Fprintf(&b, " | %.0f fetches/s   ", p.FetchesPerSec)
 		if p.Final {
 			b.WriteString("\n")
 		}
