@@ -148,6 +148,19 @@ func recordCheck(ctx context.Context, tx pgx.Tx, c *revisit.Check) error {
 			return err
 		}
 	}
+	if v := c.Validators; v != nil && c.New == nil {
+		// The latest version's: a stored one, else the crawled page.
+		tag, err := tx.Exec(ctx, `UPDATE page_versions SET etag = $1, modified = $2 WHERE page_id = $3
+			AND version = (SELECT max(version) FROM page_versions WHERE page_id = $3)`, v.ETag, v.Modified, c.PageID)
+		if err != nil {
+			return fmt.Errorf("validators: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			if _, err := tx.Exec(ctx, `UPDATE pages SET etag = $1, modified = $2 WHERE id = $3`, v.ETag, v.Modified, c.PageID); err != nil {
+				return fmt.Errorf("validators: %w", err)
+			}
+		}
+	}
 	_, err := tx.Exec(ctx, `INSERT INTO change_log(page_id, checked_at, url, status, fetched_size, update_size, changed, version, failure)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		c.PageID, c.CheckedAt.UTC(), c.URL.String(), c.Status, c.Size, c.UpdateSize, c.Changed, c.Version, c.Failure)

@@ -80,6 +80,17 @@ type Check struct {
 	// New is the new version when Changed; its Number equals Version. It
 	// is nil when the check is read back from the change log.
 	New *Version
+	// Validators, when set, are the ETag and Last-Modified the server now
+	// sends for a body that did not change: they replace the latest
+	// version's, so that the next check is conditional on them. Nil when
+	// read back from the change log.
+	Validators *Validators
+}
+
+// Validators are the validators of a conditional GET, as the server sent
+// them.
+type Validators struct {
+	ETag, Modified string
 }
 
 // ErrNoVersion is what the errors of a Store wrap when it holds no such
@@ -334,6 +345,9 @@ func (r *runner) check(ctx context.Context, p Page) (*Check, error) {
 	sum := sha256.Sum256(res.Body)
 	hash := hex.EncodeToString(sum[:])
 	if hash == p.ContentHash {
+		if v := (Validators{res.Header.Get("ETag"), res.Header.Get("Last-Modified")}); v != (Validators{p.ETag, p.Modified}) {
+			c.Validators = &v
+		}
 		return c, nil
 	}
 	final := res.FinalURL

@@ -127,6 +127,19 @@ func (s *Store) RecordCheck(ctx context.Context, c *revisit.Check) error {
 			return fmt.Errorf("record check of page %d: %w", c.PageID, err)
 		}
 	}
+	if v := c.Validators; v != nil && c.New == nil {
+		// The latest version's: a stored one, else the crawled page.
+		res, err := tx.ExecContext(ctx, `UPDATE page_versions SET etag = ?, modified = ? WHERE page_id = ?
+			AND version = (SELECT MAX(version) FROM page_versions WHERE page_id = ?)`, v.ETag, v.Modified, c.PageID, c.PageID)
+		if err != nil {
+			return fmt.Errorf("record check of page %d: validators: %w", c.PageID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE pages SET etag = ?, modified = ? WHERE id = ?`, v.ETag, v.Modified, c.PageID); err != nil {
+				return fmt.Errorf("record check of page %d: validators: %w", c.PageID, err)
+			}
+		}
+	}
 	changed := 0
 	if c.Changed {
 		changed = 1

@@ -128,6 +128,10 @@ func (s *MemStore) record(c *revisit.Check) error {
 		v := *c.New
 		mp.versions = append(mp.versions, v)
 		mp.page.Version, mp.page.ETag, mp.page.Modified, mp.page.ContentHash = v.Number, v.ETag, v.Modified, v.ContentHash
+	} else if v := c.Validators; v != nil {
+		last := &mp.versions[len(mp.versions)-1]
+		last.ETag, last.Modified = v.ETag, v.Modified
+		mp.page.ETag, mp.page.Modified = v.ETag, v.Modified
 	}
 	// CheckedAt is the latest check's time, or the fetch's before any.
 	if !mp.checked || c.CheckedAt.After(mp.page.CheckedAt) {
@@ -135,6 +139,7 @@ func (s *MemStore) record(c *revisit.Check) error {
 	}
 	logged := *c
 	logged.New = nil
+	logged.Validators = nil
 	s.checks = append(s.checks, logged)
 	return nil
 }

@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 	t.Run("ManyPagesCheckedOnce", s.manyPagesCheckedOnce)
 	t.Run("VersionsFollowTheLatest", s.versionsFollowTheLatest)
 	t.Run("ChangeLogInOrder", s.changeLogInOrder)
+	t.Run("NewValidatorsOfAnUnchangedBody", s.newValidators)
 }
 
 type suite struct {
@@ -609,5 +610,29 @@ func (su *suite) changeLogInOrder(t *testing.T) {
 	calls := 0
 	if err := fx.store.EachCheck(ctx, fx.crawl, func(*revisit.Check) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
 		t.Errorf("EachCheck with a failing fn: %v after %d calls, want its error after 1", err, calls)
+	}
+}
+
+// newValidators: a server that sends a new ETag for the same body has
+// the next check made conditional on the new one, which it answers 304.
+func (su *suite) newValidators(t *testing.T) {
+	ctx := context.Background()
+	fx := su.newFixture(t, map[string]SitePage{"/": {Words: "index"}, "/a": {Words: "same words", ETag: `"old"`}})
+	fx.site.Set("/a", SitePage{Words: "same words", ETag: `"new"`})
+	fx.site.TakeRequests()
+	for i, want := range []struct {
+		sent   string
+		status int
+	}{{`"old"`, 200}, {`"new"`, 304}} {
+		if _, err := fx.run(t, ctx, t0.Add(time.Duration(i+1)*time.Hour), 0, 1); err != nil {
+			t.Fatal(err)
+		}
+		got := fx.site.TakeRequests()["/a"]
+		if got.IfNoneMatch != want.sent || got.Status != want.status {
+			t.Errorf("check %d: sent If-None-Match %s, answered %d; want %s, %d", i+1, got.IfNoneMatch, got.Status, want.sent, want.status)
+		}
+	}
+	if p := pages(t, fx.store, fx.crawl, 10)[1]; p.Version != 1 || p.ETag != `"new"` {
+		t.Errorf("after the checks: version %d, ETag %s; want version 1 with the new ETag", p.Version, p.ETag)
 	}
 }
