@@ -79,7 +79,12 @@ type Clusterer struct {
 }
 
 // Report returns the report of the pages added so far.
-func (c *Clusterer) Report() *Report { return c.rep }
+func (c *Clusterer) Report() *Report {
+	if c.rep.Clusters == nil {
+		c.rep.Clusters = []*Cluster{} // [] in JSON, not null
+	}
+	return c.rep
+}
 
 // OriginalOf returns the original of the page with id (itself for an
 // original) and whether the page was added.

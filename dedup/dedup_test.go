@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -74,5 +75,25 @@ func TestClusterer_Add(t *testing.T) {
 	var b strings.Builder
 	if err := rep.WriteText(&b); err != nil || !strings.Contains(b.String(), "=   http://c.test/") {
 		t.Errorf("WriteText: %v\n%s", err, b.String())
+	}
+}
+
+// TestClusterer_noPagesJSON: a report of no duplicates has an empty
+// list of clusters in JSON ([]), not null.
+func TestClusterer_noPagesJSON(t *testing.T) {
+	signer, err := minhash.NewSigner(minhash.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClusterer(signer, "empty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(c.Report())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"clusters":[]`) {
+		t.Errorf("JSON of no duplicates: %s", b)
 	}
 }

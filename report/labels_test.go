@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -16,5 +17,19 @@ func TestReadLabels_byteOrderMark(t *testing.T) {
 	}
 	if l[urlnorm.MustParse("http://a.edu/c1")] != "course" || len(l) != 2 {
 		t.Errorf("labels %v", l)
+	}
+}
+
+// TestReport_emptyCrawlJSON: a crawl without pages has an empty harvest
+// curve in JSON ([]), not null.
+func TestReport_emptyCrawlJSON(t *testing.T) {
+	r := New("c", "link", []string{"course"}, nil, 100)
+	r.Finish()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"harvest_curve":[]`) {
+		t.Errorf("JSON of an empty crawl: %s", b)
 	}
 }

@@ -299,6 +299,9 @@ func (r *Report) Finish() {
 		if n := len(t.Curve); r.Pages > 0 && (n == 0 || t.Curve[n-1].Pages != r.Pages) {
 			t.Curve = append(t.Curve, Point{Pages: r.Pages, Relevant: t.Relevant, Found: t.Found})
 		}
+		if t.Curve == nil {
+			t.Curve = []Point{} // [] in JSON, not null
+		}
 		t.Targets, t.TargetsAll = targets[t.Topic], all[t.Topic]
 		if t.FromStack > 0 {
 			t.Precision = float64(t.Relevant) / float64(t.FromStack)
