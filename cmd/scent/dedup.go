@@ -27,7 +27,8 @@ func newDedupCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dedup [--db FILE] [--crawl NAME] [--json]",
 		Short: "Recheck stored pages for near-duplicates and list the clusters",
-		Long: `Dedup signs the stored text of every page fetched successfully, in the
+		Long: `Dedup signs the stored text of every page fetched successfully that has
+text (a frame set, whose text is empty, has nothing to compare), in the
 order the pages were stored, with the database's min-hash parameters, and
 groups each page with the earliest page it is a near-duplicate of (two of
 six min-hash features agree: resemblance above about 0.77). It prints every
@@ -35,7 +36,9 @@ cluster: the original, then each copy with its estimated resemblance to the
 original, how many of the six features agree, and "=" when its text is
 identical to an earlier page's. It also counts the pages whose recheck
 differs from the duplicate_of recorded when they were stored (with --crawl,
-pages recorded as copies of another crawl's pages differ by design).
+pages recorded as copies of another crawl's pages differ by design; without
+--crawl, every crawl of the database is read, and a URL stored by two crawls
+is a page of each).
 Nothing in the database is changed.
 
 With --archive, dedup reads a collection (a WebKB .tgz or folder, as

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -79,15 +80,23 @@ document per crawl.`,
 			var reps []*report.Report
 			var learnts [][]urlnorm.URL
 			for _, src := range sources {
-				learnt, err := experiment.LearntFor(cmd.Context(), src[0], src[1], trained, seeds, cmd.ErrOrStderr())
-				if err != nil {
-					return err
+				// Without labels there are no targets to hold out. What
+				// the list's reading says is told once the crawl is
+				// measured, not before an error that has nothing to do
+				// with it.
+				var learnt []urlnorm.URL
+				var notice bytes.Buffer
+				if labels != "" {
+					if learnt, err = experiment.LearntFor(cmd.Context(), src[0], src[1], trained, seeds, &notice); err != nil {
+						return err
+					}
 				}
 				learnts = append(learnts, learnt)
 				rep, err := experiment.Measure(cmd.Context(), src[0], src[1], labels, every, topics, scope, th, learnt)
 				if err != nil {
 					return err
 				}
+				io.Copy(cmd.ErrOrStderr(), &notice)
 				if bfsDB != "" {
 					bfs, err := experiment.Measure(cmd.Context(), bfsDB, "", labels, every, topicsOf(rep), scope, th, learnt)
 					if err != nil {
