@@ -325,7 +325,11 @@ func (r *run) finished() (finish string, again bool, err error) {
 	case !r.dry && !r.out.paused():
 		return "", true, nil
 	case r.out.idle():
-		if more, err := r.front.await(r.ctx); more || err != nil {
+		more, err := r.front.await(r.ctx)
+		if errors.Is(err, ErrSharedBudgetSpent) {
+			return "budget reached", false, nil
+		}
+		if more || err != nil {
 			return "", more, err
 		}
 		return "frontier empty", false, nil

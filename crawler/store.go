@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -360,3 +361,8 @@ type PageReader interface {
 type SharedFrontier interface {
 	AwaitWork(ctx context.Context, crawl int64) (bool, error)
 }
+
+// ErrSharedBudgetSpent is what AwaitWork returns, with false, when the
+// crawl is done because its processes together reached its budget (not
+// because its frontier ran dry): the crawl then ends "budget reached".
+var ErrSharedBudgetSpent = errors.New("the crawl's processes together reached its budget")

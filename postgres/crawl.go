@@ -696,10 +696,10 @@ func (s *Store) AwaitWork(ctx context.Context, crawl int64) (bool, error) {
 		if waiting && budgetLeft {
 			return true, nil
 		}
-		if !others && nextAt == nil {
-			return false, nil
-		}
 		if !others && !budgetLeft {
+			return false, crawler.ErrSharedBudgetSpent
+		}
+		if !others && nextAt == nil {
 			return false, nil
 		}
 		pause := 100 * time.Millisecond

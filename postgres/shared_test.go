@@ -214,6 +214,20 @@ func TestStore_budget(t *testing.T) {
 	if err != nil || len(more) != 1 {
 		t.Fatalf("after a failed fetch popped %v (%v), want the one place it gave back", more, err)
 	}
+	// The processes together spend the budget: the crawl is done for
+	// each, and AwaitWork says why.
+	pages = nil
+	for _, e := range append(ea, more...) {
+		pages = append(pages, &crawler.Page{URL: e.URL, Status: 200, FetchedAt: time.Now()})
+	}
+	if err := a.Commit(ctx, sa.ID, pages, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*Store{a, b} {
+		if more, err := s.AwaitWork(ctx, sa.ID); more || !errors.Is(err, crawler.ErrSharedBudgetSpent) {
+			t.Errorf("AwaitWork with the budget spent: %v, %v; want false, ErrSharedBudgetSpent", more, err)
+		}
+	}
 }
 
 // TestStore_hostDelay: a host leased by one process is not leased again,

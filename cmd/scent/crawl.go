@@ -11,6 +11,7 @@ import (
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
 )
@@ -90,6 +91,10 @@ link-context window the crawl takes; --threshold replaces any model's:
 				// The last writes may be undone: count no pages as kept.
 				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: stopped by an error after %d fetches this run; the database keeps what was committed before it (the same command resumes)\n",
 					cf.name, sum.Fetched)
+			case sum != nil && postgres.IsURL(cf.db) && (err == nil || sum.Fetched > 0 || unreachable || errors.Is(err, context.Canceled)):
+				// The crawl's totals, of every process, are told above.
+				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q, this process: %d fetches (%d failed); %s; %.1f pages/s, %.1f fetches/s\n",
+					cf.name, sum.Fetched, sum.Failed, sum.Finish, sum.PagesPerSec, sum.FetchesPerSec)
 			case sum != nil && (err == nil || sum.Fetched > 0 || unreachable || errors.Is(err, context.Canceled)):
 				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: %d fetches this run (%d failed); %d pages fetched in all; %s; %.1f pages/s, %.1f fetches/s\n",
 					cf.name, sum.Fetched, sum.Failed, sum.Succeeded, sum.Finish, sum.PagesPerSec, sum.FetchesPerSec)
@@ -258,8 +263,12 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	sum, err := c.Run(ctx, seeds.Crawl, settings)
 	if pg != nil && sum.Crawl != 0 {
 		if p, perr := pg.CrawlProgress(context.WithoutCancel(ctx), sum.Crawl); perr == nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "crawl %q in all: %d fetches (%d pages) by %d processes at work now and before; %d by this process; %d URLs waiting, %d leased\n",
-				cf.name, p.Fetched, p.Succeeded, p.Processes, p.Mine, p.Waiting, p.Leased)
+			procs := "processes"
+			if p.Processes == 1 {
+				procs = "process"
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "crawl %q in all: %d fetches (%d pages) by %d %s at work now and before; %d by this process; %d URLs waiting, %d leased\n",
+				cf.name, p.Fetched, p.Succeeded, p.Processes, procs, p.Mine, p.Waiting, p.Leased)
 		}
 	}
 	if d, derr := dropped(context.WithoutCancel(ctx), sum.Crawl); derr == nil && d.URLs > 0 {
