@@ -13,6 +13,7 @@ import (
 
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/training"
 )
 
 // TestCrawl_tunedModel: crawl takes no model tuning flag; a model tuned
@@ -155,5 +156,25 @@ func TestResumeLine(t *testing.T) {
 		if got := resumeLine("c", tc.st, tc.learns); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)
 		}
+	}
+}
+
+// TestPrintTrainReport_failures: the examples that could not be used
+// list local files first (the seed file's own mistakes), and past ten
+// count the rest by reason.
+func TestPrintTrainReport_failures(t *testing.T) {
+	rep := &training.Report{}
+	for i := range 11 {
+		rep.Failed = append(rep.Failed, training.Failure{Source: fmt.Sprintf("http://a.test/%d", i), Reason: "status: HTTP 404"})
+	}
+	rep.Failed = append(rep.Failed, training.Failure{Source: "pages/nosuch.html", Reason: "read: no such file"})
+	var b strings.Builder
+	printTrainReport(&b, rep)
+	out := b.String()
+	if i, j := strings.Index(out, "pages/nosuch.html"), strings.Index(out, "http://a.test/0"); i < 0 || j < 0 || i > j {
+		t.Errorf("the local file is not listed first:\n%s", out)
+	}
+	if !strings.Contains(out, "… and 2 more (2 status; all in --report-json)") {
+		t.Errorf("the rest not counted by reason:\n%s", out)
 	}
 }

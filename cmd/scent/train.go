@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -125,9 +127,28 @@ func printTrainReport(w io.Writer, rep *training.Report) {
 	fmt.Fprintf(w, "trained on %d topic(s) and %d negative document(s); %d features\n", len(rep.Topics), rep.Other, rep.Terms)
 	if len(rep.Failed) > 0 {
 		fmt.Fprintf(w, "%d example(s) could not be used:\n", len(rep.Failed))
-		for i, f := range rep.Failed {
+		// Local files first: a missing one is the seed file's mistake,
+		// not the web's; past ten, the rest counted by reason.
+		failed := slices.Clone(rep.Failed)
+		remote := func(f training.Failure) int {
+			if strings.Contains(f.Source, "://") {
+				return 1
+			}
+			return 0
+		}
+		slices.SortStableFunc(failed, func(a, b training.Failure) int { return remote(a) - remote(b) })
+		for i, f := range failed {
 			if i == 10 {
-				fmt.Fprintf(w, "  … and %d more\n", len(rep.Failed)-10)
+				reasons := map[string]int{}
+				for _, f := range failed[10:] {
+					r, _, _ := strings.Cut(f.Reason, ":")
+					reasons[r]++
+				}
+				var parts []string
+				for _, r := range slices.Sorted(maps.Keys(reasons)) {
+					parts = append(parts, fmt.Sprintf("%d %s", reasons[r], r))
+				}
+				fmt.Fprintf(w, "  … and %d more (%s; all in --report-json)\n", len(failed)-10, strings.Join(parts, ", "))
 				break
 			}
 			fmt.Fprintf(w, "  %s: %s\n", f.Source, f.Reason)
