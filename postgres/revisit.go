@@ -54,7 +54,7 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT p.id, p.url, p.fetched_at, p.etag, p.modified, p.content_hash,
+	rows, err := s.pool.Query(ctx, `SELECT p.id, p.url, p.final_url, p.fetched_at, p.etag, p.modified, p.content_hash,
 		v.version, v.etag, v.modified, v.content_hash,
 		(SELECT max(c.checked_at) FROM change_log c WHERE c.page_id = p.id)
 		FROM pages p
@@ -70,14 +70,14 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 	for rows.Next() {
 		var (
 			p                       revisit.Page
-			raw                     string
+			raw, final              string
 			fetched                 time.Time
 			pETag, pModified, pHash string
 			version                 *int32
 			vETag, vModified, vHash *string
 			checked                 *time.Time
 		)
-		if err := rows.Scan(&p.ID, &raw, &fetched, &pETag, &pModified, &pHash,
+		if err := rows.Scan(&p.ID, &raw, &final, &fetched, &pETag, &pModified, &pHash,
 			&version, &vETag, &vModified, &vHash, &checked); err != nil {
 			return nil, fmt.Errorf("read pages to revisit: %w", err)
 		}
@@ -86,6 +86,12 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 			return nil, fmt.Errorf("read pages to revisit: page %d: %w", p.ID, err)
 		}
 		p.URL = u
+		p.FinalURL = u
+		if final != "" {
+			if p.FinalURL, err = urlnorm.Parse(final); err != nil {
+				return nil, fmt.Errorf("read pages to revisit: page %d: final URL: %w", p.ID, err)
+			}
+		}
 		if version != nil {
 			p.Version, p.ETag, p.Modified, p.ContentHash = int(*version), *vETag, *vModified, *vHash
 		} else {

@@ -32,6 +32,9 @@ type Page struct {
 	// when the page was never checked; FetchedAt is the first fetch's.
 	CheckedAt time.Time
 	FetchedAt time.Time
+	// FinalURL is where the crawl's fetch of URL ended (after its
+	// redirects); zero when the store does not say (then URL).
+	FinalURL urlnorm.URL
 	// SitemapLastMod is when the site's sitemap says the page last
 	// changed (the latest <lastmod> listed for its URL); zero when no
 	// sitemap read by the crawl gives one.
@@ -339,6 +342,11 @@ func (r *runner) check(ctx context.Context, p Page) (*Check, error) {
 	}
 	c.Status = res.Status
 	if res.Status == http.StatusNotModified {
+		return c, nil
+	}
+	if was := p.FinalURL; !was.IsZero() && !res.FinalURL.IsZero() && res.FinalURL != was {
+		// The URL now leads to another page: no version of this one.
+		c.Failure = fmt.Sprintf("redirect: now to %s (crawled at %s)", res.FinalURL, was)
 		return c, nil
 	}
 	c.Size = len(res.Body)

@@ -28,7 +28,7 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT p.id, `+pageURLColumn+`, p.fetched_at, p.etag, p.modified, p.content_hash,
+	rows, err := s.db.QueryContext(ctx, `SELECT p.id, `+pageURLColumn+`, `+finalURLColumn+`, p.fetched_at, p.etag, p.modified, p.content_hash,
 		v.version, v.etag, v.modified, v.content_hash,
 		(SELECT MAX(c.checked_at) FROM change_log c WHERE c.page_id = p.id),
 		(SELECT MAX(su.lastmod) FROM sitemap_urls su WHERE su.url IN (`+pageURLColumn+`, `+finalURLColumn+`))
@@ -45,13 +45,13 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 	for rows.Next() {
 		var (
 			p                       revisit.Page
-			raw, fetched            string
+			raw, final, fetched     string
 			version                 sql.NullInt64
 			vETag, vModified, vHash sql.NullString
 			checked, lastmod        sql.NullString
 			pETag, pModified, pHash string
 		)
-		if err := rows.Scan(&p.ID, &raw, &fetched, &pETag, &pModified, &pHash,
+		if err := rows.Scan(&p.ID, &raw, &final, &fetched, &pETag, &pModified, &pHash,
 			&version, &vETag, &vModified, &vHash, &checked, &lastmod); err != nil {
 			return nil, fmt.Errorf("read pages to revisit: %w", err)
 		}
@@ -60,6 +60,9 @@ func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int)
 			return nil, fmt.Errorf("read pages to revisit: page %d: %w", p.ID, err)
 		}
 		p.URL = u
+		if p.FinalURL, err = urlnorm.Parse(final); err != nil {
+			return nil, fmt.Errorf("read pages to revisit: page %d: final URL: %w", p.ID, err)
+		}
 		if version.Valid {
 			p.Version, p.ETag, p.Modified, p.ContentHash = int(version.Int64), vETag.String, vModified.String, vHash.String
 		} else {

@@ -87,7 +87,7 @@ func TestStore_RevisitPages(t *testing.T) {
 			t.Fatalf("limit %d: %d pages, want the 7 without failure", limit, len(ps))
 		}
 		for i, p := range ps {
-			want := revisit.Page{ID: p.ID, URL: u(fmt.Sprintf("/p%d", i)), Version: 1, ContentHash: fmt.Sprintf("h%d", i), CheckedAt: t0, FetchedAt: t0}
+			want := revisit.Page{ID: p.ID, URL: u(fmt.Sprintf("/p%d", i)), Version: 1, ContentHash: fmt.Sprintf("h%d", i), CheckedAt: t0, FetchedAt: t0, FinalURL: u(fmt.Sprintf("/p%d", i))}
 			if i%2 == 1 {
 				want.ETag = fmt.Sprintf(`"e%d"`, i)
 				want.Modified = "Mon, 04 Mar 2024 08:00:00 GMT"
@@ -135,7 +135,7 @@ func TestStore_RecordCheck(t *testing.T) {
 	}
 
 	got := allRevisitPages(t, s, crawl, 10)
-	want := revisit.Page{ID: p.ID, URL: p.URL, Version: 2, ETag: `"n"`, Modified: "Tue, 05 Mar 2024 08:00:00 GMT", ContentHash: "hn", CheckedAt: t2, FetchedAt: p.FetchedAt}
+	want := revisit.Page{ID: p.ID, URL: p.URL, Version: 2, ETag: `"n"`, Modified: "Tue, 05 Mar 2024 08:00:00 GMT", ContentHash: "hn", CheckedAt: t2, FetchedAt: p.FetchedAt, FinalURL: p.FinalURL}
 	if got[1] != want || p.FetchedAt.IsZero() {
 		t.Errorf("after a change: %+v, want %+v", got[1], want)
 	}

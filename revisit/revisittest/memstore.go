@@ -59,7 +59,7 @@ func (s *MemStore) Commit(ctx context.Context, crawl int64, pages []*crawler.Pag
 		}
 		mp := &memPage{crawl: crawl,
 			page: revisit.Page{ID: int64(len(s.pages) + 1), URL: p.URL, Version: 1, ETag: p.ETag, Modified: p.Modified,
-				ContentHash: p.ContentHash, CheckedAt: p.FetchedAt, FetchedAt: p.FetchedAt},
+				ContentHash: p.ContentHash, CheckedAt: p.FetchedAt, FetchedAt: p.FetchedAt, FinalURL: p.FinalURL},
 			versions: []revisit.Version{{Number: 1, FetchedAt: p.FetchedAt, Status: p.Status, Size: p.Size,
 				ContentType: p.ContentType, ETag: p.ETag, Modified: p.Modified, ContentHash: p.ContentHash,
 				Title: p.Title, Text: p.Text}},

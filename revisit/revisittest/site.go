@@ -30,6 +30,8 @@ type SitePage struct {
 	// Block makes the site cancel the context given to SetCancel and
 	// wait for the client to give up, instead of answering.
 	Block bool
+	// RedirectTo, when set, is a path the page answers 301 to.
+	RedirectTo string
 }
 
 // Request is one request a Site saw.
@@ -81,6 +83,8 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case !ok:
 		status = http.StatusNotFound
+	case p.RedirectTo != "":
+		status = http.StatusMovedPermanently
 	case p.Status != 0:
 		status = p.Status
 	case p.ETag != "" && r.Header.Get("If-None-Match") == p.ETag:
@@ -101,6 +105,10 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if p.Modified != "" {
 		w.Header().Set("Last-Modified", p.Modified)
+	}
+	if status == http.StatusMovedPermanently {
+		http.Redirect(w, r, p.RedirectTo, status)
+		return
 	}
 	if status != http.StatusOK {
 		w.WriteHeader(status)

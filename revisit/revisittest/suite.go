@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 	t.Run("VersionsFollowTheLatest", s.versionsFollowTheLatest)
 	t.Run("ChangeLogInOrder", s.changeLogInOrder)
 	t.Run("NewValidatorsOfAnUnchangedBody", s.newValidators)
+	t.Run("RedirectElsewhereIsNoVersion", s.redirectElsewhere)
 }
 
 type suite struct {
@@ -509,7 +510,7 @@ func (su *suite) versionsFollowTheLatest(t *testing.T) {
 	if p.FetchedAt.IsZero() || !p.FetchedAt.Equal(p.CheckedAt) {
 		t.Errorf("a page never checked: fetched at %s, checked at %s; want its first fetch's time, as both", p.FetchedAt, p.CheckedAt)
 	}
-	want := revisit.Page{ID: p.ID, URL: p.URL, Version: 2, ETag: `"n"`, Modified: "Tue, 05 Mar 2024 08:00:00 GMT", ContentHash: "hn", FetchedAt: p.FetchedAt}
+	want := revisit.Page{ID: p.ID, URL: p.URL, Version: 2, ETag: `"n"`, Modified: "Tue, 05 Mar 2024 08:00:00 GMT", ContentHash: "hn", FetchedAt: p.FetchedAt, FinalURL: p.FinalURL}
 	if got.CheckedAt.Equal(t2) {
 		got.CheckedAt = time.Time{}
 	}
@@ -634,5 +635,34 @@ func (su *suite) newValidators(t *testing.T) {
 	}
 	if p := pages(t, fx.store, fx.crawl, 10)[1]; p.Version != 1 || p.ETag != `"new"` {
 		t.Errorf("after the checks: version %d, ETag %s; want version 1 with the new ETag", p.Version, p.ETag)
+	}
+}
+
+// redirectElsewhere: a page that now redirects to another page is not
+// given that page's text as a new version: the check is logged as a
+// redirect, saying where to.
+func (su *suite) redirectElsewhere(t *testing.T) {
+	ctx := context.Background()
+	fx := su.newFixture(t, map[string]SitePage{"/": {Words: "index"}, "/a": {Words: "the old page"}, "/b": {Words: "another page"}})
+	fx.site.Set("/a", SitePage{RedirectTo: "/b"})
+	if _, err := fx.run(t, ctx, t0.Add(time.Hour), 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	var log []*revisit.Check
+	if err := fx.store.EachCheck(ctx, fx.crawl, func(c *revisit.Check) error {
+		if strings.HasSuffix(c.URL.String(), "/a") {
+			log = append(log, c)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(log) != 1 || log[0].Changed || !strings.Contains(log[0].Failure, "redirect: now to "+fx.site.Server.URL+"/b") {
+		t.Fatalf("change log of /a: %+v, want one check failed as a redirect to /b", log)
+	}
+	for _, p := range pages(t, fx.store, fx.crawl, 10) {
+		if strings.HasSuffix(p.URL.String(), "/a") && p.Version != 1 {
+			t.Errorf("/a has version %d after redirecting elsewhere, want 1", p.Version)
+		}
 	}
 }
