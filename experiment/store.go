@@ -132,7 +132,7 @@ func Measure(ctx context.Context, db, name, labelsPath string, every int, topics
 	if len(topics) == 0 {
 		return nil, fmt.Errorf("crawl %q has no model topics: name the topics to measure with --topics", c.Name)
 	}
-	if err := checkMeasured(c, topics, labels, labelsPath, th); err != nil {
+	if err := checkMeasured(c, topics, th); err != nil {
 		return nil, err
 	}
 	rep := report.New(c.Name, c.Strategy, topics, labels, every)
@@ -173,10 +173,9 @@ func Measure(ctx context.Context, db, name, labelsPath string, every int, topics
 }
 
 // checkMeasured refuses what would make a report of zeros that look like
-// a finding: a topic the crawl did not crawl for, a labels file that
-// labels no page with a topic measured, a link threshold for a topic
-// not measured.
-func checkMeasured(c crawler.CrawlInfo, topics []string, labels report.Labels, labelsPath string, th map[string]float64) error {
+// a finding: a topic the crawl did not crawl for, a link threshold for a
+// topic not measured.
+func checkMeasured(c crawler.CrawlInfo, topics []string, th map[string]float64) error {
 	for _, t := range topics {
 		if len(c.Topics) > 0 && !slices.Contains(c.Topics, t) {
 			return fmt.Errorf("crawl %q has no topic %s (its topics: %s)", c.Name, t, strings.Join(c.Topics, ", "))
@@ -187,9 +186,22 @@ func checkMeasured(c crawler.CrawlInfo, topics []string, labels report.Labels, l
 			return fmt.Errorf("link threshold for %s, a topic not measured (%s)", t, strings.Join(topics, ", "))
 		}
 	}
-	if labelsPath == "" {
-		return nil
+	return nil
+}
+
+// CheckLabels refuses a labels file given to measure topics that labels
+// no page with one of them: every count of the topic would be 0, which
+// reads as a finding. (An experiment's own labels file may lack a topic:
+// its seeds reach no page of it, and its report says 0 targets.)
+func CheckLabels(labelsPath string, topics []string) error {
+	labels, err := report.LoadLabels(labelsPath)
+	if err != nil {
+		return err
 	}
+	return checkLabels(labels, labelsPath, topics)
+}
+
+func checkLabels(labels report.Labels, labelsPath string, topics []string) error {
 	count := make(map[string]int)
 	for _, l := range labels {
 		count[l]++

@@ -38,7 +38,10 @@ func TestCheckMeasured(t *testing.T) {
 		if tc.labels != nil {
 			path = "labels.tsv"
 		}
-		err := checkMeasured(c, tc.topics, tc.labels, path, tc.th)
+		err := checkMeasured(c, tc.topics, tc.th)
+		if err == nil && tc.labels != nil {
+			err = checkLabels(tc.labels, path, tc.topics)
+		}
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)

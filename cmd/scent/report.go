@@ -96,6 +96,11 @@ document per crawl.`,
 				if err != nil {
 					return err
 				}
+				if labels != "" {
+					if err := experiment.CheckLabels(labels, topicsOf(rep)); err != nil {
+						return err
+					}
+				}
 				io.Copy(cmd.ErrOrStderr(), &notice)
 				if bfsDB != "" {
 					bfs, err := experiment.Measure(cmd.Context(), bfsDB, "", labels, every, topicsOf(rep), scope, th, learnt)

@@ -153,3 +153,21 @@ func TestOutput_neverOverADatabase(t *testing.T) {
 		t.Error("the database was written over")
 	}
 }
+
+// TestExperiment_topicTheSeedsDoNotReach: an experiment on a topic the
+// group trains on but the seeds reach no page of reports 0 targets; it is
+// no error (report's refusal of labels that never name the topic is for
+// labels a user gives).
+func TestExperiment_topicTheSeedsDoNotReach(t *testing.T) {
+	dir := collectiontest.Write(t)
+	for i := range 3 {
+		collectiontest.AddPage(t, dir, "student", "misc", fmt.Sprintf("http://m.test/s%d.html", i), "graduate student home page thesis advisor")
+	}
+	out := filepath.Join(t.TempDir(), "exp")
+	if o, err := runScent(t, "experiment", dir, "--topic", "student", "--budget", "5", "--folds", "0", "--out", out); err != nil {
+		t.Fatalf("experiment: %v\n%s", err, o)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.json")); err != nil {
+		t.Errorf("no report: %v", err)
+	}
+}
