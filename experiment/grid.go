@@ -111,6 +111,9 @@ func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.
 		fmt.Fprintf(progress, "%d of %d cells were finished by an earlier run of this grid in %s: kept\n", n, len(cells), o.Out)
 	}
 	command := o.Command
+	if err := clearReports(o.Out); err != nil {
+		return nil, fmt.Errorf("grid: %w", err)
+	}
 	if err := writeFileAtomic(filepath.Join(o.Out, "command"), func(f *os.File) error {
 		_, err := fmt.Fprintln(f, command)
 		return err

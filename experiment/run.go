@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,6 +36,9 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 		o.Frontier = crawler.FrontierStack
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	if err := clearReports(o.Out); err != nil {
 		return nil, err
 	}
 	if err := writeFileAtomic(filepath.Join(o.Out, "command"), func(f *os.File) error {
@@ -203,4 +207,19 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 		return nil, err
 	}
 	return rep, nil
+}
+
+// reportFiles are what a run writes into its folder once it is done.
+var reportFiles = []string{"report.json", "report.md", "report.csv", "report.html"}
+
+// clearReports removes an earlier run's reports from dir before a run
+// writes its command there: a report is never left beside a command it
+// does not come from (scent results reads them as a pair).
+func clearReports(dir string) error {
+	for _, name := range reportFiles {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove the earlier run's %s: %w", name, err)
+		}
+	}
+	return nil
 }

@@ -1,11 +1,18 @@
 package experiment
 
 import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/internal/collectiontest"
 	"github.com/scent-crawler/scent/report"
+	"github.com/scent-crawler/scent/training"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -47,6 +54,30 @@ func TestCheckMeasured(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestRun_clearsAnEarlierReport: a run into a folder that holds an
+// earlier run's reports removes them before it writes its command, so a
+// run that ends early leaves no report beside a command it does not come
+// from.
+func TestRun_clearsAnEarlierReport(t *testing.T) {
+	archive := collectiontest.Write(t)
+	out := t.TempDir()
+	for _, name := range reportFiles {
+		os.WriteFile(filepath.Join(out, name), []byte("an earlier run's"), 0o644)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the run ends as soon as it starts
+	s := Spec{Archive: archive, Out: out, Topics: []string{"course"}, Strategy: crawler.StrategyBFS, Budget: 5, Workers: 1,
+		Command: "scent experiment … --budget 5", Model: training.DefaultSettings()}
+	if _, err := Run(ctx, s, io.Discard); err == nil {
+		t.Fatal("a canceled run succeeded")
+	}
+	for _, name := range reportFiles {
+		if _, err := os.Stat(filepath.Join(out, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left beside the new command (%v)", name, err)
 		}
 	}
 }
