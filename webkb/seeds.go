@@ -2,6 +2,7 @@ package webkb
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
@@ -48,7 +49,9 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 			return err
 		}
 	}
-	bw := bufio.NewWriter(w)
+	// Written to w only once every check passed: a refused seed file
+	// leaves nothing half-written (on standard output too).
+	var bw bytes.Buffer
 	what := `pages of ` + group + ` labelled "other"`
 	switch negatives {
 	case "rest":
@@ -56,9 +59,9 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 	case "labels":
 		what = "every other page of " + group + ", under its own label"
 	}
-	fmt.Fprintf(bw, "# topics %s: examples from group %s, negatives: %s\n", strings.Join(topics, ","), group, what)
+	fmt.Fprintf(&bw, "# topics %s: examples from group %s, negatives: %s\n", strings.Join(topics, ","), group, what)
 	for _, s := range seeds {
-		fmt.Fprintf(bw, "seed\t%s\n", s)
+		fmt.Fprintf(&bw, "seed\t%s\n", s)
 	}
 	counts := make(map[string]int)
 	labels := make(map[string]bool) // the group's labels
@@ -75,7 +78,7 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		default:
 			role = classify.Other // the seed file's role of a negative
 		}
-		fmt.Fprintf(bw, "%s\t%s\n", role, l.URL)
+		fmt.Fprintf(&bw, "%s\t%s\n", role, l.URL)
 		counts[role]++
 	}
 	for _, t := range topics {
@@ -95,7 +98,8 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		}
 		return fmt.Errorf("every page of group %s is labelled with a topic: no negative example", group)
 	}
-	return bw.Flush()
+	_, err = bw.WriteTo(w)
+	return err
 }
 
 // Negatives returns negatives, or when it is "" the negative examples

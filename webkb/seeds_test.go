@@ -31,8 +31,12 @@ func TestWriteSeeds(t *testing.T) {
 	if strings.Contains(out, "a.test/c") {
 		t.Errorf("a page of another group is an example:\n%s", out)
 	}
-	if err := WriteSeeds(&b, a, nil, []string{"faculty"}, "misc", "other"); err == nil || !strings.Contains(err.Error(), "(its labels: course, other)") {
+	var refused strings.Builder
+	if err := WriteSeeds(&refused, a, nil, []string{"faculty"}, "misc", "other"); err == nil || !strings.Contains(err.Error(), "(its labels: course, other)") {
 		t.Errorf("a topic without examples in the group: %v; want refused, listing the group's labels", err)
+	}
+	if refused.Len() > 0 {
+		t.Errorf("a refused seed file was written in part: %d bytes", refused.Len())
 	}
 	if err := WriteSeeds(&b, a, nil, []string{"course"}, "misc", "some"); err == nil {
 		t.Error("negatives other than other, rest or labels are accepted")
