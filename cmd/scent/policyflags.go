@@ -63,6 +63,12 @@ func (p *policyFlags) apply(fs *pflag.FlagSet) error {
 	if err := applyPreset(fs, p.preset); err != nil {
 		return err
 	}
+	if !(p.gamma >= 0 && p.gamma < 1) {
+		return fmt.Errorf("--learn-gamma %v: want a weight in [0, 1)", p.gamma)
+	}
+	if !(p.reward >= 0 && p.reward <= 1) {
+		return fmt.Errorf("--learn-reward %v: want a page score in [0, 1] (0: per topic)", p.reward)
+	}
 	if !(p.prior >= 0 && p.prior <= learn.MaxPriorWeight) {
 		return fmt.Errorf("--learn-prior %v: want a weight from 0 to %g", p.prior, float64(learn.MaxPriorWeight))
 	}
