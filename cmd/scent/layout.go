@@ -44,6 +44,9 @@ it did not fetch that link to the most of them.`,
 			if strings.TrimSpace(topic) == "" {
 				return fmt.Errorf("--topic is required")
 			}
+			if crawl != "" && db == "" {
+				return fmt.Errorf("--crawl %s names a crawl of --db, which is not given", crawl)
+			}
 			a, err := webkb.Open(args[0])
 			if err != nil {
 				return err

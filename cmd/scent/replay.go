@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -114,6 +115,11 @@ pages of cornell, texas, washington and wisconsin; misc, spread over many
 hosts, is not a site).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			for i, t := range topics {
+				if slices.Contains(topics[:i], t) {
+					return fmt.Errorf("--topic %s given twice", t)
+				}
+			}
 			a, err := webkb.Open(args[0])
 			if err != nil {
 				return err

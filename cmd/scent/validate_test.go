@@ -45,6 +45,8 @@ func TestValidate_beforeWork(t *testing.T) {
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--k", "0"}, "--k"},
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--m", "0"}, "--m"},
 		{[]string{"report", "--db", db, "--every", "0"}, "--every"},
+		{[]string{"seeds", archive, "--topic", "course,course"}, "given twice"},
+		{[]string{"layout", archive, "--topic", "course", "--crawl", "c"}, "--db, which is not given"},
 		{[]string{"export", "--db", db, "--format", "warc", "--out", filepath.Join(dir, "wx"), "--warc-max-size", "-1"}, "--warc-max-size"},
 		{append(crawl, "--db", db, "--timeout", "0"), "--timeout"},
 		{append(crawl, "--db", db, "--retries", "-1"), "--retries"},
