@@ -320,7 +320,10 @@ func build(raw []rawFile, o Options) (*Archive, error) {
 		byURL[u] = append(byURL[u], p)
 	}
 	if len(byURL) == 0 {
-		return nil, errors.New("no http pages found")
+		if len(a.skipped) > 0 {
+			return nil, fmt.Errorf("no http pages found: %d files read, %d skipped (the first, %s: %s)", a.stats.Files, len(a.skipped), a.skipped[0].Name, a.skipped[0].Reason)
+		}
+		return nil, fmt.Errorf("no http pages found: %d files read (want LABEL/GROUP/URL with each / of the URL written ^)", a.stats.Files)
 	}
 	for u, ps := range byURL {
 		chosen, l := choose(ps, o)

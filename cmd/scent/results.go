@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,9 @@ the report (git log; blank outside a git checkout).`,
 			rows, err := experiment.ReadResults(dir, gitCommit)
 			if err != nil {
 				return err
+			}
+			if len(rows) == 0 {
+				return fmt.Errorf("no report.json of scent experiment under %s: nothing to tabulate", dir)
 			}
 			if out == "" {
 				out = filepath.Join(dir, "README.md")

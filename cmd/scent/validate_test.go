@@ -46,6 +46,8 @@ func TestValidate_beforeWork(t *testing.T) {
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--m", "0"}, "--m"},
 		{[]string{"report", "--db", db, "--every", "0"}, "--every"},
 		{[]string{"seeds", archive, "--topic", "course,course"}, "given twice"},
+		{[]string{"results", t.TempDir(), "-o", "-"}, "nothing to tabulate"},
+		{[]string{"labels", t.TempDir()}, "no http pages found: 0 files read (want LABEL/GROUP/URL"},
 		{[]string{"layout", archive, "--topic", "course", "--crawl", "c"}, "--db, which is not given"},
 		{[]string{"export", "--db", db, "--format", "warc", "--out", filepath.Join(dir, "wx"), "--warc-max-size", "-1"}, "--warc-max-size"},
 		{append(crawl, "--db", db, "--timeout", "0"), "--timeout"},
