@@ -57,6 +57,7 @@ be stopped with kill $(cat FILE).`,
 			}
 			st := a.Stats()
 			fmt.Fprintf(cmd.ErrOrStderr(), "serving %d pages of %s as a proxy at http://%s (Ctrl-C stops)\n", st.Pages, args[0], srv.Addr())
+			tellSkipped(cmd.ErrOrStderr(), a, args[0])
 			return srv.Wait()
 		},
 	}
@@ -83,6 +84,7 @@ rule that picked each label as a third column.`,
 			if err != nil {
 				return err
 			}
+			tellSkipped(cmd.ErrOrStderr(), a, args[0])
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			for _, l := range a.Labels() {
 				if showRule {
@@ -141,4 +143,13 @@ hosts, is not a site).`,
 	cmd.Flags().StringArrayVar(&seedFlags, "seed", nil, seedUsage)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output)")
 	return cmd
+}
+
+// tellSkipped says how many files of the collection at path are no page
+// (not an http(s) URL at LABEL/GROUP/URL, or a name that does not parse),
+// with the first, when any.
+func tellSkipped(w io.Writer, a *replay.Archive, path string) {
+	if sk := a.Skipped(); len(sk) > 0 {
+		fmt.Fprintf(w, "%d files of %s are no page and are left out (the first, %s: %s)\n", len(sk), path, sk[0].Name, sk[0].Reason)
+	}
 }

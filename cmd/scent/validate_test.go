@@ -178,3 +178,17 @@ func TestExperiment_topicTheSeedsDoNotReach(t *testing.T) {
 		t.Errorf("no report: %v", err)
 	}
 }
+
+// TestLabels_tellsSkippedFiles: a collection's files that are no page
+// (an ftp: URL) are left out of the labels, and labels says so.
+func TestLabels_tellsSkippedFiles(t *testing.T) {
+	dir := collectiontest.Write(t)
+	collectiontest.AddPage(t, dir, "course", "misc", "ftp://m.test/c.html", "course notes")
+	out, err := runScent(t, "labels", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "\nftp://m.test") || !strings.Contains(out, "1 files of "+dir+" are no page and are left out") {
+		t.Errorf("labels of a collection with an ftp: file:\n%s", out)
+	}
+}
