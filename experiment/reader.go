@@ -45,7 +45,7 @@ type Reader interface {
 // file, read-only.
 func OpenReader(ctx context.Context, db string) (Reader, error) {
 	if postgres.IsURL(db) {
-		s, err := postgres.Open(ctx, db, postgres.Options{})
+		s, err := postgres.Open(ctx, db, postgres.Options{Existing: true})
 		if err != nil {
 			return nil, err
 		}

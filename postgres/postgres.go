@@ -40,7 +40,20 @@ type Options struct {
 	// processes: a Pop leases no more URLs than the budget minus the
 	// successful pages and the URLs leased. 0 means no bound.
 	Budget int
+	// Existing opens only a database that holds scent's tables already
+	// (a reader's, or a revisit's, of a crawl stored before): an empty
+	// one is refused, not given them (ErrNoCrawls). Its schema is still
+	// brought up to date.
+	Existing bool
 }
+
+// ErrNoCrawls is what Open with Options.Existing returns for a database
+// that holds no scent tables.
+var ErrNoCrawls = errors.New("the database holds no scent crawl (no scent tables)")
+
+// ErrNotScent is what Open returns for a database that holds tables of
+// another program and none of scent's: scent adds none to it.
+var ErrNotScent = errors.New("not a scent database")
 
 // Store is a crawl store in a PostgreSQL database, shared by any number of
 // processes. It implements crawler.Store, crawler.URLLookup,
@@ -253,6 +266,18 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
+	var ours bool
+	var others []string
+	if err := conn.QueryRow(ctx, `SELECT to_regclass('scent_schema') IS NOT NULL,
+		ARRAY(SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name LIMIT 6)`).Scan(&ours, &others); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	switch {
+	case !ours && len(others) > 0:
+		return fmt.Errorf("%w: it holds tables of another program (%s); give a database of its own (createdb)", ErrNotScent, strings.Join(others, ", "))
+	case !ours && s.opts.Existing:
+		return ErrNoCrawls
+	}
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS scent_schema (version integer NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}

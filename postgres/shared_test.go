@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/internal/pgtest"
 	"github.com/scent-crawler/scent/urlnorm"
@@ -357,5 +359,46 @@ func TestOpen_synchronousCommit(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: synchronous_commit %s, want %s", tc.url, got, tc.want)
 		}
+	}
+}
+
+// TestOpen_foreignOrEmpty: a database of another program is refused, and
+// given none of scent's tables; a reader (Options.Existing) refuses an
+// empty database without creating them.
+func TestOpen_foreignOrEmpty(t *testing.T) {
+	ctx := context.Background()
+	tables := func(url string) []string {
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		var names []string
+		if err := conn.QueryRow(ctx, `SELECT ARRAY(SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1)`).Scan(&names); err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	empty := pgtest.URL(t)
+	if _, err := Open(ctx, empty, Options{Existing: true}); !errors.Is(err, ErrNoCrawls) {
+		t.Errorf("a reader's open of an empty database: %v, want ErrNoCrawls", err)
+	}
+	if got := tables(empty); len(got) != 0 {
+		t.Errorf("a reader's open created %v", got)
+	}
+	foreign := pgtest.URL(t)
+	conn, err := pgx.Connect(ctx, foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `CREATE TABLE customers(id serial PRIMARY KEY, name text)`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	if _, err := Open(ctx, foreign, Options{}); !errors.Is(err, ErrNotScent) || !strings.Contains(err.Error(), "customers") {
+		t.Errorf("open of another program's database: %v, want ErrNotScent naming its tables", err)
+	}
+	if got := tables(foreign); strings.Join(got, ",") != "customers" {
+		t.Errorf("another program's database now holds %v", got)
 	}
 }

@@ -267,8 +267,8 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 			if p.Processes == 1 {
 				procs = "process"
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "crawl %q in all: %d fetches (%d pages) by %d %s at work now and before; %d by this process; %d URLs waiting, %d leased\n",
-				cf.name, p.Fetched, p.Succeeded, p.Processes, procs, p.Mine, p.Waiting, p.Leased)
+			fmt.Fprintf(cmd.ErrOrStderr(), "crawl %q in all: %d fetches (%d pages), %d by this process; %d %s at work on it now; %d URLs waiting, %d leased\n",
+				cf.name, p.Fetched, p.Succeeded, p.Mine, p.Processes, procs, p.Waiting, p.Leased)
 		}
 	}
 	if d, derr := dropped(context.WithoutCancel(ctx), sum.Crawl); derr == nil && d.URLs > 0 {

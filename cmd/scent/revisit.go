@@ -131,7 +131,7 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 // postgres://…), once or with --watch. The PostgreSQL store keeps no
 // sitemaps, so --sitemap-lastmod finds no dates there.
 func runRevisitShared(cmd *cobra.Command, rf *revisitFlags, f *fetch.Fetcher) error {
-	store, err := postgres.Open(cmd.Context(), rf.db, postgres.Options{})
+	store, err := postgres.Open(cmd.Context(), rf.db, postgres.Options{Existing: true})
 	if err != nil {
 		return err
 	}
