@@ -366,19 +366,17 @@ func (t *ctxTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base.RoundTrip(req)
 	}
 	ctx := req.Context()
-	if cl := t.f.lookup(id); cl != nil {
+	cl := t.f.lookup(id)
+	if cl != nil {
 		ctx = cl.ctx
+		cl.answered.Store(false) // a redirect's next request
 	}
 	r2 := req.Clone(ctx) // the id is ours: never send it
 	r2.Header.Del(idHeader)
 	var c *capture
-	if cl := t.f.lookup(id); cl != nil && t.f.cfg.KeepRaw {
+	if cl != nil && t.f.cfg.KeepRaw {
 		c = startCapture(r2)
 		cl.raw = append(cl.raw, c)
-	}
-	cl := t.f.lookup(id)
-	if cl != nil {
-		cl.answered.Store(false) // a redirect's next request
 	}
 	resp, err := t.base.RoundTrip(r2)
 	if cl != nil && resp != nil && err == nil {
