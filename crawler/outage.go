@@ -30,9 +30,10 @@ var errRetryLater = errors.New("transient failure: fetched again later")
 // recorded with the failure's reason. When outageAfter pages in a row get
 // no answer at all (a page put off because its host waits after no answer
 // counts while no other fetch got one since), or outageQuiet has passed
-// without any answer and 3 in a row failed, the network is down: the crawl takes no new URL from the
-// frontier and probes with one waiting page, of another host each time,
-// after probeFirst, doubled up to probeMax, until a fetch gets an answer.
+// without any answer and 3 in a row failed, the network is down: the
+// crawl takes no new URL from the frontier and probes with one waiting
+// page, of another host each time, after probeFirst, doubled up to
+// probeMax, until a fetch gets an answer.
 // When every waiting host was tried, the URL that answered last (the
 // canary) probes, and a new page from the frontier may: a canary that
 // answers while the waiting hosts do not says that they, not the network,

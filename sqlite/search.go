@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/scent-crawler/scent/crawler"
 )
@@ -46,21 +47,17 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchRe
 	if limit <= 0 {
 		limit = 10
 	}
+	shown := shortQuery(query) // in errors
 	match, err := ftsQuery(query)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("search %q: %w", shown, err)
 	}
-	shown := query
-	if len(shown) > 80 {
-		shown = shown[:80] + "…"
-	}
-	query = shown // in errors
 	rows, err := s.db.QueryContext(ctx, `SELECT docid, matchinfo(search, 'pcnalx') FROM search WHERE search MATCH ?`, match)
 	if err != nil {
 		if strings.Contains(err.Error(), "malformed MATCH") || strings.Contains(err.Error(), "FTS expression tree") {
-			return nil, fmt.Errorf("search %q: not a query this index reads (%v): words, \"a phrase\", OR, -word, word*, and at most a dozen or so operators", query, err)
+			return nil, fmt.Errorf("search %q: not a query this index reads (%v): words, \"a phrase\", OR, -word, word*, and at most a dozen or so operators", shown, err)
 		}
-		return nil, fmt.Errorf("search %q: %w", query, err)
+		return nil, fmt.Errorf("search %q: %w", shown, err)
 	}
 	type hit struct {
 		id    int64
@@ -72,19 +69,19 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchRe
 		var info []byte
 		if err := rows.Scan(&h.id, &info); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("search %q: %w", query, err)
+			return nil, fmt.Errorf("search %q: %w", shown, err)
 		}
 		if h.score, err = bm25(info, []float64{bm25TitleWeight, bm25TextWeight}); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("search %q: %w", query, err)
+			return nil, fmt.Errorf("search %q: %w", shown, err)
 		}
 		hits = append(hits, h)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, fmt.Errorf("search %q: %w", query, err)
+		return nil, fmt.Errorf("search %q: %w", shown, err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search %q: %w", query, err)
+		return nil, fmt.Errorf("search %q: %w", shown, err)
 	}
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].score != hits[j].score {
@@ -103,7 +100,7 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchRe
 			FROM pages p JOIN crawls c ON c.id = p.crawl_id WHERE p.id = ?`, match, h.id).
 			Scan(&r.URL, &r.Title, &r.Crawl, &r.Snippet)
 		if err != nil {
-			return nil, fmt.Errorf("search %q: read page %d: %w", query, h.id, err)
+			return nil, fmt.Errorf("search %q: read page %d: %w", shown, h.id, err)
 		}
 		out = append(out, r)
 	}
@@ -169,13 +166,26 @@ func ftsQuery(q string) (string, error) {
 		return strings.Join(pos, " "), nil
 	}
 	if len(pos) == 0 {
-		return "", fmt.Errorf("search %q: a query needs a word to find: -word only leaves out the pages that hold it", q)
+		return "", errors.New("a query needs a word to find: -word only leaves out the pages that hold it")
 	}
 	out := "(" + strings.Join(pos, " ") + ")"
 	for _, n := range neg {
 		out += " NOT " + n
 	}
 	return out, nil
+}
+
+// shortQuery is q as errors quote it: at most 80 bytes, cut between
+// characters.
+func shortQuery(q string) string {
+	if len(q) <= 80 {
+		return q
+	}
+	cut := 80
+	for cut > 0 && !utf8.RuneStart(q[cut]) {
+		cut--
+	}
+	return q[:cut] + "…"
 }
 
 // queryTerms splits q at spaces outside "quoted phrases".
