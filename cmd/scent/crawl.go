@@ -86,16 +86,17 @@ link-context window the crawl takes; --threshold replaces any model's:
 			if unreachable && sum != nil {
 				sum.Finish = "stopped: network unreachable"
 			}
+			summed := sum != nil && (err == nil || sum.Fetched > 0 || unreachable || errors.Is(err, context.Canceled))
 			switch {
 			case sum != nil && sum.Finish == "error" && !unreachable:
 				// The last writes may be undone: count no pages as kept.
 				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: stopped by an error after %d fetches this run; the database keeps what was committed before it (the same command resumes)\n",
 					cf.name, sum.Fetched)
-			case sum != nil && postgres.IsURL(cf.db) && (err == nil || sum.Fetched > 0 || unreachable || errors.Is(err, context.Canceled)):
+			case summed && postgres.IsURL(cf.db):
 				// The crawl's totals, of every process, are told above.
 				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q, this process: %d fetches (%d failed); %s; %.1f pages/s, %.1f fetches/s\n",
 					cf.name, sum.Fetched, sum.Failed, sum.Finish, sum.PagesPerSec, sum.FetchesPerSec)
-			case sum != nil && (err == nil || sum.Fetched > 0 || unreachable || errors.Is(err, context.Canceled)):
+			case summed:
 				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: %d fetches this run (%d failed); %d pages fetched in all; %s; %.1f pages/s, %.1f fetches/s\n",
 					cf.name, sum.Fetched, sum.Failed, sum.Succeeded, sum.Finish, sum.PagesPerSec, sum.FetchesPerSec)
 			}
