@@ -189,19 +189,12 @@ func checkMeasured(c crawler.CrawlInfo, topics []string, th map[string]float64) 
 	return nil
 }
 
-// CheckLabels refuses a labels file given to measure topics that labels
-// no page with one of them: every count of the topic would be 0, which
-// reads as a finding. (An experiment's own labels file may lack a topic:
-// its seeds reach no page of it, and its report says 0 targets.)
-func CheckLabels(labelsPath string, topics []string) error {
-	labels, err := report.LoadLabels(labelsPath)
-	if err != nil {
-		return err
-	}
-	return checkLabels(labels, labelsPath, topics)
-}
-
-func checkLabels(labels report.Labels, labelsPath string, topics []string) error {
+// CheckLabels refuses labels (read from labelsPath) given to measure
+// topics that label no page with one of them: every count of the topic
+// would be 0, which reads as a finding. (An experiment's own labels file
+// may lack a topic: its seeds reach no page of it, and its report says 0
+// targets.)
+func CheckLabels(labels report.Labels, labelsPath string, topics []string) error {
 	count := make(map[string]int)
 	for _, l := range labels {
 		count[l]++

@@ -47,7 +47,7 @@ func TestCheckMeasured(t *testing.T) {
 		}
 		err := checkMeasured(c, tc.topics, tc.th)
 		if err == nil && tc.labels != nil {
-			err = checkLabels(tc.labels, path, tc.topics)
+			err = CheckLabels(tc.labels, path, tc.topics)
 		}
 		switch {
 		case tc.want == "" && err != nil:

@@ -77,6 +77,12 @@ document per crawl.`,
 			if err != nil {
 				return err
 			}
+			var labelSet report.Labels // read once, to check each crawl's topics against
+			if labels != "" {
+				if labelSet, err = report.LoadLabels(labels); err != nil {
+					return err
+				}
+			}
 			var reps []*report.Report
 			var learnts [][]urlnorm.URL
 			for _, src := range sources {
@@ -97,7 +103,7 @@ document per crawl.`,
 					return err
 				}
 				if labels != "" {
-					if err := experiment.CheckLabels(labels, topicsOf(rep)); err != nil {
+					if err := experiment.CheckLabels(labelSet, labels, topicsOf(rep)); err != nil {
 						return err
 					}
 				}
