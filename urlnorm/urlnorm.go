@@ -199,7 +199,9 @@ func normalizeHost(h string) (string, error) {
 			if err != nil {
 				return "", fmt.Errorf("%w %q", ErrHost, h)
 			}
-			h = a
+			// Mapping may leave a root's dot last: a label of
+			// characters mapped to nothing (U+034F) drops.
+			h = strings.TrimSuffix(a, ".")
 			break
 		}
 	}

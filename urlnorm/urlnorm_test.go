@@ -2,6 +2,7 @@ package urlnorm
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +26,7 @@ func TestParse(t *testing.T) {
 		{"http://[::1]:8080/", "http://[::1]:8080/"},
 		{"http://127.0.0.1/", "http://127.0.0.1/"},
 		{"http://example.com./a", "http://example.com/a"},
+		{"http://a.b.\u034f/x", "http://a.b/x"}, // the last label maps to nothing, leaving the root's dot
 		{"http://user@example.com/", "http://example.com/"},
 		{"http://user:pass@Example.com:8080/a", "http://example.com:8080/a"},
 		{"http://example.com:65535/", "http://example.com:65535/"},
@@ -162,6 +164,76 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("path %q of %q", u.Path(), u)
 		}
 		_ = u.Extend(Extensions...)
+	})
+}
+
+// FuzzURL_Resolve checks that a reference resolved against a normalized
+// base is normalized, on the base's origin when the reference is a path,
+// and that resolving an absolute normalized URL gives it back.
+func FuzzURL_Resolve(f *testing.F) {
+	for _, s := range [][2]string{
+		{"http://a.com/b/c", "../d?e#f"},
+		{"http://a.com/", "//B.com:80/x"},
+		{"https://a.com/x/y", "./%7e/../z"},
+		{"http://a.com/", "?q"},
+		{"http://a.com/b", ""},
+		{"http://a.com/b", "mailto:x@y"},
+		{"http://[::1]:8080/", "/../../a/./b/"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, base, ref string) {
+		b, err := Parse(base)
+		if err != nil {
+			return
+		}
+		u, err := b.Resolve(ref)
+		if err != nil {
+			return
+		}
+		again, err := Parse(u.String())
+		if err != nil || again != u {
+			t.Fatalf("%q resolved against %q = %q, which parses to %q, %v", ref, b, u, again, err)
+		}
+		if r := strings.TrimSpace(ref); strings.HasPrefix(r, "/") && !strings.HasPrefix(r, "//") && u.Origin() != b.Origin() {
+			t.Fatalf("path %q resolved against %q left its origin: %q", ref, b, u)
+		}
+		if abs, err := b.Resolve(u.String()); err != nil || abs != u {
+			t.Fatalf("absolute %q resolved against %q = %q, %v", u, b, abs, err)
+		}
+	})
+}
+
+// FuzzURL_Extend checks that an extended normalization keeps a URL
+// normalized and on its origin, and that lower-casing is idempotent.
+func FuzzURL_Extend(f *testing.F) {
+	for _, s := range []string{"http://a.com/Dir/INDEX.HTM?Q=%7a", "http://a.com/x//", "http://a.com/%c3%a9/default.htm", "http://a.com/index.html/"} {
+		f.Add(s, uint8(0x3f))
+	}
+	f.Fuzz(func(t *testing.T, s string, mask uint8) {
+		u, err := Parse(s)
+		if err != nil {
+			return
+		}
+		var exts []Extension
+		for i, e := range Extensions {
+			if mask&(1<<i) != 0 {
+				exts = append(exts, e)
+			}
+		}
+		x := u.Extend(exts...)
+		again, err := Parse(x.String())
+		if err != nil || again != x {
+			t.Fatalf("%q extended by %v = %q, which parses to %q, %v", u, exts, x, again, err)
+		}
+		if x.Origin() != u.Origin() {
+			t.Fatalf("%q extended by %v = %q, on another origin", u, exts, x)
+		}
+		for _, e := range []Extension{EN1LowerPath, EN2LowerQuery} {
+			if once := u.Extend(e); once.Extend(e) != once {
+				t.Fatalf("%v not idempotent on %q: %q then %q", e, u, once, once.Extend(e))
+			}
+		}
 	})
 }
 
