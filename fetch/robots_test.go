@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/temoto/robotstxt"
+
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -324,4 +326,23 @@ func TestFetcher_Fetch_robotsRedirectLoop(t *testing.T) {
 	if n := asked.Load(); n != robotsRedirects+1 {
 		t.Errorf("robots.txt asked %d times for two pages, want %d (one fetch and its redirects)", n, robotsRedirects+1)
 	}
+}
+
+// FuzzRobots feeds robots.txt files to the parser the fetcher uses: none
+// makes it fail, and a file without a Disallow line allows every path.
+func FuzzRobots(f *testing.F) {
+	f.Add([]byte("User-agent: *\nDisallow: /*?sid=\nAllow: /a$\nCrawl-delay: 3\nSitemap: http://a/s.xml\n"), "/page?sid=1")
+	f.Add([]byte("User-agent: scent\nDisallow: /\n\nUser-agent: *\nAllow: /\n"), "/")
+	f.Add([]byte("\xef\xbb\xbfuser-agent:*\r\ndisallow:\r\n"), "/x")
+	f.Fuzz(func(t *testing.T, body []byte, path string) {
+		data, err := robotstxt.FromBytes(body)
+		if err != nil {
+			return
+		}
+		g := data.FindGroup(DefaultUserAgent)
+		ok := g.Test(path)
+		if !ok && !strings.Contains(strings.ToLower(string(body)), "disallow") {
+			t.Fatalf("%q disallowed by a robots.txt without Disallow lines: %q", path, body)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
@@ -32,4 +33,41 @@ func TestReport_emptyCrawlJSON(t *testing.T) {
 	if !strings.Contains(string(b), `"harvest_curve":[]`) {
 		t.Errorf("JSON of an empty crawl: %s", b)
 	}
+}
+
+// FuzzReadLabels checks that every URL read is normalized, every label is
+// one trimmed field, and that writing the labels read as "url<TAB>label"
+// lines reads them back unchanged.
+func FuzzReadLabels(f *testing.F) {
+	for _, s := range []string{
+		"\ufeffhttp://a.edu/c1\tcourse\nhttp://a.edu/s\tstudent\n",
+		"# comment\n\nHTTP://A.edu:80/x/../y\t course \textra\r\n",
+		"http://a.edu/\t\n",
+		"http://a.edu/ no tab\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := ReadLabels(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		var b strings.Builder
+		for u, label := range l {
+			if again, err := urlnorm.Parse(u.String()); err != nil || again != u {
+				t.Fatalf("URL %q read is not normalized: %q, %v", u, again, err)
+			}
+			if label != strings.TrimSpace(label) || strings.ContainsAny(label, "\t\n") {
+				t.Fatalf("label %q of %q", label, u)
+			}
+			b.WriteString(u.String() + "\t" + label + "\n")
+		}
+		back, err := ReadLabels(strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatalf("labels written back: %v\n%s", err, b.String())
+		}
+		if !maps.Equal(back, l) {
+			t.Fatalf("labels written back read %v, want %v", back, l)
+		}
+	})
 }

@@ -2,6 +2,8 @@ package training
 
 import (
 	"context"
+	"encoding/csv"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -73,4 +75,43 @@ func TestBuild_backlinks(t *testing.T) {
 	if course.Backlinks != 2 || rep.OtherBacklinks != 1 {
 		t.Errorf("backlink segments: course %d other %d, want 2 and 1", course.Backlinks, rep.OtherBacklinks)
 	}
+}
+
+// FuzzReadBacklinks checks that the links read join normalized URLs, and
+// that writing them as CSV reads them back unchanged.
+func FuzzReadBacklinks(f *testing.F) {
+	for _, s := range []string{
+		"parent_url,target_url\n# comment\nhttp://A.com/p, http://b.com/t\n",
+		"\"http://a.com/p,q\",\"http://b.com/\"\"t\"\"\"\r\n",
+		"http://a.com/p\n",
+		"a,b,c\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		links, err := ReadBacklinks(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		var b strings.Builder
+		w := csv.NewWriter(&b)
+		for _, l := range links {
+			for _, u := range []urlnorm.URL{l.Parent, l.Target} {
+				if again, err := urlnorm.Parse(u.String()); err != nil || again != u {
+					t.Fatalf("URL %q read is not normalized: %q, %v", u, again, err)
+				}
+			}
+			if err := w.Write([]string{l.Parent.String(), l.Target.String()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.Flush()
+		back, err := ReadBacklinks(strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatalf("links written back: %v\n%s", err, b.String())
+		}
+		if !reflect.DeepEqual(back, links) {
+			t.Fatalf("links written back read %v, want %v", back, links)
+		}
+	})
 }
