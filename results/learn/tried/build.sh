@@ -3,9 +3,9 @@
 # "Tried after the discount"), from the commit they were measured at. Run
 # from the repository root:
 #
-#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect
+#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice
 #
-# learner-discount, judge-pairs, link-mix, behind, no-memory, judge-terms, crawl-weight, primed-mix, cv-split, dead-host, judge-and-order, bandit and expect leave the binary out/try-NAME, whose
+# learner-discount, judge-pairs, link-mix, behind, no-memory, judge-terms, crawl-weight, primed-mix, cv-split, dead-host, judge-and-order, bandit, expect and apprentice leave the binary out/try-NAME, whose
 # variant is switched on by the environment:
 #
 #     SCENT_TRY_LEARN_DISCOUNT=D out/try-learner-discount experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
@@ -56,6 +56,10 @@
 #
 #     SCENT_TRY_EXPECT=neg SCENT_TRY_EXPECT_NEGSCALE=0.5 out/try-expect experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
 #
+# apprentice (applied to dfe833e) with SCENT_TRY_APPR=near|side|dist [SCENT_TRY_APPR_NEAR=N]:
+#
+#     SCENT_TRY_APPR=near out/try-apprentice experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
+#
 # no-memory with SCENT_TRY_NO_MEMORY=1, through resume.sh:
 #
 #     SCENT_TRY_NO_MEMORY=1 SCENT=out/try-no-memory bash results/learn/resume.sh
@@ -74,7 +78,7 @@
 # (SCENT_TRY_EM_LAMBDA defaults to 1, SCENT_TRY_EM_ROUNDS to 3;
 # SCENT_TRY_EM_TERMS sets the judge's terms, 1,000 by default.)
 set -euo pipefail
-name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect}
+name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice}
 patch=results/learn/tried/$name.patch
 [ -f "$patch" ] || { echo "build.sh: no $patch" >&2; exit 2; }
 # the commit the variants were measured at: the patch's "Base:" line, or e05f918
