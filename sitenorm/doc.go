@@ -28,5 +28,7 @@
 // served directly (not through a redirect, which a crawl would pay as an
 // extra fetch each time). A later loss (Policy.VerifyEvery) drops the rule.
 // Rules is safe for concurrent use; it does no I/O: the crawler fetches
-// the pairs and the store keeps them.
+// the pairs and the store keeps them. It holds at most Policy.MaxHosts
+// hosts' rules, forgetting first the hosts seen longest ago that adopted
+// nothing.
 package sitenorm

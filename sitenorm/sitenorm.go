@@ -169,6 +169,14 @@ type Policy struct {
 	// between two checks that the host still tolerates it; 0 means 100,
 	// negative never.
 	VerifyEvery int
+	// MaxHosts caps the hosts whose rules are held in memory. Past it,
+	// the hosts seen longest ago with no EN adopted are forgotten first
+	// (measured anew if they come back, within MaxShare), then, if every
+	// host has one adopted, the hosts seen longest ago. The store keeps
+	// every rule; a forgotten host's URLs are pushed as they are until
+	// its rules are measured again. Default 20,000 (a host's six rules
+	// take 1.3 KB of heap: BenchmarkRules_hostMemory).
+	MaxHosts int
 	// Extensions are the ENs measured and applied, in the order applied.
 	// Default EN1, EN2, EN4, EN5, EN6, EN3 (the document names are
 	// removed before the trailing slash, which they leave).
@@ -187,6 +195,9 @@ func (p Policy) withDefaults() Policy {
 	}
 	if p.VerifyEvery == 0 {
 		p.VerifyEvery = 100
+	}
+	if p.MaxHosts <= 0 {
+		p.MaxHosts = 20_000
 	}
 	if len(p.Extensions) == 0 {
 		p.Extensions = []urlnorm.Extension{urlnorm.EN1LowerPath, urlnorm.EN2LowerQuery, urlnorm.EN4IndexHTM,
@@ -230,7 +241,18 @@ type Rule struct {
 
 type hostRules struct {
 	rules map[urlnorm.Extension]*Rule
-	pages int // pages seen since the last verification
+	pages int    // pages seen since the last verification
+	seen  uint64 // Rules.clock when last observed or counted
+}
+
+// adopted reports whether an EN is adopted on the host.
+func (hr *hostRules) adopted() bool {
+	for _, ru := range hr.rules {
+		if ru.State == Adopted {
+			return true
+		}
+	}
+	return false
 }
 
 // Rules holds every host's rules. The zero value is not usable; use
@@ -245,6 +267,7 @@ type Rules struct {
 	// the last Publish (dirty: the hosts changed since).
 	view  ruleView
 	dirty map[string]bool
+	clock uint64 // counts host lookups that change a host, for MaxHosts
 }
 
 // ruleView is the published state of the rules.
@@ -292,10 +315,43 @@ func (r *Rules) host(h string) *hostRules {
 	r.dirty[h] = true
 	hr := r.hosts[h]
 	if hr == nil {
+		if len(r.hosts) >= r.p.MaxHosts {
+			r.forget()
+		}
 		hr = &hostRules{rules: make(map[urlnorm.Extension]*Rule)}
 		r.hosts[h] = hr
 	}
+	r.clock++
+	hr.seen = r.clock
 	return hr
+}
+
+// forget drops a quarter of MaxHosts (at least one host): first the
+// hosts seen longest ago with no EN adopted, then, if that is not
+// enough, the hosts seen longest ago. Sorting once per quarter keeps a
+// new host's cost logarithmic on average.
+func (r *Rules) forget() {
+	type aged struct {
+		host    string
+		adopted bool
+		seen    uint64
+	}
+	all := make([]aged, 0, len(r.hosts))
+	for h, hr := range r.hosts {
+		all = append(all, aged{h, hr.adopted(), hr.seen})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].adopted != all[j].adopted {
+			return !all[i].adopted
+		}
+		return all[i].seen < all[j].seen
+	})
+	n := max(1, r.p.MaxHosts/4)
+	for _, a := range all[:min(n, len(all))] {
+		delete(r.hosts, a.host)
+		delete(r.view.hosts, a.host)
+		delete(r.dirty, a.host)
+	}
 }
 
 func (hr *hostRules) rule(h string, e urlnorm.Extension) *Rule {
@@ -358,6 +414,8 @@ func (r *Rules) CountPage(host string) {
 	if hr := r.hosts[host]; hr != nil {
 		hr.pages++
 		r.dirty[host] = true
+		r.clock++
+		hr.seen = r.clock
 	}
 }
 

@@ -1,7 +1,11 @@
 package sitenorm
 
 import (
+	"fmt"
+	"maps"
 	"math"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/scent-crawler/scent/urlnorm"
@@ -127,4 +131,66 @@ func FuzzCanonical(f *testing.F) {
 			t.Fatalf("Canonical(%s) = %s does not parse back to itself (%v, %s)", u, c, err, p)
 		}
 	})
+}
+
+func TestRules_MaxHosts(t *testing.T) {
+	r := NewRules(Policy{Sample: 1, MaxHosts: 8})
+	// a.test adopts EN1 first, so it is kept while hosts that adopted
+	// nothing are forgotten, however long ago it was seen.
+	r.Observe(pair("a.test", urlnorm.EN1LowerPath, NonLoss, true))
+	for i := range 40 {
+		h := fmt.Sprintf("h%d.test", i)
+		if got := r.Observe(pair(h, urlnorm.EN1LowerPath, Loss, true)).State; got != Rejected {
+			t.Fatalf("%s: %s, want rejected", h, got)
+		}
+		r.Publish()
+		if n := len(r.hosts); n > 8 {
+			t.Fatalf("after %d hosts: %d held, want at most 8", i+2, n)
+		}
+		if n := len(r.view.hosts); n > 8 {
+			t.Fatalf("after %d hosts: %d published, want at most 8", i+2, n)
+		}
+	}
+	if got := r.Canonical(urlnorm.MustParse("http://a.test/Foo")).String(); got != "http://a.test/foo" {
+		t.Errorf("the host with an adopted EN was forgotten: Canonical = %s", got)
+	}
+	if w := r.Wants("h0.test"); len(w) != 6 {
+		t.Errorf("a forgotten host wants %v, want all six measured again", w)
+	}
+	if w := r.Wants("h39.test"); len(w) != 5 {
+		t.Errorf("the host seen last wants %v, want EN1 settled", w)
+	}
+	// Every host adopting: the ones seen longest ago go.
+	r = NewRules(Policy{Sample: 1, MaxHosts: 4})
+	for i := range 9 {
+		r.Observe(pair(fmt.Sprintf("h%d.test", i), urlnorm.EN1LowerPath, NonLoss, true))
+	}
+	if n := len(r.hosts); n > 4 {
+		t.Errorf("%d hosts held, want at most 4", n)
+	}
+	if r.hosts["h8.test"] == nil || r.hosts["h0.test"] != nil {
+		t.Errorf("kept %v: want the hosts seen last", slices.Sorted(maps.Keys(r.hosts)))
+	}
+}
+
+// BenchmarkRules_hostMemory reports the heap a host's six rules take.
+func BenchmarkRules_hostMemory(b *testing.B) {
+	const hosts = 10_000
+	var m0, m1 runtime.MemStats
+	for range b.N {
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		r := NewRules(Policy{Sample: 1, MaxHosts: hosts})
+		for i := range hosts {
+			h := fmt.Sprintf("host-%d.example.org", i)
+			for _, e := range r.Policy().Extensions {
+				r.Observe(pair(h, e, NonLoss, true))
+			}
+		}
+		r.Publish()
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		b.ReportMetric(float64(m1.HeapAlloc-m0.HeapAlloc)/hosts, "B/host")
+		runtime.KeepAlive(r)
+	}
 }

@@ -63,30 +63,48 @@ func insertNorm(ctx context.Context, tx cachedTx, crawl, pageID int64, p *crawle
 // NormRules returns the site-based normalization rules of the crawl
 // named name, by host and EN, as last stored.
 func (s *Store) NormRules(ctx context.Context, name string) ([]sitenorm.Rule, error) {
+	var out []sitenorm.Rule
+	err := s.normRules(ctx, name, "r.host, r.ext", func(ru sitenorm.Rule) error {
+		out = append(out, ru)
+		return nil
+	})
+	return out, err
+}
+
+// EachNormRule calls fn with each site-based normalization rule of the
+// crawl named name, the ones measured longest ago first, without holding
+// them all: a resumed crawl restores them into rules that keep a bounded
+// number of hosts (sitenorm.Policy.MaxHosts), the latest.
+func (s *Store) EachNormRule(ctx context.Context, name string, fn func(sitenorm.Rule) error) error {
+	return s.normRules(ctx, name, "r.measured_at, r.host, r.ext", fn)
+}
+
+func (s *Store) normRules(ctx context.Context, name, order string, fn func(sitenorm.Rule) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT r.host, r.ext, r.loss, r.gain, r.change, r.nonloss, r.sampled, r.direct, r.state, r.measured_at
-		FROM norm_rules r JOIN crawls c ON c.id = r.crawl_id WHERE c.name = ? ORDER BY r.host, r.ext`, name)
+		FROM norm_rules r JOIN crawls c ON c.id = r.crawl_id WHERE c.name = ? ORDER BY `+order, name)
 	if err != nil {
-		return nil, fmt.Errorf("rules of crawl %s: %w", name, err)
+		return fmt.Errorf("rules of crawl %s: %w", name, err)
 	}
 	defer rows.Close()
-	var out []sitenorm.Rule
 	for rows.Next() {
 		var ru sitenorm.Rule
 		var ext, state, at string
 		if err := rows.Scan(&ru.Host, &ext, &ru.Counts.Loss, &ru.Counts.Gain, &ru.Counts.Change, &ru.Counts.NonLoss,
 			&ru.Sampled, &ru.Direct, &state, &at); err != nil {
-			return nil, err
+			return err
 		}
 		if ru.Ext, err = urlnorm.ParseExtension(ext); err != nil {
-			return nil, err
+			return err
 		}
 		if ru.State, err = sitenorm.ParseState(state); err != nil {
-			return nil, err
+			return err
 		}
 		ru.At, _ = time.Parse(timeFormat, at)
-		out = append(out, ru)
+		if err := fn(ru); err != nil {
+			return err
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // FetchStats counts what a crawl fetched and stored, to see whether one

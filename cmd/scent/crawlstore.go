@@ -34,12 +34,9 @@ func openShared(cmd *cobra.Command, cf *crawlFlags, fcfg *fetch.Config) (*postgr
 // so far (none for a new crawl).
 func storedNormRules(ctx context.Context, store *sqlite.Store, name string) (*sitenorm.Rules, error) {
 	rules := sitenorm.NewRules(sitenorm.Policy{})
-	stored, err := store.NormRules(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	for _, ru := range stored {
+	err := store.EachNormRule(ctx, name, func(ru sitenorm.Rule) error {
 		rules.Restore(ru)
-	}
-	return rules, nil
+		return nil
+	})
+	return rules, err
 }

@@ -68,3 +68,51 @@ func TestNormEval(t *testing.T) {
 		t.Errorf("normalize.md:\n%s", md)
 	}
 }
+
+// TestStoredNormRules restores a crawl's stored rules, the ones measured
+// longest ago first, so that the latest are the ones a bounded set keeps.
+func TestStoredNormRules(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "n.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cs, err := st.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}, Seeds: []urlnorm.URL{urlnorm.MustParse("http://z.test/")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := sitenorm.NewRules(sitenorm.Policy{Sample: 1})
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var pages []*crawler.Page
+	// z.test is measured first, a.test last: by host the order is the other way.
+	for i, h := range []string{"z.test", "m.test", "a.test"} {
+		u := urlnorm.MustParse("http://" + h + "/A")
+		pr := sitenorm.Pair{Host: h, Ext: urlnorm.EN1LowerPath, URL: u, Normalized: u.Extend(urlnorm.EN1LowerPath),
+			Outcome: sitenorm.NonLoss, Present: true, Direct: true, At: t0.Add(time.Duration(i) * time.Hour)}
+		pages = append(pages, &crawler.Page{URL: u, FinalURL: u, Status: 200, ContentHash: h, Text: "page",
+			NormPairs: []sitenorm.Pair{pr}, NormRules: []sitenorm.Rule{rules.Observe(pr)}})
+	}
+	if err := st.Commit(ctx, cs.ID, pages, nil); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	if err := st.EachNormRule(ctx, "c", func(ru sitenorm.Rule) error {
+		order = append(order, ru.Host)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, " "); got != "z.test m.test a.test" {
+		t.Errorf("rules restored in the order %s, want the one measured longest ago first", got)
+	}
+	restored, err := storedNormRules(ctx, st, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"z.test", "m.test", "a.test"} {
+		if got := restored.Canonical(urlnorm.MustParse("http://" + h + "/A")).String(); got != "http://"+h+"/a" {
+			t.Errorf("restored rules give %s", got)
+		}
+	}
+}
