@@ -7,10 +7,14 @@ import (
 )
 
 // Limits of Config.Promote's memory: the pages whose reserve links are
-// remembered, and the links remembered per page.
+// remembered, the links remembered per page and in all. A remembered link
+// takes about 300 bytes (its URL as a child, its reserve entry and its
+// place in childOf), so the whole is some 20 MB at most; by pages and
+// per page alone it could reach 2 million links.
 const (
 	promoteSources = 4096
 	promoteLinks   = 500
+	promoteTotal   = 1 << 16
 	// A page's reserve links move to the stack once this many pages
 	// fetched through its links are known, at least half of them
 	// on-topic.
@@ -27,6 +31,7 @@ type promoter struct {
 	lru     *list.List // of *promoteSource, most recent first
 	by      map[urlnorm.URL]*list.Element
 	childOf map[urlnorm.URL]*list.Element // a link target → the latest remembered page linking to it
+	links   int                           // children of the remembered pages, in all
 }
 
 type promoteSource struct {
@@ -69,11 +74,13 @@ func (pr *promoter) remember(u urlnorm.URL, push []Entry) {
 	for _, c := range s.children {
 		pr.childOf[c] = el
 	}
-	if pr.lru.Len() > promoteSources {
+	pr.links += len(s.children)
+	for pr.lru.Len() > promoteSources || pr.links > promoteTotal && pr.lru.Len() > 1 {
 		old := pr.lru.Back()
 		pr.lru.Remove(old)
 		gone := old.Value.(*promoteSource)
 		delete(pr.by, gone.url)
+		pr.links -= len(gone.children)
 		for _, c := range gone.children {
 			if pr.childOf[c] == old {
 				delete(pr.childOf, c)

@@ -57,3 +57,27 @@ func TestPromoter_memoryIsBounded(t *testing.T) {
 		t.Error("the oldest page's links are still remembered")
 	}
 }
+
+func TestPromoter_linksAreBounded(t *testing.T) {
+	pr := newPromoter([]string{"course"})
+	for i := range promoteTotal/promoteLinks + 50 {
+		push := make([]Entry, promoteLinks+20)
+		for j := range push {
+			push[j] = Entry{Topic: "course~reserve", URL: pu(fmt.Sprintf("/p%d/c%d", i, j))}
+		}
+		pr.remember(pu(fmt.Sprintf("/p%d", i)), push)
+		if pr.links > promoteTotal || len(pr.childOf) > promoteTotal {
+			t.Fatalf("after %d pages: %d links remembered (%d children), want at most %d", i+1, pr.links, len(pr.childOf), promoteTotal)
+		}
+	}
+	n := 0
+	for el := pr.lru.Front(); el != nil; el = el.Next() {
+		n += len(el.Value.(*promoteSource).children)
+	}
+	if n != pr.links {
+		t.Errorf("counted %d links, the pages hold %d", pr.links, n)
+	}
+	if _, ok := pr.by[pu(fmt.Sprintf("/p%d", promoteTotal/promoteLinks+49))]; !ok {
+		t.Error("the latest page was forgotten")
+	}
+}
