@@ -106,7 +106,12 @@ type TopicStats struct {
 	// a secondary measure.
 	TargetsAll int     `json:"targets_all_labels,omitempty"`
 	RecallAll  float64 `json:"recall_all_labels,omitempty"`
-	// Precision and Harvest count Relevant (all labels).
+	// OwnRelevant counts the Relevant pages that are also in FromStack:
+	// fetched from this topic's stack (or as a seed, or by bfs).
+	OwnRelevant int `json:"relevant_from_stack"`
+	// Precision is OwnRelevant / FromStack: the share of the pages
+	// fetched for the topic that are relevant to it. Harvest is Relevant
+	// over every page fetched. Both count all labels.
 	Precision float64 `json:"precision"`
 	Harvest   float64 `json:"harvest_rate"`
 	// Estimated is true when relevance comes from the classifier.
@@ -245,7 +250,8 @@ func (r *Report) Add(p *crawler.Page) {
 		}
 	}
 	for _, t := range r.Topics {
-		if p.Topic == t.Topic || p.Topic == "" {
+		own := p.Topic == t.Topic || p.Topic == ""
+		if own {
 			t.FromStack++
 			if dup {
 				t.Duplicates++
@@ -264,6 +270,9 @@ func (r *Report) Add(p *crawler.Page) {
 		}
 		if rel {
 			t.Relevant++
+			if own {
+				t.OwnRelevant++
+			}
 			if !r.learnt[key] {
 				t.Found++
 				t.found = append(t.found, mark{r.Pages, r.Fetches})
@@ -304,7 +313,7 @@ func (r *Report) Finish() {
 		}
 		t.Targets, t.TargetsAll = targets[t.Topic], all[t.Topic]
 		if t.FromStack > 0 {
-			t.Precision = float64(t.Relevant) / float64(t.FromStack)
+			t.Precision = float64(t.OwnRelevant) / float64(t.FromStack)
 		}
 		if r.Pages > 0 {
 			t.Harvest = float64(t.Relevant) / float64(r.Pages)
@@ -373,7 +382,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	writeHeldOut(&b, r)
 	if r.Labelled {
-		b.WriteString("## All labels\n\nRelevant pages, precision and harvest rate count every labelled page of the topic, those the model learnt from included; recall (all labels) is over all of them.\n\n")
+		b.WriteString("## All labels\n\nRelevant pages, precision and harvest rate count every labelled page of the topic, those the model learnt from included; recall (all labels) is over all of them; precision is over the pages fetched from the topic's stack (seeds included), harvest rate over every page fetched.\n\n")
 	}
 	b.WriteString("| topic | from its stack | unique | duplicates | relevant | by classifier | targets (all labels) | precision | recall (all labels) | harvest rate |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")

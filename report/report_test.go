@@ -165,3 +165,50 @@ func TestReport_Finish_twiceKeepsTheNumbers(t *testing.T) {
 		t.Error("a finished report still holds its labels and URL set")
 	}
 }
+
+// TestReport_Add_precisionPerStack: with two topics, a topic's precision
+// is over the pages fetched for it, not over every relevant page of the
+// crawl. Course's stack gives c1 (course) and o1 (other), faculty's gives
+// c2 and c3 (course) and f1 (faculty), and the seed s (other) counts for
+// both: course has 3 pages, 1 relevant, precision 1/3 (not 3/3); faculty
+// has 4 pages, 1 relevant, precision 1/4. Harvest is over all 6 pages:
+// course 3/6, faculty 1/6.
+func TestReport_Add_precisionPerStack(t *testing.T) {
+	labels := Labels{
+		urlnorm.MustParse("http://a.com/c1"): "course",
+		urlnorm.MustParse("http://a.com/c2"): "course",
+		urlnorm.MustParse("http://a.com/c3"): "course",
+		urlnorm.MustParse("http://a.com/f1"): "faculty",
+		urlnorm.MustParse("http://a.com/o1"): "other",
+		urlnorm.MustParse("http://a.com/s"):  "other",
+	}
+	r := New("x", "link", []string{"course", "faculty"}, labels, 100)
+	for _, p := range []struct{ url, topic string }{
+		{"http://a.com/s", ""},
+		{"http://a.com/c1", "course"},
+		{"http://a.com/c2", "faculty"},
+		{"http://a.com/o1", "course"},
+		{"http://a.com/c3", "faculty"},
+		{"http://a.com/f1", "faculty"},
+	} {
+		u := urlnorm.MustParse(p.url)
+		r.Add(&crawler.Page{URL: u, FinalURL: u, Topic: p.topic})
+	}
+	r.Finish()
+	for _, want := range []struct {
+		topic                    string
+		fromStack, relevant, own int
+		precision, harvest       float64
+	}{
+		{"course", 3, 3, 1, 1.0 / 3, 3.0 / 6},
+		{"faculty", 4, 1, 1, 1.0 / 4, 1.0 / 6},
+	} {
+		c := r.Topic(want.topic)
+		if c.FromStack != want.fromStack || c.Relevant != want.relevant || c.OwnRelevant != want.own ||
+			c.Precision != want.precision || c.Harvest != want.harvest {
+			t.Errorf("%s: from stack %d, relevant %d (%d from its stack), precision %v, harvest %v; want %d, %d (%d), %v, %v",
+				want.topic, c.FromStack, c.Relevant, c.OwnRelevant, c.Precision, c.Harvest,
+				want.fromStack, want.relevant, want.own, want.precision, want.harvest)
+		}
+	}
+}
