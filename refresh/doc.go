@@ -29,7 +29,9 @@
 // Simulate replays it against policies with a simulated clock, learning
 // rates only from the past (a training period, then each policy's own
 // checks) and scoring freshness, age, fetches and missed changes on the
-// rest.
+// rest; beside them the multiplicative policy (a page's interval halved
+// after a fetch that finds a change, 1.2 times longer after one that
+// does not: MultiplicativeInterval), which sets its own load.
 //
 // Everything here is a pure function of its inputs and of the clock it is
 // given; the package does no I/O besides reading the history it is handed

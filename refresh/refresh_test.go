@@ -555,3 +555,51 @@ func BenchmarkEstimator_Rate(b *testing.B) {
 		e.RateObs(&o)
 	}
 }
+
+func TestMultiplicativeInterval(t *testing.T) {
+	const lo, hi = time.Hour, 4 * Week
+	tests := []struct {
+		iv      time.Duration
+		changed bool
+		want    time.Duration
+	}{
+		{24 * time.Hour, true, 12 * time.Hour},
+		{24 * time.Hour, false, 28*time.Hour + 48*time.Minute}, // 24 h × 1.2 = 28.8 h
+		{90 * time.Minute, true, time.Hour},                    // 45 min, raised to lo
+		{hi, false, hi},                                        // 4.8 weeks, cut to hi
+		{hi, true, 2 * Week},
+	}
+	for _, tt := range tests {
+		if got := MultiplicativeInterval(tt.iv, tt.changed, lo, hi); got != tt.want {
+			t.Errorf("MultiplicativeInterval(%v, %v) = %v, want %v", tt.iv, tt.changed, got, tt.want)
+		}
+	}
+}
+
+// TestSimulate_multiplicative replays two pages over 120 hours. Page 0
+// never changes; its first fetch is at 24 h × (1 − 0.618…) = 9.17 h, then
+// every interval is 1.2 times the one before: 28.8, 34.56, 41.47 h give
+// fetches at 37.97, 72.53 and 114.00 h, and the next (49.77 h later) is
+// past the end: 4 fetches. Page 1 changes once, at 10 h; its first fetch,
+// at 24 h × (1 − 0.236…) = 18.33 h, finds the change and halves the
+// interval to 12 h, then 14.4, 17.28, 20.74 and 24.88 h give fetches at
+// 30.33, 44.73, 62.01, 82.75 and 107.63 h: 6 fetches. Page 1 is stale
+// from 10 h to 18.33 h, so freshness is 1 − 8.33/240.
+func TestSimulate_multiplicative(t *testing.T) {
+	start := t0.Add(Week)
+	h := &History{Start: t0, End: start.Add(120 * time.Hour), Pages: []PageHistory{
+		{URL: "/still", Events: []Event{{Time: t0}}},
+		{URL: "/once", Events: []Event{{Time: t0}, {Time: start.Add(10 * time.Hour)}}},
+	}}
+	rep, err := Simulate(context.Background(), h, SimConfig{TrainEnd: start, Capacities: []float64{1},
+		Specs: []Spec{{Name: "multiplicative", Multiplicative: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Results[0]
+	stale := 24*(1-math.Mod(2*0.6180339887498949, 1)) - 10 // hours page 1 is stale
+	wantFresh := 1 - stale/240
+	if r.Fetches != 10 || r.Changes != 1 || r.Missed != 0 || math.Abs(r.Freshness-wantFresh) > 1e-9 {
+		t.Errorf("fetches %d, changes %d, missed %d, freshness %.6f; want 10, 1, 0, %.6f", r.Fetches, r.Changes, r.Missed, r.Freshness, wantFresh)
+	}
+}

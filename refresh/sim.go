@@ -53,6 +53,28 @@ type Spec struct {
 	// Natural ignores the capacity: every page is collected at its
 	// group's own frequency (Paper and Paper6 only), as in the paper.
 	Natural bool
+	// Multiplicative ignores the capacity, the learnt rates and Policy:
+	// every page starts at MultiplicativeStart, and each fetch sets its
+	// next interval by MultiplicativeInterval, between the history's
+	// CheckEvery and MultiplicativeMax.
+	Multiplicative bool
+}
+
+// The multiplicative policy's first and longest revisit intervals.
+const (
+	MultiplicativeStart = 24 * time.Hour // daily, as a static collection
+	MultiplicativeMax   = 4 * Week       // the slowest group, 4G1
+)
+
+// MultiplicativeInterval is the multiplicative policy's next revisit
+// interval after a fetch: iv halved when the fetch found a change, 1.2
+// times iv when it did not, kept within [lo, hi].
+func MultiplicativeInterval(iv time.Duration, changed bool, lo, hi time.Duration) time.Duration {
+	f := 1.2
+	if changed {
+		f = 0.5
+	}
+	return min(max(time.Duration(float64(iv)*f), lo), hi)
 }
 
 // DefaultSpecs are the policies refresh-eval compares: the default
@@ -378,11 +400,11 @@ func simulate(pages []simPage, cfg SimConfig, sp Spec, capacity float64, est Est
 	hours := func(d time.Duration) float64 { return float64(d) / float64(time.Hour) }
 	// account closes the stretch from st.seen to t, at which the page is
 	// fetched (fetch) or the replay ends.
-	account := func(i int, t time.Time, fetch bool) {
+	account := func(i int, t time.Time, fetch bool) (changed bool) {
 		p, s := &pages[i], &st[i]
 		a := s.seen
 		if t.Before(a) {
-			return
+			return false
 		}
 		k := 0
 		for s.next+k < len(p.changes) && !p.changes[s.next+k].After(t) {
@@ -402,7 +424,7 @@ func simulate(pages []simPage, cfg SimConfig, sp Spec, capacity float64, est Est
 			if k > 0 {
 				res.Missed += k - 1
 			}
-			if !sp.Oracle {
+			if !sp.Oracle && !sp.Multiplicative {
 				s.obs.Add(Check{Interval: t.Sub(a), Changed: k > 0})
 				s.dirty = true
 			}
@@ -413,6 +435,7 @@ func simulate(pages []simPage, cfg SimConfig, sp Spec, capacity float64, est Est
 			// latest were never seen either.
 			res.Missed += k - 1
 		}
+		return k > 0
 	}
 	for now := cfg.ScoreStart; now.Before(cfg.End); now = now.Add(cfg.Reallocate) {
 		stepEnd := now.Add(cfg.Reallocate)
@@ -438,6 +461,16 @@ func simulate(pages []simPage, cfg SimConfig, sp Spec, capacity float64, est Est
 				changed = true
 			}
 			rates = append(rates, s.rate)
+		}
+		if sp.Multiplicative {
+			for _, i := range active {
+				if !started[i] {
+					started[i] = true
+					st[i].interval = MultiplicativeStart
+					st[i].last = pages[i].start.Add(-time.Duration(float64(MultiplicativeStart) * frac(i)))
+				}
+			}
+			goto fetch
 		}
 		if !changed && !sp.Natural {
 			goto fetch
@@ -491,7 +524,10 @@ func simulate(pages []simPage, cfg SimConfig, sp Spec, capacity float64, est Est
 				if !t.Before(stepEnd) {
 					break
 				}
-				account(i, t, true)
+				found := account(i, t, true)
+				if sp.Multiplicative {
+					s.interval = MultiplicativeInterval(s.interval, found, cfg.CheckEvery, MultiplicativeMax)
+				}
 			}
 		}
 	}

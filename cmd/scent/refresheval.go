@@ -103,11 +103,20 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 	// The paper's groups as the paper ran them, at their own load, beside
 	// the default at the same number of fetches; and the hour rules.
 	natural, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End,
-		Capacities: []float64{1}, Specs: []refresh.Spec{{Name: "groups at own load", Policy: refresh.Paper, Hour: refresh.PaperHours, Natural: true}}})
+		Capacities: []float64{1}, Specs: []refresh.Spec{{Name: "groups at own load", Policy: refresh.Paper, Hour: refresh.PaperHours, Natural: true},
+			{Name: "multiplicative", Multiplicative: true}}})
 	if err != nil {
 		return fmt.Errorf("refresh-eval: %w", err)
 	}
 	own := natural.Results[0]
+	// Static daily collection of every page, beside the multiplicative
+	// policy (interval ×0.5 on change, ×1.2 otherwise), which sets its own
+	// load.
+	daily, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End,
+		Capacities: []float64{float64(rep.Pages)}, Specs: []refresh.Spec{{Name: "daily", Policy: refresh.Uniform}}})
+	if err != nil {
+		return fmt.Errorf("refresh-eval: %w", err)
+	}
 	same, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End,
 		Capacities: []float64{own.FetchesPerDay}, Specs: []refresh.Spec{
 			{Name: "default", Policy: refresh.DefaultPolicy},
@@ -126,6 +135,10 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 		own.FetchesPerDay, own.Freshness, own.MeanAgeHours, own.MissedShare)
 	for _, r := range same.Results {
 		fmt.Fprintf(out, "  %-23s freshness %.4f, mean age %.1f h, missed %.3f, %.1f fetches a day\n", r.Policy, r.Freshness, r.MeanAgeHours, r.MissedShare, r.FetchesPerDay)
+	}
+	for _, r := range []refresh.Result{daily.Results[0], natural.Results[1]} {
+		fmt.Fprintf(out, "%s, at its own load: %.1f fetches a day, freshness %.4f, mean age %.1f h, missed %.3f\n",
+			r.Policy, r.FetchesPerDay, r.Freshness, r.MeanAgeHours, r.MissedShare)
 	}
 	fmt.Fprintf(out, "read and replayed in %.2f s\n", elapsed.Seconds())
 	if rf.out == "" {
