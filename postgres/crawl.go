@@ -41,8 +41,9 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 	}
 	var st crawler.CrawlState
 	var holder string
+	var countWas, countIs int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		st = crawler.CrawlState{}
+		st, countWas, countIs = crawler.CrawlState{}, 0, 0
 		// Processes starting at once create the crawl once.
 		if err := lockAll(ctx, tx, []int64{lockKey("crawl", spec.Name)}); err != nil {
 			return err
@@ -78,6 +79,9 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 				st.Requeue += n
 			}
 			if _, err := tx.Exec(ctx, `DELETE FROM holders WHERE crawl_id = $1 AND expires_at <= now()`, st.ID); err != nil {
+				return err
+			}
+			if countWas, countIs, err = repairWaiting(ctx, tx, st.ID); err != nil {
 				return err
 			}
 		}
@@ -126,9 +130,18 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 	s.mu.Lock()
 	s.caps[st.ID] = frontierCaps{perHost: spec.MaxWaitingPerHost, total: spec.MaxWaiting}
 	s.mu.Unlock()
+	if countWas != countIs && s.opts.Log != nil {
+		fmt.Fprintf(s.opts.Log, "crawl %s: its count of URLs waiting was %d, not %d; corrected\n", spec.Name, countWas, countIs)
+	}
 	s.started(st.ID, holder)
 	if st.Resumed {
-		err := s.pool.QueryRow(ctx, `SELECT state FROM learners WHERE crawl_id = $1`, st.ID).Scan(&st.Learner)
+		err := s.retry(ctx, func() error {
+			err := s.pool.QueryRow(ctx, `SELECT state FROM learners WHERE crawl_id = $1`, st.ID).Scan(&st.Learner)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			return err
+		})
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return crawler.CrawlState{}, fmt.Errorf("open crawl %s: learner: %w", spec.Name, err)
 		}
@@ -354,12 +367,27 @@ func (sl storedLink) link(n int) (crawler.Link, error) {
 // same or near-duplicate pages at once decide one after the other, as one
 // process would. Pages keep their order in the crawl (pages.ord), which
 // is global across processes.
+//
+// Run again (a deadlock, a lost connection), the transaction starts from
+// the pages as given: a page made an alias by an attempt that did not
+// commit is restored first. Whether an attempt whose COMMIT got no
+// answer committed is told by inTx's token; besides, a page whose URL
+// holds a stored page already is not stored again nor counted
+// (crawls.fetched, succeeded), URLs known already are not counted as
+// waiting again, and frontier rows are upserts.
 func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, entries []crawler.Entry) error {
 	holder := s.holderOf(crawl)
 	s.mu.Lock()
 	caps := s.caps[crawl]
 	s.mu.Unlock()
+	given := make([]crawler.Page, len(pages))
+	for i, p := range pages {
+		given[i] = *p
+	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		for i, p := range pages {
+			*p = given[i]
+		}
 		w := newWaitingCount(tx, crawl)
 		var stored []int64
 		succeeded := 0
@@ -444,29 +472,11 @@ func insertPages(ctx context.Context, tx pgx.Tx, crawl int64, holder string, pag
 	if err := lockAll(ctx, tx, commitLocks(crawl, pages, sigs)); err != nil {
 		return nil, 0, err
 	}
-	// A URL waiting on the frontier can be fetched without a pop: as the
-	// final URL of a redirect, or a page committed by another path.
-	leaveFrontier := func(u urlnorm.URL) error {
-		var host string
-		err := tx.QueryRow(ctx, `UPDATE urls SET state = 2 WHERE crawl_id = $1 AND url = $2 AND state = 0 RETURNING host`, crawl, u.String()).Scan(&host)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		w.add(host, -1)
-		return nil
-	}
 	var stored []int64
 	succeeded := 0
 	for i, p := range pages {
-		if err := leaveFrontier(p.URL); err != nil {
-			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
-		}
-		var urlID int64
-		if err := tx.QueryRow(ctx, `INSERT INTO urls(crawl_id, url, host, state) VALUES ($1, $2, $3, 2)
-			ON CONFLICT (crawl_id, url) DO UPDATE SET state = 2, holder = NULL RETURNING id`, crawl, p.URL.String(), p.URL.Host()).Scan(&urlID); err != nil {
+		urlID, err := markFetched(ctx, tx, crawl, p.URL, true, w)
+		if err != nil {
 			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
 		}
 		final := p.FinalURL
@@ -474,13 +484,19 @@ func insertPages(ctx context.Context, tx pgx.Tx, crawl int64, holder string, pag
 			final = p.URL
 		}
 		if final != p.URL {
-			if err := leaveFrontier(final); err != nil {
+			if _, err := markFetched(ctx, tx, crawl, final, false, w); err != nil {
 				return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO urls(crawl_id, url, host, state) VALUES ($1, $2, $3, 2)
-				ON CONFLICT (crawl_id, url) DO UPDATE SET state = 2 WHERE urls.state = 0`, crawl, final.String(), final.Host()); err != nil {
-				return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
-			}
+		}
+		// Stored already: by another process whose lease this one
+		// outlived. The URL's row lock, held since markFetched, orders
+		// the two commits.
+		var done bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pages WHERE url_id = $1)`, urlID).Scan(&done); err != nil {
+			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+		}
+		if done {
+			continue
 		}
 		if err := aliasIfStored(ctx, tx, crawl, p, final); err != nil {
 			return nil, 0, err
@@ -529,6 +545,47 @@ func insertPages(ctx context.Context, tx pgx.Tx, crawl int64, holder string, pag
 		}
 	}
 	return stored, succeeded, nil
+}
+
+// markFetched moves u to fetched (urls.state 2), adding it when the crawl
+// does not know it yet, and returns its id. A URL waiting (state 0)
+// leaves the waiting counts; a URL leased (state 1) is taken only when
+// lease is set (u is the page's own URL: its lease, or a lease that
+// expired and was given to another process, ends here), not as a
+// redirect's target that another process is fetching.
+//
+// The state is read under the row's lock, so that the counts change by
+// exactly the URLs that were waiting: a process putting an expired lease
+// of u back on its stack (state 1 to 0, one more waiting) at the same
+// time either commits first, and u is then seen waiting, or waits for
+// this transaction and finds u fetched.
+func markFetched(ctx context.Context, tx pgx.Tx, crawl int64, u urlnorm.URL, lease bool, w *waitingCount) (int64, error) {
+	for {
+		var id int64
+		var state int
+		var host string
+		err := tx.QueryRow(ctx, `SELECT id, state, host FROM urls WHERE crawl_id = $1 AND url = $2 FOR UPDATE`, crawl, u.String()).Scan(&id, &state, &host)
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = tx.QueryRow(ctx, `INSERT INTO urls(crawl_id, url, host, state) VALUES ($1, $2, $3, 2)
+				ON CONFLICT (crawl_id, url) DO NOTHING RETURNING id`, crawl, u.String(), u.Host()).Scan(&id)
+			if errors.Is(err, pgx.ErrNoRows) {
+				continue // inserted by another process since: read it again
+			}
+			return id, err
+		}
+		if err != nil {
+			return 0, err
+		}
+		if state == 0 || state == 1 && lease {
+			if _, err := tx.Exec(ctx, `UPDATE urls SET state = 2, holder = NULL WHERE id = $1`, id); err != nil {
+				return 0, err
+			}
+		}
+		if state == 0 {
+			w.add(host, -1)
+		}
+		return id, nil
+	}
 }
 
 // insertScores stores the scores and verdicts of p (checked against
@@ -584,28 +641,42 @@ func aliasIfStored(ctx context.Context, tx pgx.Tx, crawl int64, p *crawler.Page,
 	return nil
 }
 
-// FrontierSizes counts waiting entries per stack.
+// FrontierSizes counts waiting entries per stack. An entry whose URL left
+// the frontier another way (leased from another stack, fetched as a
+// redirect's target) keeps its row until a pop of its stack meets it; it
+// is not counted.
 func (s *Store) FrontierSizes(ctx context.Context, crawl int64) (map[string]int, error) {
-	rows, err := s.pool.Query(ctx, `SELECT topic, count(*) FROM frontier WHERE crawl_id = $1 GROUP BY topic`, crawl)
+	var m map[string]int
+	err := s.retry(ctx, func() error {
+		m = make(map[string]int)
+		rows, err := s.pool.Query(ctx, `SELECT f.topic, count(*) FROM frontier f JOIN urls u ON u.id = f.url_id
+			WHERE f.crawl_id = $1 AND u.state = 0 GROUP BY f.topic`, crawl)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t string
+			var n int
+			if err := rows.Scan(&t, &n); err != nil {
+				return err
+			}
+			m[t] = n
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("frontier sizes: %w", err)
 	}
-	defer rows.Close()
-	m := make(map[string]int)
-	for rows.Next() {
-		var t string
-		var n int
-		if err := rows.Scan(&t, &n); err != nil {
-			return nil, err
-		}
-		m[t] = n
-	}
-	return m, rows.Err()
+	return m, nil
 }
 
 // FinishCrawl records the end of a crawl (by its last process to end).
 func (s *Store) FinishCrawl(ctx context.Context, crawl int64, reason string) error {
-	_, err := s.pool.Exec(ctx, `UPDATE crawls SET finished_at = now(), finish = $1 WHERE id = $2`, reason, crawl)
+	err := s.retry(ctx, func() error {
+		_, err := s.pool.Exec(ctx, `UPDATE crawls SET finished_at = now(), finish = $1 WHERE id = $2`, reason, crawl)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("finish crawl %d: %w", crawl, err)
 	}
@@ -649,8 +720,11 @@ func (s *Store) Rescore(ctx context.Context, crawl int64, entries []crawler.Entr
 
 // SaveLearner implements crawler.Store.
 func (s *Store) SaveLearner(ctx context.Context, crawl int64, state []byte) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO learners(crawl_id, state, saved_at) VALUES ($1, $2, now())
-		ON CONFLICT (crawl_id) DO UPDATE SET state = excluded.state, saved_at = excluded.saved_at`, crawl, state)
+	err := s.retry(ctx, func() error {
+		_, err := s.pool.Exec(ctx, `INSERT INTO learners(crawl_id, state, saved_at) VALUES ($1, $2, now())
+			ON CONFLICT (crawl_id) DO UPDATE SET state = excluded.state, saved_at = excluded.saved_at`, crawl, state)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("save learner: %w", err)
 	}
@@ -660,7 +734,9 @@ func (s *Store) SaveLearner(ctx context.Context, crawl int64, state []byte) erro
 // KnownURL implements crawler.URLLookup; it is safe from any goroutine.
 func (s *Store) KnownURL(ctx context.Context, crawl int64, u urlnorm.URL) (known, taken bool, err error) {
 	var state int
-	err = s.pool.QueryRow(ctx, `SELECT state FROM urls WHERE crawl_id = $1 AND url = $2`, crawl, u.String()).Scan(&state)
+	err = s.retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, `SELECT state FROM urls WHERE crawl_id = $1 AND url = $2`, crawl, u.String()).Scan(&state)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, false, nil
 	}
@@ -683,13 +759,15 @@ func (s *Store) AwaitWork(ctx context.Context, crawl int64) (bool, error) {
 		}
 		var waiting, budgetLeft, others bool
 		var nextAt *time.Time
-		err := s.pool.QueryRow(ctx, `SELECT
+		err := s.retry(ctx, func() error {
+			return s.pool.QueryRow(ctx, `SELECT
 				EXISTS (SELECT 1 FROM frontier f JOIN urls u ON u.id = f.url_id WHERE f.crawl_id = $1 AND u.state = 0
 					AND NOT EXISTS (SELECT 1 FROM hosts h WHERE h.crawl_id = $1 AND h.host = u.host AND h.next_at > now())),
 				(SELECT budget = 0 OR succeeded + (SELECT count(*) FROM urls WHERE crawl_id = $1 AND state = 1) < budget FROM crawls WHERE id = $1),
 				EXISTS (SELECT 1 FROM urls WHERE crawl_id = $1 AND state = 1 AND holder IS DISTINCT FROM $2),
 				(SELECT min(h.next_at) FROM hosts h WHERE h.crawl_id = $1 AND h.next_at > now())`,
-			crawl, holder).Scan(&waiting, &budgetLeft, &others, &nextAt)
+				crawl, holder).Scan(&waiting, &budgetLeft, &others, &nextAt)
+		})
 		if err != nil {
 			return false, fmt.Errorf("await work: %w", err)
 		}
@@ -726,11 +804,14 @@ type Dropped struct {
 // FrontierDropped reads what the crawl's frontier bounds dropped.
 func (s *Store) FrontierDropped(ctx context.Context, crawl int64) (Dropped, error) {
 	var d Dropped
-	err := s.pool.QueryRow(ctx, `SELECT COALESCE(SUM(dropped), 0), count(*) FILTER (WHERE dropped > 0) FROM hosts WHERE crawl_id = $1`, crawl).Scan(&d.URLs, &d.Hosts)
-	if err != nil || d.URLs == 0 {
-		return d, err
-	}
-	err = s.pool.QueryRow(ctx, `SELECT host, dropped FROM hosts WHERE crawl_id = $1 ORDER BY dropped DESC, host LIMIT 1`, crawl).Scan(&d.Top, &d.TopURLs)
+	err := s.retry(ctx, func() error {
+		d = Dropped{}
+		err := s.pool.QueryRow(ctx, `SELECT COALESCE(SUM(dropped), 0), count(*) FILTER (WHERE dropped > 0) FROM hosts WHERE crawl_id = $1`, crawl).Scan(&d.URLs, &d.Hosts)
+		if err != nil || d.URLs == 0 {
+			return err
+		}
+		return s.pool.QueryRow(ctx, `SELECT host, dropped FROM hosts WHERE crawl_id = $1 ORDER BY dropped DESC, host LIMIT 1`, crawl).Scan(&d.Top, &d.TopURLs)
+	})
 	return d, err
 }
 
@@ -746,11 +827,13 @@ type Progress struct {
 // CrawlProgress reads the crawl's totals.
 func (s *Store) CrawlProgress(ctx context.Context, crawl int64) (Progress, error) {
 	var p Progress
-	err := s.pool.QueryRow(ctx, `SELECT c.fetched, c.succeeded,
+	err := s.retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, `SELECT c.fetched, c.succeeded,
 			(SELECT count(*) FROM pages WHERE crawl_id = $1 AND holder = $2),
 			(SELECT count(*) FROM holders WHERE crawl_id = $1 AND expires_at > now()),
 			c.waiting, (SELECT count(*) FROM urls WHERE crawl_id = $1 AND state = 1)
 		FROM crawls c WHERE c.id = $1`, crawl, s.holderOf(crawl)).Scan(&p.Fetched, &p.Succeeded, &p.Mine, &p.Processes, &p.Waiting, &p.Leased)
+	})
 	if err != nil {
 		return p, fmt.Errorf("crawl progress: %w", err)
 	}

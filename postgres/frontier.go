@@ -289,7 +289,10 @@ const expiredLeases = `holder IS NULL OR holder NOT IN (SELECT id FROM holders W
 // others; it costs one indexed read when no holder expired.
 func (s *Store) reapExpired(ctx context.Context, crawl int64) error {
 	var expired bool
-	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM holders WHERE crawl_id = $1 AND expires_at <= now())`, crawl).Scan(&expired); err != nil {
+	err := s.retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM holders WHERE crawl_id = $1 AND expires_at <= now())`, crawl).Scan(&expired)
+	})
+	if err != nil {
 		return fmt.Errorf("expired leases: %w", err)
 	}
 	if !expired {
@@ -331,4 +334,48 @@ func readURLStates(ctx context.Context, tx pgx.Tx, crawl int64, urls []string, k
 		return fmt.Errorf("push: %w", err)
 	}
 	return nil
+}
+
+// repairWaiting sets the crawl's counts of URLs waiting to be fetched,
+// per host (hosts.waiting) and in all (crawls.waiting), to the URLs in
+// state 0, and returns the total count it found stored and the true one.
+// The counts are kept by every transaction that moves a URL in or out of
+// state 0, for the frontier's bounds and the progress; a resume repairs
+// them, so that no drift (of a scent before markFetched read the state
+// under the row's lock, or a database edited by hand) outlives it.
+//
+// It runs while other processes may be at work on the crawl: their
+// transactions change urls first and add their changes to the counts as
+// they end, host rows in name order, then the crawl's row. The repair
+// locks those rows in the same order, then counts in a statement of its
+// own, whose snapshot is taken once the locks are held: a transaction
+// that added its changes to a count before committed before the count,
+// and one that had not adds them after the repair, to its result.
+func repairWaiting(ctx context.Context, tx pgx.Tx, crawl int64) (stored, real int64, err error) {
+	if _, err := tx.Exec(ctx, `SELECT count(*) FROM (SELECT 1 FROM hosts WHERE crawl_id = $1 ORDER BY host COLLATE "C" FOR UPDATE) h`, crawl); err != nil {
+		return 0, 0, fmt.Errorf("repair waiting count: %w", err)
+	}
+	if err := tx.QueryRow(ctx, `SELECT waiting FROM crawls WHERE id = $1 FOR UPDATE`, crawl).Scan(&stored); err != nil {
+		return 0, 0, fmt.Errorf("repair waiting count: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `WITH c AS (SELECT host, count(*) AS n FROM urls WHERE crawl_id = $1 AND state = 0 GROUP BY host),
+		fix AS (SELECT h.host, COALESCE(c.n, 0) AS n FROM hosts h LEFT JOIN c ON c.host = h.host
+			WHERE h.crawl_id = $1 AND h.waiting <> COALESCE(c.n, 0))
+		UPDATE hosts h SET waiting = fix.n FROM fix WHERE h.crawl_id = $1 AND h.host = fix.host`, crawl); err != nil {
+		return 0, 0, fmt.Errorf("repair waiting count: %w", err)
+	}
+	// A host with waiting URLs and no row: only a count gone wrong
+	// leaves one so; a row another process adds meanwhile wins.
+	if _, err := tx.Exec(ctx, `INSERT INTO hosts(crawl_id, host, waiting)
+		SELECT $1, host, count(*) FROM urls u WHERE crawl_id = $1 AND state = 0
+			AND NOT EXISTS (SELECT 1 FROM hosts h WHERE h.crawl_id = $1 AND h.host = u.host)
+		GROUP BY host ORDER BY host
+		ON CONFLICT (crawl_id, host) DO NOTHING`, crawl); err != nil {
+		return 0, 0, fmt.Errorf("repair waiting count: %w", err)
+	}
+	if err := tx.QueryRow(ctx, `UPDATE crawls SET waiting = (SELECT count(*) FROM urls WHERE crawl_id = $1 AND state = 0)
+		WHERE id = $1 RETURNING waiting`, crawl).Scan(&real); err != nil {
+		return 0, 0, fmt.Errorf("repair waiting count: %w", err)
+	}
+	return stored, real, nil
 }

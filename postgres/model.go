@@ -16,8 +16,10 @@ var ErrNoModel = errors.New("no model stored under this name")
 // model of the first to store it.
 func (s *Store) SaveModel(ctx context.Context, name string, model []byte) ([]byte, error) {
 	var out []byte
-	err := s.pool.QueryRow(ctx, `WITH ins AS (INSERT INTO models(name, model) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING model)
-		SELECT model FROM ins UNION ALL SELECT model FROM models WHERE name = $1 LIMIT 1`, name, model).Scan(&out)
+	err := s.retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, `WITH ins AS (INSERT INTO models(name, model) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING model)
+			SELECT model FROM ins UNION ALL SELECT model FROM models WHERE name = $1 LIMIT 1`, name, model).Scan(&out)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Another process stored one after this statement's snapshot.
 		return s.Model(ctx, name)
@@ -31,7 +33,9 @@ func (s *Store) SaveModel(ctx context.Context, name string, model []byte) ([]byt
 // Model returns the model stored under name, or ErrNoModel.
 func (s *Store) Model(ctx context.Context, name string) ([]byte, error) {
 	var out []byte
-	err := s.pool.QueryRow(ctx, `SELECT model FROM models WHERE name = $1`, name).Scan(&out)
+	err := s.retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, `SELECT model FROM models WHERE name = $1`, name).Scan(&out)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("model %s: %w", name, ErrNoModel)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -16,7 +17,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/scent-crawler/scent/internal/migrate"
@@ -45,6 +45,15 @@ type Options struct {
 	// one is refused, not given them (ErrNoCrawls). Its schema is still
 	// brought up to date.
 	Existing bool
+	// MaxOutage is how long an operation waits for a database server it
+	// lost (restarted, failed over, shut the session down, refused new
+	// connections, reset the connection), reconnecting through the pool
+	// with a growing pause (0.1s to 2s), before it fails with
+	// ErrServerLost. Default 1 minute; negative: it fails at once.
+	MaxOutage time.Duration
+	// Log, when set, is told when the server is lost and found again, one
+	// line each.
+	Log io.Writer
 }
 
 // ErrNoCrawls is what Open with Options.Existing returns for a database
@@ -63,11 +72,14 @@ type Store struct {
 	opts Options
 	id   string // this store's random id; its holders are id/crawl
 
-	mu      sync.Mutex
-	holders map[int64]string // crawl → holder id
-	caps    map[int64]frontierCaps
-	stop    chan struct{}
-	done    chan struct{}
+	mu        sync.Mutex
+	downSince time.Time        // the server lost since, or zero
+	holders   map[int64]string // crawl → holder id
+	caps      map[int64]frontierCaps
+	stop      chan struct{}
+	done      chan struct{}
+
+	afterCommit func() error // tests: the error a commit's answer turns into (under mu)
 }
 
 // ErrNotPostgres is returned by Open for an address that is not a
@@ -98,12 +110,20 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 	if o.LeaseExpiry <= 0 {
 		o.LeaseExpiry = 30 * time.Second
 	}
+	if o.MaxOutage == 0 {
+		o.MaxOutage = time.Minute
+	}
 	if o.HostDelay < 0 || o.Budget < 0 {
 		return nil, errors.New("open store: negative host delay or budget")
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", redact(url), err)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		// A server gone from the network must not hold a reconnection
+		// for the kernel's minutes.
+		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["synchronous_commit"]; !ok {
 		cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
@@ -126,6 +146,10 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
+	}
+	if err := s.sweepTokens(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open %s: %w", redact(url), err)
 	}
 	return s, nil
 }
@@ -180,34 +204,6 @@ func (s *Store) Close() error {
 // Pool returns the connection pool, for read-only queries of tools and
 // tests.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
-
-// inTx runs fn in a transaction, again from the start (up to 8 times)
-// when PostgreSQL aborts it for a deadlock or a serialization failure:
-// processes sharing a crawl may lock the same rows in different orders.
-func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
-	var err error
-	for attempt := 0; attempt < 8; attempt++ {
-		err = s.tryTx(ctx, fn)
-		var pe *pgconn.PgError
-		if err == nil || !errors.As(err, &pe) || (pe.Code != "40P01" && pe.Code != "40001") {
-			return err
-		}
-		time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
-	}
-	return err
-}
-
-func (s *Store) tryTx(ctx context.Context, fn func(pgx.Tx) error) error {
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
-}
 
 // lockKey maps a string to an advisory lock key.
 func lockKey(parts ...string) int64 {
@@ -355,13 +351,13 @@ func (s *Store) heartbeat(stop, done chan struct{}) {
 		}
 		s.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), s.opts.LeaseExpiry/3)
-		for crawl, h := range holders {
+		for crawl := range holders {
 			s.inTx(ctx, func(tx pgx.Tx) error {
 				_, err := s.join(ctx, tx, crawl)
 				return err
 			})
-			_ = h
 		}
+		s.sweepTokens(ctx)
 		cancel()
 	}
 }

@@ -24,6 +24,7 @@ type Server struct {
 	bin    string // directory of initdb, pg_ctl
 	port   int
 	runAs  string // user to run the binaries as, or "" for the current one
+	opts   string // the server's options (pg_ctl -o)
 	nextDB atomic.Int64
 }
 
@@ -107,14 +108,51 @@ func Start() (*Server, error) {
 		os.RemoveAll(s.dir)
 		return nil, err
 	}
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
+	s.opts = fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
 		s.port, s.dir)
-	if out, err := s.run("pg_ctl", "-D", data, "-l", filepath.Join(s.dir, "log"), "-o", opts, "-w", "-t", "60", "start"); err != nil {
-		log, _ := os.ReadFile(filepath.Join(s.dir, "log"))
+	if err := s.Up(); err != nil {
 		os.RemoveAll(s.dir)
-		return nil, fmt.Errorf("pg_ctl start: %w\n%s\n%s", err, out, log)
+		return nil, err
 	}
 	return s, nil
+}
+
+// Private starts a server of t's own, stopped when t ends, for a test
+// that stops and starts it (Down, Up) while others use the shared one.
+// It skips t as URL does.
+func Private(t testing.TB) *Server {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the PostgreSQL tests start a real server; run them without -short")
+	}
+	s, err := Start()
+	if errors.Is(err, ErrNoBinaries) {
+		t.Skipf("PostgreSQL is not installed (%v): install Debian's postgresql package to run this test", err)
+	}
+	if err != nil {
+		t.Fatalf("start PostgreSQL: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Down stops the server as an administrator's fast shutdown does: the
+// sessions are ended (SQLSTATE 57P01) and their open transactions rolled
+// back. Up starts it again on the same port with the same data.
+func (s *Server) Down() error {
+	if out, err := s.run("pg_ctl", "-D", filepath.Join(s.dir, "data"), "-m", "fast", "-w", "stop"); err != nil {
+		return fmt.Errorf("pg_ctl stop: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// Up starts the server (again).
+func (s *Server) Up() error {
+	if out, err := s.run("pg_ctl", "-D", filepath.Join(s.dir, "data"), "-l", filepath.Join(s.dir, "log"), "-o", s.opts, "-w", "-t", "60", "start"); err != nil {
+		log, _ := os.ReadFile(filepath.Join(s.dir, "log"))
+		return fmt.Errorf("pg_ctl start: %w\n%s\n%s", err, out, log)
+	}
+	return nil
 }
 
 // Addr returns the address of the server's database postgres.
