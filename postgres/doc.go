@@ -32,6 +32,26 @@
 //     ascending order, before any row: two processes committing the same
 //     or near-duplicate pages decide one after the other. Transactions
 //     that PostgreSQL aborts for a deadlock are run again.
+//   - Server lost. A statement or transaction that fails because the
+//     connection was lost (a restart, a failover, sessions ended with
+//     57P01, a server starting, 57P03, a connection reset or refused,
+//     EOF) is run again through the pool, which opens new connections,
+//     after a pause growing from 0.1s to 2s, for up to
+//     Options.MaxOutage (default 1 minute); then it fails with
+//     ErrServerLost, and a resume finds everything committed before.
+//   - Commit outcome. A connection lost during COMMIT leaves unknown
+//     whether the transaction committed. Every transaction inserts a
+//     token of its own first (tx_tokens), the same in each attempt: the
+//     retry of one that committed finds its token and stops there, so no
+//     transaction commits twice (inTx). Besides, Commit stores no page
+//     whose URL holds one already and counts only the pages it stores,
+//     pushes count only URLs new to the crawl, frontier rows are
+//     upserts, and lease give-backs move only URLs still leased.
+//   - Waiting counts. crawls.waiting and hosts.waiting, kept for the
+//     frontier's bounds and the progress, change with every move of a
+//     URL into or out of state 0, each read under the URL's row lock
+//     (markFetched, Pop, requeue, push); a resume recounts them from the
+//     URLs (repairWaiting).
 //   - Politeness. With Options.HostDelay, hosts.next_at is the shared next
 //     time a host may be leased; an entry of a host not yet due stays on
 //     its stack.

@@ -27,7 +27,10 @@ func openShared(cmd *cobra.Command, cf *crawlFlags, fcfg *fetch.Config) (*postgr
 	}
 	cf.af.raw = false
 	fcfg.KeepRaw = cf.af.dir != ""
-	return postgres.Open(cmd.Context(), cf.db, postgres.Options{LeaseExpiry: cf.leaseExpiry, HostDelay: cf.ff.delay, Budget: cf.maxPages})
+	// A database server lost (restarted, failed over) is waited for as
+	// long as the network is.
+	return postgres.Open(cmd.Context(), cf.db, postgres.Options{LeaseExpiry: cf.leaseExpiry, HostDelay: cf.ff.delay, Budget: cf.maxPages,
+		MaxOutage: cf.maxOutage, Log: cmd.ErrOrStderr()})
 }
 
 // storedNormRules returns the site normalization rules a crawl measured

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/training"
 )
 
@@ -39,7 +40,7 @@ func main() {
 			os.Exit(130)
 		}
 		fmt.Fprintln(os.Stderr, "scent:", err)
-		if errors.Is(err, crawler.ErrNetworkUnreachable) || errors.Is(err, training.ErrUnreachable) {
+		if errors.Is(err, crawler.ErrNetworkUnreachable) || errors.Is(err, training.ErrUnreachable) || errors.Is(err, postgres.ErrServerLost) {
 			os.Exit(exitUnreachable)
 		}
 		os.Exit(1)
@@ -47,8 +48,8 @@ func main() {
 }
 
 // exitUnreachable is the exit status of a crawl that stopped because it
-// could reach no server for --max-outage, or whose example pages got no
-// answer.
+// could reach no server for --max-outage (nor, with --db postgres://…,
+// its database server), or whose example pages got no answer.
 const exitUnreachable = 3
 
 // resumable marks the interruption of work that the same command resumes
