@@ -41,9 +41,8 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 	}
 	var st crawler.CrawlState
 	var holder string
-	var countWas, countIs int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		st, countWas, countIs = crawler.CrawlState{}, 0, 0
+		st = crawler.CrawlState{}
 		// Processes starting at once create the crawl once.
 		if err := lockAll(ctx, tx, []int64{lockKey("crawl", spec.Name)}); err != nil {
 			return err
@@ -79,9 +78,6 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 				st.Requeue += n
 			}
 			if _, err := tx.Exec(ctx, `DELETE FROM holders WHERE crawl_id = $1 AND expires_at <= now()`, st.ID); err != nil {
-				return err
-			}
-			if countWas, countIs, err = repairWaiting(ctx, tx, st.ID); err != nil {
 				return err
 			}
 		}
@@ -130,8 +126,10 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 	s.mu.Lock()
 	s.caps[st.ID] = frontierCaps{perHost: spec.MaxWaitingPerHost, total: spec.MaxWaiting}
 	s.mu.Unlock()
-	if countWas != countIs && s.opts.Log != nil {
-		fmt.Fprintf(s.opts.Log, "crawl %s: its count of URLs waiting was %d, not %d; corrected\n", spec.Name, countWas, countIs)
+	if st.Resumed {
+		if err := s.repairWaiting(ctx, spec.Name, st.ID); err != nil {
+			return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
+		}
 	}
 	s.started(st.ID, holder)
 	if st.Resumed {

@@ -336,22 +336,58 @@ func readURLStates(ctx context.Context, tx pgx.Tx, crawl int64, urls []string, k
 	return nil
 }
 
-// repairWaiting sets the crawl's counts of URLs waiting to be fetched,
-// per host (hosts.waiting) and in all (crawls.waiting), to the URLs in
-// state 0, and returns the total count it found stored and the true one.
-// The counts are kept by every transaction that moves a URL in or out of
-// state 0, for the frontier's bounds and the progress; a resume repairs
-// them, so that no drift (of a scent before markFetched read the state
-// under the row's lock, or a database edited by hand) outlives it.
+// repairWaiting checks the crawl's counts of URLs waiting to be fetched,
+// per host (hosts.waiting) and in all (crawls.waiting), against the URLs
+// in state 0, and sets them right (telling Options.Log) when they are
+// not. The counts are kept by every transaction that moves a URL in or
+// out of state 0, for the frontier's bounds and the progress; a resume
+// checks them, so that no drift (of a scent before markFetched read the
+// state under the row's lock, or a database edited by hand) outlives it.
+//
+// The check is one statement, one snapshot, taking no lock: what
+// committed agrees or not. Only counts found wrong are set, in a
+// transaction of its own (see setWaiting).
+func (s *Store) repairWaiting(ctx context.Context, name string, crawl int64) error {
+	var ok bool
+	err := s.retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, `WITH c AS (SELECT host, count(*) AS n FROM urls WHERE crawl_id = $1 AND state = 0 GROUP BY host)
+			SELECT w.waiting = COALESCE((SELECT sum(n) FROM c), 0)
+				AND NOT EXISTS (SELECT 1 FROM hosts h LEFT JOIN c ON c.host = h.host WHERE h.crawl_id = $1 AND h.waiting <> COALESCE(c.n, 0))
+				AND NOT EXISTS (SELECT 1 FROM c WHERE NOT EXISTS (SELECT 1 FROM hosts h WHERE h.crawl_id = $1 AND h.host = c.host))
+			FROM crawls w WHERE w.id = $1`, crawl).Scan(&ok)
+	})
+	if err != nil {
+		return fmt.Errorf("check waiting count: %w", err)
+	}
+	if ok {
+		return nil
+	}
+	var was, is int64
+	if err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		was, is, err = setWaiting(ctx, tx, crawl)
+		return err
+	}); err != nil {
+		return err
+	}
+	if s.opts.Log != nil {
+		fmt.Fprintf(s.opts.Log, "crawl %s: its counts of URLs waiting were wrong (%d in all, not %d); corrected\n", name, was, is)
+	}
+	return nil
+}
+
+// setWaiting sets the crawl's counts of URLs waiting, per host and in
+// all, to the URLs in state 0, and returns the total count it found
+// stored and the true one.
 //
 // It runs while other processes may be at work on the crawl: their
 // transactions change urls first and add their changes to the counts as
-// they end, host rows in name order, then the crawl's row. The repair
+// they end, host rows in name order, then the crawl's row. setWaiting
 // locks those rows in the same order, then counts in a statement of its
 // own, whose snapshot is taken once the locks are held: a transaction
 // that added its changes to a count before committed before the count,
 // and one that had not adds them after the repair, to its result.
-func repairWaiting(ctx context.Context, tx pgx.Tx, crawl int64) (stored, real int64, err error) {
+func setWaiting(ctx context.Context, tx pgx.Tx, crawl int64) (stored, real int64, err error) {
 	if _, err := tx.Exec(ctx, `SELECT count(*) FROM (SELECT 1 FROM hosts WHERE crawl_id = $1 ORDER BY host COLLATE "C" FOR UPDATE) h`, crawl); err != nil {
 		return 0, 0, fmt.Errorf("repair waiting count: %w", err)
 	}

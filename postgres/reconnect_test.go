@@ -5,14 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/crawler/crawlertest"
@@ -405,5 +408,30 @@ func TestStore_waitingCountRace(t *testing.T) {
 	checkCounts(t, ctx, conn, st.ID)
 	if !strings.Contains(log.String(), "corrected") {
 		t.Errorf("the repair was not told: %q", log.String())
+	}
+}
+
+func TestConnLost(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{&pgconn.PgError{Code: "57P01"}, true},
+		{&pgconn.PgError{Code: "57P03"}, true},
+		{&pgconn.PgError{Code: "08006"}, true},
+		{&pgconn.PgError{Code: "40P01"}, false},
+		{&pgconn.PgError{Code: "23505"}, false},
+		{fmt.Errorf("commit: %w", io.ErrUnexpectedEOF), true},
+		{io.EOF, true},
+		{&net.OpError{Op: "read", Err: syscall.ECONNRESET}, true},
+		{fmt.Errorf("write: %w", syscall.EPIPE), true},
+		{errors.New("conn closed"), true},
+		{context.Canceled, false},
+		{errors.New("syntax error"), false},
+	} {
+		if got := connLost(c.err); got != c.want {
+			t.Errorf("connLost(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }

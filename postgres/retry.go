@@ -36,8 +36,12 @@ const (
 // connLost reports whether err means the connection to the server was
 // lost or could not be made, rather than a statement's own failure.
 func connLost(err error) bool {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true // no connection made, a connect timeout included
+	}
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
+		return false // the caller's end, told by its ctx
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
@@ -49,19 +53,17 @@ func connLost(err error) bool {
 		}
 		return false
 	}
-	var ce *pgconn.ConnectError
 	var ne net.Error
 	switch {
-	case errors.As(err, &ce), errors.As(err, &ne):
+	case errors.As(err, &ne):
 		return true
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
 		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, syscall.ECONNABORTED):
 		return true
 	}
-	// pgx's own words for a connection it closed after such a failure.
-	msg := err.Error()
-	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "conn busy") && strings.Contains(msg, "closed")
+	// pgx's words for a connection it closed after such a failure.
+	return strings.Contains(err.Error(), "conn closed")
 }
 
 // deadlocked reports whether PostgreSQL aborted a transaction for a
