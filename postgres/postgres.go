@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"net"
 	"os"
 	"sort"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/scent-crawler/scent/internal/migrate"
@@ -134,7 +136,7 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("open %s: %w", redact(url), err)
+		return nil, fmt.Errorf("open %s: %w", redact(url), connectFailure(err))
 	}
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -152,6 +154,28 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", redact(url), err)
 	}
 	return s, nil
+}
+
+// connectFailure is why a connection could not be made, without the
+// list of every attempt pgx gives (one per address and TLS mode:
+// sslmode=prefer, the default, tries TLS first, and "server refused TLS
+// connection" is no reason): the server's answer when one came
+// (database does not exist, password authentication failed), else the
+// first network error.
+func connectFailure(err error) error {
+	var ce *pgconn.ConnectError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("server %s answered: %w", ce.Config.Host, pe)
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return oe
+	}
+	return err
 }
 
 // redact hides the password of a database URL in messages.

@@ -94,7 +94,7 @@ func (o *outage) again(ctx context.Context, err error) (bool, error) {
 	}
 	if o.s.opts.MaxOutage < 0 || now.Sub(o.since) >= o.s.opts.MaxOutage {
 		return false, fmt.Errorf("%w: no connection for %s (%v); run the same command again to resume once the server is back",
-			ErrServerLost, now.Sub(o.since).Round(time.Second), err)
+			ErrServerLost, now.Sub(o.since).Round(time.Second), connectFailure(err))
 	}
 	pause := min(o.pause, o.since.Add(o.s.opts.MaxOutage).Sub(now))
 	o.pause = min(2*o.pause, retryMax)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -400,5 +401,25 @@ func TestOpen_foreignOrEmpty(t *testing.T) {
 	}
 	if got := tables(foreign); strings.Join(got, ",") != "customers" {
 		t.Errorf("another program's database now holds %v", got)
+	}
+}
+
+// TestOpen_connectFailure: a failed connection says the server's answer,
+// not pgx's list of attempts with sslmode=prefer's refused TLS first.
+func TestOpen_connectFailure(t *testing.T) {
+	u, err := neturl.Parse(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/scent_no_such_database"
+	u.RawQuery = "" // sslmode=prefer: TLS refused first
+	_, err = Open(context.Background(), u.String(), Options{})
+	if err == nil || !strings.Contains(err.Error(), `database "scent_no_such_database" does not exist`) || strings.Contains(err.Error(), "tls") {
+		t.Errorf("open of a missing database: %v, want the server's answer alone", err)
+	}
+	u.Host = "127.0.0.1:1"
+	_, err = Open(context.Background(), u.String(), Options{})
+	if err == nil || !strings.Contains(err.Error(), "connection refused") || strings.Count(err.Error(), "connection refused") != 1 {
+		t.Errorf("open of a closed port: %v, want one connection refused", err)
 	}
 }
