@@ -4,9 +4,14 @@
 // A Fetcher wraps one colly collector. Fetch takes a normalized URL and
 // returns the final response, after:
 //
-//   - robots.txt: fetched once per origin and cached (bounded). A 4xx answer
-//     allows everything, a 5xx answer or an unreachable server disallows
-//     everything for that origin for a while, and redirect targets are
+//   - robots.txt: fetched once per origin and cached (bounded), and read
+//     as RFC 9309 says (robotstxt.go: our product token's groups or "*"'s,
+//     the longest matching rule, allow on a tie, wildcards, percent-encoding
+//     compared decoded, unreadable lines skipped). A 4xx answer
+//     allows everything, a 5xx answer disallows everything for that
+//     origin for a while (a tenth of RobotsTTL), a robots.txt that cannot
+//     be reached fails the page as unreachable (asked again for the
+//     next page), and redirect targets are
 //     checked against their own robots.txt, not only the first URL;
 //   - politeness: at most HostParallelism requests at once per host and at
 //     least HostDelay between the starts of two requests to one host, or

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/temoto/robotstxt"
-
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -27,8 +25,8 @@ type robotsCache struct {
 
 type robotsEntry struct {
 	origin string
-	ready  chan struct{} // closed when group and expires are set
-	group  *robotstxt.Group
+	ready  chan struct{} // closed when rules and expires are set
+	rules  *robotsRules
 	all    bool   // allow everything (no robots.txt, 4xx)
 	none   bool   // disallow everything (5xx, unreadable)
 	why    string // why none is set
@@ -71,7 +69,7 @@ func (c *robotsCache) allowed(ctx context.Context, u urlnorm.URL) (bool, string,
 		if e.delay > 0 {
 			c.f.hosts.setDelay(u.Host(), e.delay)
 		}
-		if !e.group.Test(u.RequestURI()) {
+		if !e.rules.allowed(u.RequestURI()) {
 			return false, "disallowed by robots.txt", nil
 		}
 		return true, "", nil
@@ -199,14 +197,9 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
 		fail(fmt.Sprintf("robots.txt unreadable (%v)", err))
 		return
 	}
-	data, err := robotstxt.FromBytes(body)
-	if err != nil {
-		e.all = true
-		return
-	}
-	e.group = data.FindGroup(c.f.cfg.UserAgent)
-	e.delay = c.f.crawlDelay(e.origin, e.group.CrawlDelay)
-	e.sitemaps = data.Sitemaps
+	e.rules = parseRobots(body, c.f.cfg.UserAgent)
+	e.delay = c.f.crawlDelay(e.origin, e.rules.crawlDelay)
+	e.sitemaps = e.rules.sitemaps
 }
 
 // robotsRedirects is how many redirects a robots.txt fetch follows.
