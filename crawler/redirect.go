@@ -34,7 +34,7 @@ func (w *worker) fetchFollowing(ctx context.Context, e Entry, p *Page) (*fetch.R
 	ctx = fetch.WithoutRedirects(ctx)
 	cur := e.URL
 	var exchanges []*fetch.Exchange
-	for hops := 0; ; hops++ {
+	for hops := 0; ; hops++ { // hops: redirects followed so far
 		res, err := w.fetch(ctx, cur)
 		if res != nil {
 			exchanges = append(exchanges, res.Exchanges...)
@@ -53,7 +53,7 @@ func (w *worker) fetchFollowing(ctx context.Context, e Entry, p *Page) (*fetch.R
 			case <-ctx.Done():
 			}
 		}
-		if c.order == FIFO || c.queueRedirects || hops+1 >= maxRedirects || !c.inScope(target) || c.seenInFetch(p, target) || c.takenURL(ctx, target) {
+		if c.order == FIFO || c.queueRedirects || hops >= maxRedirects || !c.inScope(target) || c.seenInFetch(p, target) || c.takenURL(ctx, target) {
 			return res, nil
 		}
 		cur = target

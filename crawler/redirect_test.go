@@ -149,3 +149,48 @@ func TestCrawler_Run_focusedCrawlFollowsARedirectToANewPageOnce(t *testing.T) {
 		t.Errorf("/course requested %d times", n)
 	}
 }
+
+func TestCrawler_Run_focusedCrawlFollowsTenRedirectsInline(t *testing.T) {
+	// /h1 → … → /h11 is a chain of ten redirects, followed within the
+	// fetch; /k1 → … → /k12 has eleven: the eleventh is not followed, and
+	// its target is fetched as a page of its own.
+	handlers := map[string]http.HandlerFunc{}
+	for _, chain := range []struct {
+		name string
+		hops int
+	}{{"h", 10}, {"k", 11}} {
+		for i := 1; i <= chain.hops; i++ {
+			next := fmt.Sprintf("/%s%d", chain.name, i+1)
+			handlers[fmt.Sprintf("/%s%d", chain.name, i)] = func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, next, http.StatusFound)
+			}
+		}
+	}
+	s := crawlertest.NewSite(t, map[string]string{
+		"/":    `<html><body><a href="/h1">course one</a> <a href="/k1">course two</a></body></html>`,
+		"/h11": `<html><body>course syllabus one</body></html>`,
+		"/k12": `<html><body>course syllabus two</body></html>`,
+	}, handlers)
+	scorer := crawlertest.NewKeywordScorer(map[string][]string{"course": {"course", "syllabus"}}, "course")
+	st := openStore(t)
+	c, err := crawler.New(crawler.Config{Workers: 1}, st, crawlertest.NewFetcher(t, fetch.Config{}), scorer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}"); err != nil {
+		t.Fatal(err)
+	}
+	fails := map[string]string{}
+	for _, p := range pages(t, st) {
+		fails[strings.TrimPrefix(p.url, s.Server.URL)] = strings.SplitN(p.fail, ":", 2)[0]
+	}
+	want := map[string]string{"/": "", "/h1": "", "/k1": "redirect", "/k12": ""}
+	if fmt.Sprint(fails) != fmt.Sprint(want) {
+		t.Errorf("records (URL: failure) %v, want %v", fails, want)
+	}
+	for _, p := range []string{"/h11", "/k12"} {
+		if n := s.Hits(p); n != 1 {
+			t.Errorf("%s requested %d times, want 1", p, n)
+		}
+	}
+}
