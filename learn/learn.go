@@ -37,8 +37,10 @@ type Options struct {
 	K int
 	// M is the m-estimate's equivalent sample size. Default 1.
 	M float64
-	// Gamma discounts the credit a link earns for the relevant pages
-	// found one and two links beyond its target. Default 0.5.
+	// Gamma discounts the credit a link earns for a relevant page found
+	// one link beyond its target (a link to a relevant page earns 1; the
+	// link two before one earns nothing): a link's value is
+	// P(leads) + Gamma·P(leads next). Default 0.5.
 	Gamma float64
 	// MinDocs is the weight of evidence each class of a topic's link
 	// model needs (links that led to relevant pages and links that did

@@ -275,6 +275,10 @@ func TestLearner_creditAndRescore(t *testing.T) {
 	if got := c.Docs(1); got != 1 {
 		t.Errorf("weight of links that lead next: %v, want 1 (the list's)", got)
 	}
+	// /news/, /news/a.html and (before its move) /people/ led nowhere.
+	if got := c.Docs(2); got != 2 {
+		t.Errorf("weight of links that lead nowhere: %v, want 2 (/news/ and /news/a.html)", got)
+	}
 	ups := l.Rescore()
 	if len(ups) == 0 || l.Model(0) == nil {
 		t.Fatal("no rescore after relevant evidence")
