@@ -112,6 +112,15 @@ func backlinkExamples(ctx context.Context, docs []doc, f Fetcher, opts Options) 
 	byParent := make(map[urlnorm.URL]*fetchJob)
 	var order []*fetchJob
 	seen := make(map[string]bool)
+	// stored: the links whose segments a source gave; the file may name
+	// them too, and a link is one training document however many
+	// sources know it.
+	stored := make(map[[2]urlnorm.URL]bool)
+	for _, l := range links {
+		if len(l.Context) > 0 {
+			stored[[2]urlnorm.URL{l.Parent, l.Target}] = true
+		}
+	}
 	for _, l := range links {
 		class, ok := classOf[l.Target]
 		if !ok || l.Parent == l.Target {
@@ -124,6 +133,9 @@ func backlinkExamples(ctx context.Context, docs []doc, f Fetcher, opts Options) 
 				out = append(out, classify.Example{Class: class, Tokens: l.Context})
 				count[class]++
 			}
+			continue
+		}
+		if stored[[2]urlnorm.URL{l.Parent, l.Target}] {
 			continue
 		}
 		j := byParent[l.Parent]

@@ -77,6 +77,29 @@ func TestBuild_backlinks(t *testing.T) {
 	}
 }
 
+// TestBuild_backlinkOfTwoSources: a link that the backlinks file names
+// and the store knows with its segment is one training document, not two.
+func TestBuild_backlinkOfTwoSources(t *testing.T) {
+	st := newSite()
+	srv := st.serve(t)
+	seeds := parseSeeds(t, st.seedFile(srv.URL))
+	course0 := urlnorm.MustParse(srv.URL + st.paths["course"][0])
+	course1 := urlnorm.MustParse(srv.URL + st.paths["course"][1])
+	opts := Options{Folds: -1,
+		Backlinks:      []Backlink{{Parent: course0, Target: course1}},
+		BacklinkSource: fixedSource{{Parent: course0, Target: course1, Context: []string{"next", "course"}}},
+	}
+	_, rep, err := Build(context.Background(), seeds, newFetcher(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range rep.Topics {
+		if tr.Name == "course" && tr.Backlinks != 1 {
+			t.Errorf("course backlink segments %d, want 1", tr.Backlinks)
+		}
+	}
+}
+
 // FuzzReadBacklinks checks that the links read join normalized URLs, and
 // that writing them as CSV reads them back unchanged.
 func FuzzReadBacklinks(f *testing.F) {
