@@ -343,3 +343,73 @@ func FuzzRobots(f *testing.F) {
 		}
 	})
 }
+
+// matchPositions is robotsMatch by the set of positions in uri each
+// prefix of the pattern can end at: slower, and plainly right.
+func matchPositions(pattern, uri string) bool {
+	pos := []int{0}
+	for i := 0; i < len(pattern); i++ {
+		c := pattern[i]
+		switch {
+		case c == '$' && i == len(pattern)-1:
+			return pos[len(pos)-1] == len(uri)
+		case c == '*':
+			from := pos[0]
+			pos = pos[:0]
+			for p := from; p <= len(uri); p++ {
+				pos = append(pos, p)
+			}
+		default:
+			next := pos[:0]
+			for _, p := range pos {
+				if p < len(uri) && uri[p] == c {
+					next = append(next, p+1)
+				}
+			}
+			if len(next) == 0 {
+				return false
+			}
+			pos = next
+		}
+	}
+	return true
+}
+
+func FuzzRobotsMatch(f *testing.F) {
+	for _, c := range [][2]string{{"/*.php$", "/a/b.php"}, {"/a*b*c", "/aXbYbc"}, {"/fish*", "/fish.html"}, {"/*$", "/"},
+		{"/a$b", "/a$b"}, {"/**a*$", "/ba"}, {"/ab*ab$", "/abab"}, {"/ab*ab$", "/ab"}, {"$", ""}} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, uri string) {
+		if got, want := robotsMatch(pattern, uri), matchPositions(pattern, uri); got != want {
+			t.Fatalf("robotsMatch(%q, %q) = %v, want %v", pattern, uri, got, want)
+		}
+	})
+}
+
+// BenchmarkRobots_hostile is the cost of one URL's check against a
+// robots.txt of 500 KiB of starred rules that all fail at the end, by
+// robotsMatch and by the position sets of matchPositions.
+func BenchmarkRobots_hostile(b *testing.B) {
+	var body strings.Builder
+	body.WriteString("User-agent: *\n")
+	for i := 0; body.Len() < 500<<10; i++ {
+		fmt.Fprintf(&body, "Disallow: /%s%db\n", strings.Repeat("*a", 40), i)
+	}
+	r := parseRobots([]byte(body.String()), DefaultUserAgent)
+	uri := "/" + strings.Repeat("a", 1000)
+	for _, m := range []struct {
+		name  string
+		match func(pattern, uri string) bool
+	}{{"segments", robotsMatch}, {"positions", matchPositions}} {
+		b.Run(m.name, func(b *testing.B) {
+			for range b.N {
+				for _, rule := range r.rules {
+					if m.match(rule.pattern, uri) {
+						b.Fatal("matched")
+					}
+				}
+			}
+		})
+	}
+}
