@@ -693,6 +693,11 @@ func classifyErr(u urlnorm.URL, err error, proxied bool) (*Result, time.Duration
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
 		return nil, 0, &Error{URL: u, Reason: ReasonTimeout, Err: err}
 	}
+	if dns := (*net.DNSError)(nil); errors.As(err, &dns) && dns.IsNotFound {
+		// The name server answered that the host does not exist: asking
+		// again at once gets the same answer (nor is it Transient).
+		return nil, -1, &Error{URL: u, Reason: ReasonNetwork, Err: err}
+	}
 	return nil, 0, &Error{URL: u, Reason: ReasonNetwork, Err: err}
 }
 

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 
 	"github.com/scent-crawler/scent/urlnorm"
@@ -73,5 +74,28 @@ func TestTransient(t *testing.T) {
 				t.Errorf("Unreachable(%v) = %v, want %v", err, got, tt.unreachable)
 			}
 		})
+	}
+}
+
+// TestClassifyErr_noSuchHost: a name server's "no such host" is final at
+// once (asking again gets the same answer); a name server that did not
+// answer is retried.
+func TestClassifyErr_noSuchHost(t *testing.T) {
+	u := urlnorm.MustParse("http://gone.example/")
+	for _, tt := range []struct {
+		dns   *net.DNSError
+		final bool
+	}{
+		{&net.DNSError{Err: "no such host", Name: "gone.example", IsNotFound: true}, true},
+		{&net.DNSError{Err: "server misbehaving", Name: "gone.example", IsTemporary: true}, false},
+	} {
+		err := &url.Error{Op: "Get", URL: u.String(), Err: &net.OpError{Op: "dial", Net: "tcp", Err: tt.dns}}
+		_, wait, ferr := classifyErr(u, err, false)
+		if got := wait < 0; got != tt.final {
+			t.Errorf("%v: final %v (wait %v), want %v", tt.dns, got, wait, tt.final)
+		}
+		if Transient(ferr) == tt.final {
+			t.Errorf("%v: Transient %v, want %v", tt.dns, !tt.final, !tt.final)
+		}
 	}
 }
