@@ -230,3 +230,27 @@ func TestIPGate_acquire(t *testing.T) {
 		t.Error("per-IP limits applied through a proxy")
 	}
 }
+
+// TestFetcher_Fetch_robotsRequestIsPaced: robots.txt is a request to the
+// host like any other: the first page waits the host delay after it.
+func TestFetcher_Fetch_robotsRequestIsPaced(t *testing.T) {
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<p>ok</p>")
+	}))
+	f := newFetcher(t, Config{HostDelay: 400 * time.Millisecond})
+	if _, err := fetchWithin(t, context.Background(), f, s.url(t, "/a")); err != nil {
+		t.Fatal(err)
+	}
+	hits := s.requests()
+	if len(hits) != 2 || hits[0].path != "/robots.txt" || hits[1].path != "/a" {
+		t.Fatalf("requests %v, want robots.txt then /a", s.paths())
+	}
+	if gap := hits[1].at.Sub(hits[0].at); gap < 400*time.Millisecond {
+		t.Errorf("/a came %s after robots.txt, before the 400 ms host delay", gap)
+	}
+}

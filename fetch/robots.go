@@ -167,6 +167,15 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
 		}
 		return nil
 	}}
+	// The request counts for the host's politeness: its first page waits
+	// the delay after it, as after any request (robots.txt's own
+	// Crawl-delay included), instead of following at once.
+	sent := time.Now()
+	defer func() {
+		if d := max(c.f.hosts.delay, e.delay); d > 0 && !e.abandoned {
+			c.f.hosts.holdUntil(req.URL.Host, sent.Add(d))
+		}
+	}()
 	resp, err := client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
