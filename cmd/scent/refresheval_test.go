@@ -39,7 +39,7 @@ func TestRefreshEvalCmd(t *testing.T) {
 		t.Fatalf("refresh-eval: %v\n%s", err, buf.String())
 	}
 	s := buf.String()
-	for _, want := range []string{"21 pages", "1 bad lines", "bad line ", "default", "oracle", "groups6", "daily, at its own load", "multiplicative, at its own load"} {
+	for _, want := range []string{"21 pages", "1 bad lines", "bad line ", "default", "oracle", "groups6", "daily, at its own load", "multiplicative, at its own load", "; the default at that load: freshness "} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}
