@@ -17,6 +17,7 @@ import (
 type refreshEvalFlags struct {
 	changes    string
 	capacities []float64
+	reallocate time.Duration
 	train      float64
 	scoreFrom  float64
 	scoreUntil float64
@@ -59,6 +60,7 @@ results.json and freshness.svg.`,
 	f.Float64Var(&rf.scoreUntil, "score-until", 1, "share of the span where scoring ends")
 	f.StringVar(&rf.out, "out", "", "directory for results.csv, results.json and freshness.svg (empty: none)")
 	f.StringVar(&rf.title, "title", "refresh", "title of the chart")
+	f.DurationVar(&rf.reallocate, "reallocate", 7*24*time.Hour, "how often the policies turn the rates learnt so far into new intervals")
 	_ = cmd.MarkFlagRequired("changes")
 	return cmd
 }
@@ -92,7 +94,10 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 	at := func(share float64) time.Time {
 		return h.Start.Add(time.Duration(share * float64(h.End.Sub(h.Start)))).Truncate(time.Hour)
 	}
-	cfg := refresh.SimConfig{TrainEnd: at(rf.train), ScoreStart: at(rf.scoreFrom), Capacities: rf.capacities}
+	if rf.reallocate <= 0 {
+		return fmt.Errorf("--reallocate must be positive, not %v", rf.reallocate)
+	}
+	cfg := refresh.SimConfig{TrainEnd: at(rf.train), ScoreStart: at(rf.scoreFrom), Capacities: rf.capacities, Reallocate: rf.reallocate}
 	if rf.scoreUntil < 1 {
 		cfg.End = at(rf.scoreUntil)
 	}
@@ -102,7 +107,7 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 	}
 	// The paper's groups as the paper ran them, at their own load, beside
 	// the default at the same number of fetches; and the hour rules.
-	natural, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End,
+	natural, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End, Reallocate: cfg.Reallocate,
 		Capacities: []float64{1}, Specs: []refresh.Spec{{Name: "groups at own load", Policy: refresh.Paper, Hour: refresh.PaperHours, Natural: true},
 			{Name: "multiplicative", Multiplicative: true}}})
 	if err != nil {
@@ -112,12 +117,12 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 	// Static daily collection of every page, beside the multiplicative
 	// policy (interval ×0.5 on change, ×1.2 otherwise), which sets its own
 	// load.
-	daily, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End,
+	daily, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End, Reallocate: cfg.Reallocate,
 		Capacities: []float64{float64(rep.Pages)}, Specs: []refresh.Spec{{Name: "daily", Policy: refresh.Uniform}}})
 	if err != nil {
 		return fmt.Errorf("refresh-eval: %w", err)
 	}
-	same, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End,
+	same, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End, Reallocate: cfg.Reallocate,
 		Capacities: []float64{own.FetchesPerDay}, Specs: []refresh.Spec{
 			{Name: "default", Policy: refresh.DefaultPolicy},
 			{Name: "groups, any hour", Policy: refresh.Paper},
@@ -132,7 +137,7 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 	// policy set themselves.
 	var atLoad []refresh.Result
 	for _, r := range []refresh.Result{daily.Results[0], natural.Results[1]} {
-		d, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End,
+		d, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End, Reallocate: cfg.Reallocate,
 			Capacities: []float64{r.FetchesPerDay}, Specs: []refresh.Spec{{Name: "default", Policy: refresh.DefaultPolicy}}})
 		if err != nil {
 			return fmt.Errorf("refresh-eval: %w", err)

@@ -54,3 +54,16 @@ func TestRefreshEvalCmd(t *testing.T) {
 		t.Errorf("results.csv has %d lines, want a header and 14 rows", lines)
 	}
 }
+
+func TestRefreshEvalCmd_badReallocate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	os.WriteFile(path, []byte(`{"url": "/p", "time": "2024-01-01T00:00:00Z", "text": "v"}`+"\n"), 0o644)
+	root := newRootCmd()
+	var buf bytes.Buffer
+	root.SetOut(&buf)
+	root.SetErr(&buf)
+	root.SetArgs([]string{"refresh-eval", "--changes", path, "--reallocate", "0s"})
+	if err := root.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "--reallocate must be positive") {
+		t.Errorf("--reallocate 0s: %v, want refused", err)
+	}
+}
