@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -57,10 +58,18 @@ type chainSite struct {
 	mu   sync.Mutex
 	hits map[string]int
 	n    int
+	// While held, the second half of the pages answer only once gate is
+	// closed (release): a crawl cannot end before the test lets it.
+	held atomic.Bool
+	gate chan struct{}
+	once sync.Once
 }
 
+// release lets the pages held answer.
+func (s *chainSite) release() { s.once.Do(func() { close(s.gate) }) }
+
 func newChainSite(t *testing.T, n int, delay time.Duration) *chainSite {
-	s := &chainSite{hits: make(map[string]int), n: n}
+	s := &chainSite{hits: make(map[string]int), n: n, gate: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			http.NotFound(w, r)
@@ -74,6 +83,13 @@ func newChainSite(t *testing.T, n int, delay time.Duration) *chainSite {
 			http.NotFound(w, r)
 			return
 		}
+		if i >= n/2 && s.held.Load() {
+			select {
+			case <-s.gate:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		time.Sleep(delay)
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, "<html><head><title>page %d</title></head><body>page %d", i, i)
@@ -85,6 +101,7 @@ func newChainSite(t *testing.T, n int, delay time.Duration) *chainSite {
 		fmt.Fprint(w, "</body></html>")
 	}))
 	t.Cleanup(s.srv.Close)
+	t.Cleanup(s.release) // before Close: a held handler would keep it waiting
 	return s
 }
 

@@ -24,6 +24,7 @@ func TestCrawl_secondRunnerRefused(t *testing.T) {
 	bin := scentBinary(t)
 	const n = 200
 	site := newChainSite(t, n, 10*time.Millisecond)
+	site.held.Store(true) // the first crawl runs until the second was refused
 	dir := t.TempDir()
 	seeds := filepath.Join(dir, "seeds.txt")
 	os.WriteFile(seeds, []byte("seed "+site.srv.URL+"/p0\n"), 0o644)
@@ -46,6 +47,7 @@ func TestCrawl_secondRunnerRefused(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "is being run by process") {
 		t.Errorf("second crawl of a running crawl: %v\n%s", err, out)
 	}
+	site.release()
 	if err := first.Wait(); err != nil {
 		t.Fatalf("first crawl: %v\n%s", err, firstOut.String())
 	}
