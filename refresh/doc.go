@@ -10,7 +10,8 @@
 // maximum-likelihood estimate for a Poisson process observed at irregular
 // checks (a change is only known to have happened somewhere in the
 // interval, and several changes look like one), with a gamma prior so that
-// a page never seen to change still gets a small rate.
+// a page never seen to change still gets a small rate. Obs.Forget makes
+// older checks count less (DefaultForget for the default policy).
 //
 // A rate gives a page its group (GroupOf: G14 … G1, 2G1, 4G1, or the
 // six-group variant), and the group its revisit interval. The hours of the

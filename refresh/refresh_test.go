@@ -603,3 +603,42 @@ func TestSimulate_multiplicative(t *testing.T) {
 		t.Errorf("fetches %d, changes %d, missed %d, freshness %.6f; want 10, 1, 0, %.6f", r.Fetches, r.Changes, r.Missed, r.Freshness, wantFresh)
 	}
 }
+
+// TestObs_Forget: each check added fades the ones before by
+// e^(−interval/Forget).
+func TestObs_Forget(t *testing.T) {
+	o := Obs{Forget: 1}
+	o.Add(Check{Interval: Week})                // unchanged: weight 1
+	o.Add(Check{Interval: Week, Changed: true}) // fades it to e^-1
+	o.Add(Check{Interval: Week, Changed: true}) // e^-2, and the first change e^-1
+	e := math.Exp(-1)
+	if !closeTo(o.Unchanged, e*e) || !closeTo(o.Weeks, e*e+e+1) || len(o.Changed) != 1 || !closeTo(o.Changed[0].Count, e+1) || !closeTo(o.Changes(), e+1) {
+		t.Errorf("obs %+v, want unchanged %.4f, weeks %.4f, one span of weight %.4f", o, e*e, e*e+e+1, e+1)
+	}
+	// Without Forget every check counts 1.
+	p := Obs{}
+	for range 3 {
+		p.Add(Check{Interval: Week, Changed: true})
+	}
+	if p.Changes() != 3 || p.Weeks != 3 {
+		t.Errorf("obs %+v, want 3 changes over 3 weeks", p)
+	}
+	// A page that changed often long ago and not lately: forgetting
+	// gives it a lower rate.
+	est := Estimator{PriorRate: 1, PriorChanges: 1}
+	rate := func(forget float64) float64 {
+		o := Obs{Forget: forget}
+		for range 10 {
+			o.Add(Check{Interval: Week / 7, Changed: true})
+		}
+		for range 20 {
+			o.Add(Check{Interval: Week})
+		}
+		return est.RateObs(&o)
+	}
+	if f, n := rate(4), rate(0); !(f < n) {
+		t.Errorf("rate forgetting %.3f, not forgetting %.3f: want the old burst to weigh less", f, n)
+	}
+}
+
+func closeTo(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

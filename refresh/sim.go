@@ -58,6 +58,8 @@ type Spec struct {
 	// next interval by MultiplicativeInterval, between the history's
 	// CheckEvery and MultiplicativeMax.
 	Multiplicative bool
+	// Forget sets the learnt rates' Obs.Forget (weeks; 0: none).
+	Forget float64
 }
 
 // The multiplicative policy's first and longest revisit intervals.
@@ -84,12 +86,12 @@ func MultiplicativeInterval(iv time.Duration, changed bool, lo, hi time.Duration
 // and the oracle (the optimal allocation of the true rates).
 func DefaultSpecs() []Spec {
 	return []Spec{
-		{Name: "default", Policy: DefaultPolicy},
-		{Name: "optimal", Policy: Optimal},
+		{Name: "default", Policy: DefaultPolicy, Forget: DefaultForget},
+		{Name: "optimal", Policy: Optimal, Forget: DefaultForget},
 		{Name: "uniform", Policy: Uniform},
 		{Name: "groups", Policy: Paper, Hour: PaperHours},
 		{Name: "groups6", Policy: Paper6, Hour: PaperHours},
-		{Name: "proportional", Policy: Proportional},
+		{Name: "proportional", Policy: Proportional, Forget: DefaultForget},
 		{Name: "oracle", Policy: Optimal, Oracle: true},
 	}
 }
@@ -321,7 +323,7 @@ func preparePages(h *History, cfg SimConfig, rep *SimReport) ([]simPage, float64
 			p.train.Weeks = float64(span) / float64(Week)
 			p.train.Unchanged = max(p.train.Weeks-float64(n)*step, 0)
 			if n > 0 {
-				p.train.Changed = []Span{{Weeks: step, Count: n}}
+				p.train.Changed = []Span{{Weeks: step, Count: float64(n)}}
 			}
 			trainChanges += n
 			trainWeeks += p.train.Weeks
@@ -367,6 +369,7 @@ func simulate(pages []simPage, cfg SimConfig, sp Spec, capacity float64, est Est
 		s := &st[i]
 		s.obs = p.train
 		s.obs.Changed = append([]Span(nil), p.train.Changed...)
+		s.obs.Forget = sp.Forget
 		s.rate = est.RateObs(&s.obs)
 		if sp.Oracle {
 			s.rate = p.trueRate

@@ -34,7 +34,9 @@
 // stored schedule, orders the pages by next due time (refresh.Queue) and
 // checks them as they fall due, at most WatchConfig.Capacity a day. A
 // page's next check follows from its change rate (refresh.Estimator on
-// its checks), its revisit group (refresh.GroupOf) and the hour of day its
+// its checks; when the capacity is shared by a policy, the older ones
+// count less: refresh.DefaultForget), its
+// revisit group (refresh.GroupOf) and the hour of day its
 // changes were seen at (refresh.PaperHour); WatchStore.RecordScheduledCheck
 // stores it with the check in one transaction, which is what lets a
 // killed scheduler resume without losing or repeating a check.

@@ -155,6 +155,13 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // the queue.
 func (w *watcher) load(ctx context.Context) error {
 	w.pages = map[int64]*watchPage{}
+	// Rates shared by a policy follow a page's recent checks (as the
+	// default of results/refresh); the paper's groups at their own
+	// intervals weigh every check alike, as the paper does.
+	var forget float64
+	if w.wcfg.Allocate && w.wcfg.Policy != refresh.Paper && w.wcfg.Policy != refresh.Paper6 {
+		forget = refresh.DefaultForget
+	}
 	var after int64
 	for {
 		ps, err := w.st.RevisitPages(ctx, w.cfg.Crawl, after, pageBatch)
@@ -163,7 +170,7 @@ func (w *watcher) load(ctx context.Context) error {
 		}
 		for _, p := range ps {
 			after = p.ID
-			w.pages[p.ID] = &watchPage{Page: p}
+			w.pages[p.ID] = &watchPage{Page: p, obs: refresh.Obs{Forget: forget}}
 		}
 		if len(ps) < pageBatch {
 			break

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scent-crawler/scent/refresh"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -43,5 +44,29 @@ func TestWatcher_firstCheckCounts(t *testing.T) {
 	}
 	if wk := p.obs.Weeks; wk < 0.99 || wk > 1.01 {
 		t.Errorf("the check covers %.2f weeks, want the week since the fetch", wk)
+	}
+}
+
+// TestWatcher_forgetsWhenSharing: rates shared by a policy fade older
+// checks (refresh.DefaultForget); the paper's groups weigh all alike.
+func TestWatcher_forgetsWhenSharing(t *testing.T) {
+	t0 := time.Date(2024, 3, 4, 9, 0, 0, 0, time.UTC)
+	st := oneCheckStore{fetched: t0, checked: t0.Add(7 * 24 * time.Hour)}
+	for _, tc := range []struct {
+		cfg  WatchConfig
+		want float64
+	}{
+		{WatchConfig{Allocate: true, Policy: refresh.SquareRoot}, refresh.DefaultForget},
+		{WatchConfig{Allocate: true, Policy: refresh.Proportional}, refresh.DefaultForget},
+		{WatchConfig{Allocate: true, Policy: refresh.Paper}, 0},
+		{WatchConfig{}, 0}, // the groups' own intervals
+	} {
+		w := &watcher{st: st, wcfg: tc.cfg}
+		if err := w.load(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.pages[1].obs.Forget; got != tc.want {
+			t.Errorf("allocate %v, policy %v: Forget %v, want %v", tc.cfg.Allocate, tc.cfg.Policy, got, tc.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -18,6 +19,7 @@ type refreshEvalFlags struct {
 	changes    string
 	capacities []float64
 	reallocate time.Duration
+	forget     float64
 	train      float64
 	scoreFrom  float64
 	scoreUntil float64
@@ -60,6 +62,7 @@ results.json and freshness.svg.`,
 	f.Float64Var(&rf.scoreUntil, "score-until", 1, "share of the span where scoring ends")
 	f.StringVar(&rf.out, "out", "", "directory for results.csv, results.json and freshness.svg (empty: none)")
 	f.StringVar(&rf.title, "title", "refresh", "title of the chart")
+	f.Float64Var(&rf.forget, "forget", refresh.DefaultForget, "weeks over which a page's older checks fade (e^-1) in the rates of the default, optimal and proportional policies; 0: every check counts alike")
 	f.DurationVar(&rf.reallocate, "reallocate", 7*24*time.Hour, "how often the policies turn the rates learnt so far into new intervals")
 	_ = cmd.MarkFlagRequired("changes")
 	return cmd
@@ -97,7 +100,16 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 	if rf.reallocate <= 0 {
 		return fmt.Errorf("--reallocate must be positive, not %v", rf.reallocate)
 	}
-	cfg := refresh.SimConfig{TrainEnd: at(rf.train), ScoreStart: at(rf.scoreFrom), Capacities: rf.capacities, Reallocate: rf.reallocate}
+	if rf.forget < 0 || math.IsNaN(rf.forget) || math.IsInf(rf.forget, 0) {
+		return fmt.Errorf("--forget must be 0 or a positive number of weeks, not %v", rf.forget)
+	}
+	specs := refresh.DefaultSpecs()
+	for i := range specs {
+		if specs[i].Forget > 0 {
+			specs[i].Forget = rf.forget
+		}
+	}
+	cfg := refresh.SimConfig{TrainEnd: at(rf.train), ScoreStart: at(rf.scoreFrom), Capacities: rf.capacities, Reallocate: rf.reallocate, Specs: specs}
 	if rf.scoreUntil < 1 {
 		cfg.End = at(rf.scoreUntil)
 	}
@@ -124,11 +136,11 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 	}
 	same, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End, Reallocate: cfg.Reallocate,
 		Capacities: []float64{own.FetchesPerDay}, Specs: []refresh.Spec{
-			{Name: "default", Policy: refresh.DefaultPolicy},
+			{Name: "default", Policy: refresh.DefaultPolicy, Forget: rf.forget},
 			{Name: "groups, any hour", Policy: refresh.Paper},
 			{Name: "groups, paper's hours", Policy: refresh.Paper, Hour: refresh.PaperHours},
 			{Name: "groups, after changes", Policy: refresh.Paper, Hour: refresh.AfterChanges},
-			{Name: "default, after changes", Policy: refresh.DefaultPolicy, Hour: refresh.AfterChanges},
+			{Name: "default, after changes", Policy: refresh.DefaultPolicy, Hour: refresh.AfterChanges, Forget: rf.forget},
 		}})
 	if err != nil {
 		return fmt.Errorf("refresh-eval: %w", err)
@@ -138,7 +150,7 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 	var atLoad []refresh.Result
 	for _, r := range []refresh.Result{daily.Results[0], natural.Results[1]} {
 		d, err := refresh.Simulate(cmd.Context(), h, refresh.SimConfig{TrainEnd: cfg.TrainEnd, ScoreStart: cfg.ScoreStart, End: cfg.End, Reallocate: cfg.Reallocate,
-			Capacities: []float64{r.FetchesPerDay}, Specs: []refresh.Spec{{Name: "default", Policy: refresh.DefaultPolicy}}})
+			Capacities: []float64{r.FetchesPerDay}, Specs: []refresh.Spec{{Name: "default", Policy: refresh.DefaultPolicy, Forget: rf.forget}}})
 		if err != nil {
 			return fmt.Errorf("refresh-eval: %w", err)
 		}

@@ -67,3 +67,16 @@ func TestRefreshEvalCmd_badReallocate(t *testing.T) {
 		t.Errorf("--reallocate 0s: %v, want refused", err)
 	}
 }
+
+func TestRefreshEvalCmd_badForget(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	os.WriteFile(path, []byte(`{"url": "/p", "time": "2024-01-01T00:00:00Z", "text": "v"}`+"\n"), 0o644)
+	root := newRootCmd()
+	var buf bytes.Buffer
+	root.SetOut(&buf)
+	root.SetErr(&buf)
+	root.SetArgs([]string{"refresh-eval", "--changes", path, "--forget", "-1"})
+	if err := root.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "--forget must be") {
+		t.Errorf("--forget -1: %v, want refused", err)
+	}
+}
