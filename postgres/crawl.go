@@ -360,11 +360,11 @@ func (sl storedLink) link(n int) (crawler.Link, error) {
 
 // Commit stores pages with their links and pushes entries in one
 // transaction. It first takes advisory locks on what decides whether a
-// page is new — its final URL, its near-duplicate keys or, for a page too
-// short to sign, its body's hash — so that two processes committing the
-// same or near-duplicate pages at once decide one after the other, as one
-// process would. Pages keep their order in the crawl (pages.ord), which
-// is global across processes.
+// page is new — its final URL, its near-duplicate keys or, for a page
+// without a word to sign, its body's hash — so that two processes
+// committing the same or near-duplicate pages at once decide one after
+// the other, as one process would. Pages keep their order in the crawl
+// (pages.ord), which is global across processes.
 //
 // Run again (a deadlock, a lost connection), the transaction starts from
 // the pages as given: a page made an alias by an attempt that did not

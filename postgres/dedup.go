@@ -250,9 +250,11 @@ func signature(params minhash.Params, p *crawler.Page) (minhash.Signature, []byt
 }
 
 // dedup checks the stored page id against the index and marks it a
-// duplicate, or makes it searchable. A successful page too short to sign
-// is compared by the SHA-256 of its body instead. The commit holds the
-// locks of the page's keys (commitLocks).
+// duplicate, or makes it searchable. A successful page without a word to
+// sign (an empty body, punctuation only) is compared by the SHA-256 of
+// its body instead; a text of fewer words than a shingle has an exact
+// signature, with keys, and goes through the index. The commit holds the
+// locks of the page's keys, or of its body's hash (commitLocks).
 func dedup(ctx context.Context, tx pgx.Tx, id int64, p *crawler.Page, sig minhash.Signature) error {
 	if p.Failure == "" && !sig.Indexable() && p.ContentHash != "" {
 		var orig int64

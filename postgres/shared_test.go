@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	neturl "net/url"
@@ -421,5 +423,92 @@ func TestOpen_connectFailure(t *testing.T) {
 	_, err = Open(context.Background(), u.String(), Options{})
 	if err == nil || !strings.Contains(err.Error(), "connection refused") || strings.Count(err.Error(), "connection refused") != 1 {
 		t.Errorf("open of a closed port: %v, want one connection refused", err)
+	}
+}
+
+// TestStore_concurrentDuplicateRounds: two processes sharing a crawl
+// commit the same page under different URLs at the same moment, round
+// after round, and every round keeps one original and one duplicate of
+// it. Each kind of page is decided by its own locks: a text of at least a
+// shingle's words by its min-hash keys, a shorter text by the keys of its
+// exact signature, a page without words (an empty body, or punctuation
+// only) by its body's hash.
+func TestStore_concurrentDuplicateRounds(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	spec := bfsSpec(1)
+	stores := []*Store{openURL(t, url, Options{}), openURL(t, url, Options{})}
+	var ids [2]int64
+	for i, s := range stores {
+		st, err := s.OpenCrawl(ctx, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = st.ID
+	}
+	if ids[0] != ids[1] {
+		t.Fatalf("crawls %d and %d, want one shared crawl", ids[0], ids[1])
+	}
+	kinds := []struct {
+		name string
+		text func(round int) string
+	}{
+		{"long", func(r int) string {
+			return strings.Repeat(fmt.Sprintf("round %d of a long text that many processes store at once ", r), 4)
+		}},
+		{"short", func(r int) string { return fmt.Sprintf("round %d", r) }},
+		{"empty", func(int) string { return "" }},
+		{"punctuation", func(int) string { return "— · —" }},
+	}
+	const rounds = 50
+	for _, kind := range kinds {
+		t.Run(kind.name, func(t *testing.T) {
+			for r := 0; r < rounds; r++ {
+				text := kind.text(r)
+				sum := sha256.Sum256([]byte(fmt.Sprintf("<p>%s</p><!-- %s %d -->", text, kind.name, r)))
+				hash := hex.EncodeToString(sum[:])
+				start := make(chan struct{})
+				var wg sync.WaitGroup
+				errs := make([]error, len(stores))
+				for i, s := range stores {
+					p := &crawler.Page{URL: u(fmt.Sprintf("p%d.test", i), fmt.Sprintf("/%s/%d", kind.name, r)), Status: 200,
+						FetchedAt: time.Now(), ContentHash: hash, Text: text}
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						<-start
+						errs[i] = s.Commit(ctx, ids[i], []*crawler.Page{p}, nil)
+					}()
+				}
+				close(start)
+				wg.Wait()
+				if err := errors.Join(errs...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rows, err := stores[0].pool.Query(ctx, `SELECT count(*), count(*) FILTER (WHERE duplicate_of IS NULL),
+				count(*) FILTER (WHERE duplicate_of IN (SELECT id FROM pages o WHERE o.content_hash = p.content_hash AND o.duplicate_of IS NULL))
+				FROM pages p WHERE url LIKE $1 GROUP BY content_hash`, "%/"+kind.name+"/%")
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) ([3]int, error) {
+				var c [3]int
+				err := row.Scan(&c[0], &c[1], &c[2])
+				return c, err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			twice := 0
+			for _, c := range counts {
+				if c != [3]int{2, 1, 1} {
+					twice++
+				}
+			}
+			if len(counts) != rounds || twice > 0 {
+				t.Errorf("%d rounds stored, %d of them without one original and one duplicate of it; want %d, 0", len(counts), twice, rounds)
+			}
+		})
 	}
 }
