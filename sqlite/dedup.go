@@ -394,10 +394,11 @@ func (s *Store) Signature(ctx context.Context, page int64) (minhash.Signature, e
 }
 
 // add checks the stored page id against the index and marks it duplicate,
-// or indexes it for search. A successful page too short to sign (or
-// without text at all, such as a frame set) is compared by the SHA-256
-// of its body instead: the earliest stored page with the same bytes that
-// is not itself a duplicate is its original.
+// or indexes it for search. A successful page without a word to sign
+// (an empty body, punctuation only, a frame set) is compared by the
+// SHA-256 of its body instead: the earliest stored page with the same
+// bytes that is not itself a duplicate is its original. A text shorter
+// than a shingle has an exact signature with keys, and goes by them.
 func (d *dedupBatch) add(ctx context.Context, id int64, p *crawler.Page, sig minhash.Signature) error {
 	if p.Failure == "" && !sig.Indexable() && p.ContentHash != "" {
 		var orig int64

@@ -60,7 +60,7 @@
 // redirect hops (table aliases), and the site-based normalization pairs
 // measured with it and the per-host rules they changed (norm_pairs,
 // norm_rules; NormRules reads them back). A successful page whose final
-// URL the crawl already stored becomes an alias, and a page too short to
-// sign is a duplicate of the earliest page with the same bytes.
+// URL the crawl already stored becomes an alias, and a page without a
+// word to sign is a duplicate of the earliest page with the same bytes.
 // KnownURL (crawler.URLLookup) answers from any goroutine.
 package sqlite
