@@ -704,15 +704,16 @@ func (s *Store) Rescore(ctx context.Context, crawl int64, entries []crawler.Entr
 		topics[i], urls[i], scores[i] = k.topic, k.url, last[k]
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		// The rows are locked in the order of the sorted keys before
-		// they are updated: an UPDATE … FROM locks them in whatever order
-		// its join gives, and two processes rescoring at once deadlocked
-		// (a second lost each time, and the transaction run again).
+		// The rows are locked in one order (URL id, then stack; Push
+		// locks the rows it updates in the same) before they are
+		// updated: an UPDATE … FROM locks them in whatever order its join
+		// gives, and two processes rescoring at once deadlocked (a second
+		// lost each time, and the transaction run again).
 		_, err := tx.Exec(ctx, `WITH x AS (
-				SELECT f.topic, f.url_id, x.s FROM unnest($2::text[], $3::text[], $4::float8[]) WITH ORDINALITY AS x(t, u, s, i)
+				SELECT f.topic, f.url_id, x.s FROM unnest($2::text[], $3::text[], $4::float8[]) AS x(t, u, s)
 				JOIN urls u ON u.crawl_id = $1 AND u.url = x.u
 				JOIN frontier f ON f.crawl_id = $1 AND f.topic = x.t AND f.url_id = u.id
-				ORDER BY x.i FOR UPDATE OF f)
+				ORDER BY f.url_id, f.topic FOR UPDATE OF f)
 			UPDATE frontier f SET score = x.s FROM x WHERE f.crawl_id = $1 AND f.topic = x.topic AND f.url_id = x.url_id`,
 			crawl, topics, urls, scores)
 		return err

@@ -238,6 +238,14 @@ func push(ctx context.Context, tx pgx.Tx, crawl int64, entries []crawler.Entry, 
 		conflict := `DO UPDATE SET seq = nextval('frontier_seq_seq'), depth = LEAST(frontier.depth, excluded.depth), score = GREATEST(frontier.score, excluded.score)`
 		if queue {
 			conflict = `DO NOTHING`
+		} else if _, err := tx.Exec(ctx, `SELECT 1 FROM frontier f
+				JOIN unnest($2::text[], $3::bigint[]) AS x(t, u) ON f.crawl_id = $1 AND f.topic = x.t AND f.url_id = x.u
+				ORDER BY f.url_id, f.topic FOR UPDATE OF f`, crawl, topics, ids); err != nil {
+			// The rows the insert will update are locked first in the
+			// order Rescore locks them in (URL id, then stack): the insert
+			// takes them in push order, and a push and a rescore of the
+			// same rows deadlocked.
+			return fmt.Errorf("push: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO frontier(crawl_id, topic, url_id, depth, score)
 			SELECT $1, t, u, d, s FROM unnest($2::text[], $3::bigint[], $4::int[], $5::float8[]) WITH ORDINALITY AS x(t, u, d, s, i) ORDER BY i
