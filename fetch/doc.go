@@ -16,9 +16,11 @@
 //   - politeness: at most HostParallelism requests at once per host and at
 //     least HostDelay between the starts of two requests to one host, or
 //     the host's robots.txt Crawl-delay when longer (capped by
-//     MaxCrawlDelay, the cut logged through Logf); optionally the same per
+//     MaxCrawlDelay, the cut logged through Logf), the robots.txt request
+//     counted as one; optionally the same per
 //     IP address (IPParallelism, IPDelay) for hosts that share a server;
-//   - retries with exponential backoff on 5xx, 429 and network errors,
+//   - retries with exponential backoff on 5xx, 429 and network errors
+//     (not a name server's "no such host"),
 //     honouring Retry-After (capped by MaxRetryAfter); a 429 or 503 with
 //     Retry-After holds every request to the host until then, not only
 //     the page retried;
