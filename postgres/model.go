@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // ErrNoModel is returned by Model when no model is stored under the name.
@@ -49,16 +50,30 @@ func (s *Store) Model(ctx context.Context, name string) ([]byte, error) {
 // the one train makes, stored under name. Processes starting at once
 // train once: the others wait (on an advisory lock held by the training
 // one) and get its model.
+//
+// A server lost before the lock is taken is waited for as any store
+// operation (Options.MaxOutage). One lost while this process trains takes
+// the lock with it: another process may then train too, and SaveModel
+// keeps the first model stored, which every process returns.
 func (s *Store) ModelOnce(ctx context.Context, name string, train func() ([]byte, error)) ([]byte, error) {
-	conn, err := s.pool.Acquire(ctx)
+	key := lockKey("model", name)
+	var conn *pgxpool.Conn
+	err := s.retry(ctx, func() error {
+		c, err := s.pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := c.Exec(ctx, `SELECT pg_advisory_lock($1)`, key); err != nil {
+			c.Release()
+			return err
+		}
+		conn = c
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", name, err)
 	}
 	defer conn.Release()
-	key := lockKey("model", name)
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, key); err != nil {
-		return nil, fmt.Errorf("model %s: %w", name, err)
-	}
 	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key)
 	m, err := s.Model(ctx, name)
 	if !errors.Is(err, ErrNoModel) {

@@ -435,3 +435,42 @@ func TestConnLost(t *testing.T) {
 		}
 	}
 }
+
+// TestStore_modelOnceWaitsForTheServer: a process that starts while the
+// server is down waits for it, trains once and stores its model.
+func TestStore_modelOnceWaitsForTheServer(t *testing.T) {
+	ctx := context.Background()
+	srv := pgtest.Private(t)
+	url, err := srv.NewDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openURL(t, url, Options{MaxOutage: time.Minute})
+	if err := srv.Down(); err != nil {
+		t.Fatal(err)
+	}
+	type out struct {
+		model []byte
+		err   error
+	}
+	done := make(chan out, 1)
+	trained := 0
+	go func() {
+		m, err := s.ModelOnce(ctx, "m", func() ([]byte, error) {
+			trained++
+			return []byte(`{"model":1}`), nil
+		})
+		done <- out{m, err}
+	}()
+	time.Sleep(time.Second)
+	if err := srv.Up(); err != nil {
+		t.Fatal(err)
+	}
+	o := <-done
+	if o.err != nil || string(o.model) != `{"model":1}` || trained != 1 {
+		t.Fatalf("ModelOnce across a restart: %q, %v, trained %d times", o.model, o.err, trained)
+	}
+	if m, err := s.Model(ctx, "m"); err != nil || string(m) != `{"model":1}` {
+		t.Errorf("stored model %q, %v", m, err)
+	}
+}
