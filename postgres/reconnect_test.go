@@ -474,3 +474,32 @@ func TestStore_modelOnceWaitsForTheServer(t *testing.T) {
 		t.Errorf("stored model %q, %v", m, err)
 	}
 }
+
+// TestStore_tokenTakenIsNoCommit: a transaction whose token is found
+// taken before any attempt sent COMMIT (another transaction's token) runs
+// with a new one, instead of passing for committed.
+func TestStore_tokenTakenIsNoCommit(t *testing.T) {
+	ctx := context.Background()
+	s := openURL(t, pgtest.URL(t), Options{})
+	// A committed transaction leaves its token; attempts with that token
+	// meet a duplicate key.
+	ran := 0
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		ran++
+		return nil
+	})
+	if err != nil || ran != 1 {
+		t.Fatalf("plain transaction: %v, ran %d", err, ran)
+	}
+	var tok int64
+	if err := s.pool.QueryRow(ctx, `SELECT token FROM tx_tokens LIMIT 1`).Scan(&tok); err != nil {
+		t.Fatal(err)
+	}
+	ran = 0
+	if err := s.tryTx(ctx, tok, false, func(pgx.Tx) error { ran++; return nil }); !errors.Is(err, errTokenTaken) || ran != 0 {
+		t.Errorf("a taken token before any COMMIT: %v (ran %d), want errTokenTaken", err, ran)
+	}
+	if err := s.tryTx(ctx, tok, true, func(pgx.Tx) error { ran++; return nil }); err != nil || ran != 0 {
+		t.Errorf("a taken token after a COMMIT sent: %v (ran %d), want the earlier commit", err, ran)
+	}
+}

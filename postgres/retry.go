@@ -179,8 +179,20 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	}
 	o := outage{s: s}
 	deadlocks := 0
+	committed := false // an attempt sent COMMIT and lost its answer
 	for {
-		err := s.tryTx(ctx, token, fn)
+		err := s.tryTx(ctx, token, committed, fn)
+		if errors.Is(err, errCommitSent) {
+			committed, err = true, errors.Unwrap(err)
+		}
+		if errors.Is(err, errTokenTaken) {
+			// No attempt got as far as COMMIT: the token is another
+			// transaction's (a chance of one in 2^64 per token kept).
+			if token, err = newToken(); err != nil {
+				return err
+			}
+			continue
+		}
 		switch {
 		case err == nil:
 			o.done()
@@ -197,7 +209,21 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	}
 }
 
-func (s *Store) tryTx(ctx context.Context, token int64, fn func(pgx.Tx) error) error {
+// Errors of tryTx: errCommitSent wraps the error of a COMMIT sent whose
+// answer was lost; errTokenTaken is a token found taken when no attempt
+// had sent COMMIT.
+var (
+	errCommitSent = errors.New("commit sent")
+	errTokenTaken = errors.New("transaction token taken")
+)
+
+type commitSentError struct{ err error }
+
+func (e commitSentError) Error() string        { return e.err.Error() }
+func (e commitSentError) Unwrap() error        { return e.err }
+func (e commitSentError) Is(target error) bool { return target == errCommitSent }
+
+func (s *Store) tryTx(ctx context.Context, token int64, committed bool, fn func(pgx.Tx) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return err
@@ -206,6 +232,9 @@ func (s *Store) tryTx(ctx context.Context, token int64, fn func(pgx.Tx) error) e
 	_, err = tx.Exec(ctx, `INSERT INTO tx_tokens(token, keep_until) VALUES ($1, now() + $2::interval)`, token, s.tokenKeep())
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" {
+		if !committed {
+			return errTokenTaken
+		}
 		return nil // an earlier attempt committed
 	}
 	if err != nil {
@@ -215,14 +244,14 @@ func (s *Store) tryTx(ctx context.Context, token int64, fn func(pgx.Tx) error) e
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return err
+		return commitSentError{err}
 	}
 	s.mu.Lock()
 	lose := s.afterCommit
 	s.afterCommit = nil
 	s.mu.Unlock()
 	if lose != nil {
-		return lose() // a test's lost answer to COMMIT
+		return commitSentError{lose()} // a test's lost answer to COMMIT
 	}
 	return nil
 }
