@@ -111,9 +111,13 @@ func (o *Obs) Add(c Check) {
 		f := math.Exp(-w / o.Forget)
 		o.Unchanged *= f
 		o.Weeks *= f
-		for i := range o.Changed {
-			o.Changed[i].Count *= f
+		kept := o.Changed[:0]
+		for _, sp := range o.Changed {
+			if sp.Count *= f; sp.Count >= 1e-9 {
+				kept = append(kept, sp) // a change faded to nothing is dropped
+			}
 		}
+		o.Changed = kept
 	}
 	o.Checks++
 	o.Weeks += w

@@ -615,6 +615,15 @@ func TestObs_Forget(t *testing.T) {
 	if !closeTo(o.Unchanged, e*e) || !closeTo(o.Weeks, e*e+e+1) || len(o.Changed) != 1 || !closeTo(o.Changed[0].Count, e+1) || !closeTo(o.Changes(), e+1) {
 		t.Errorf("obs %+v, want unchanged %.4f, weeks %.4f, one span of weight %.4f", o, e*e, e*e+e+1, e+1)
 	}
+	// Changes faded to nothing are dropped, so a page's observations stay
+	// small however long it is watched.
+	q := Obs{Forget: 1}
+	for i := range 200 {
+		q.Add(Check{Interval: Week + time.Duration(i)*time.Minute, Changed: true})
+	}
+	if n := len(q.Changed); n > 25 {
+		t.Errorf("%d spans kept after 200 changes a week apart with Forget 1, want the recent ones only", n)
+	}
 	// Without Forget every check counts 1.
 	p := Obs{}
 	for range 3 {
