@@ -199,7 +199,11 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 			return nil
 		case deadlocked(err) && deadlocks < 7:
 			deadlocks++
-			time.Sleep(time.Duration(deadlocks) * 5 * time.Millisecond)
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(time.Duration(deadlocks) * 5 * time.Millisecond):
+			}
 			continue
 		}
 		again, err := o.again(ctx, err)
