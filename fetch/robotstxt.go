@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // robotsRules are the rules of a robots.txt file that apply to one crawler,
@@ -173,54 +175,12 @@ func robotsMatch(pattern, uri string) bool {
 }
 
 // normalizeRobotsPath puts a path pattern, or a request URI, in the form
-// urlnorm gives URLs, so that they compare octet by octet: percent-encoded
-// unreserved characters decoded, other percent-encodings in upper case,
-// octets outside printable ASCII percent-encoded. A pattern that starts
-// with neither "/" nor "*" is read as starting with "/".
+// urlnorm gives URLs (urlnorm.NormalizePercent), so that they compare
+// octet by octet. A pattern that starts with neither "/" nor "*" is read
+// as starting with "/".
 func normalizeRobotsPath(p string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
 	if p != "" && p[0] != '/' && p[0] != '*' {
-		b.WriteByte('/')
+		p = "/" + p
 	}
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '%' && i+2 < len(p) && isHex(p[i+1]) && isHex(p[i+2]):
-			d := unhex(p[i+1])<<4 | unhex(p[i+2])
-			if isUnreserved(d) {
-				b.WriteByte(d)
-			} else {
-				b.WriteByte('%')
-				b.WriteByte(hex[d>>4])
-				b.WriteByte(hex[d&15])
-			}
-			i += 2
-		case c <= ' ' || c >= 0x7f:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c >= 'a':
-		return c - 'a' + 10
-	case c >= 'A':
-		return c - 'A' + 10
-	}
-	return c - '0'
-}
-
-func isUnreserved(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+	return urlnorm.NormalizePercent(p)
 }

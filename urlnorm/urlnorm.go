@@ -163,7 +163,7 @@ func fromURL(pu *url.URL, raw string) (URL, error) {
 		b.WriteString(port)
 	}
 	hostEnd := b.Len()
-	path := removeDotSegments(normalizePercent(pu.EscapedPath()))
+	path := removeDotSegments(NormalizePercent(pu.EscapedPath()))
 	if path == "" {
 		path = "/"
 	} else if path[0] != '/' {
@@ -172,7 +172,7 @@ func fromURL(pu *url.URL, raw string) (URL, error) {
 	b.WriteString(path)
 	if q := pu.RawQuery; q != "" {
 		b.WriteByte('?')
-		b.WriteString(normalizePercent(q))
+		b.WriteString(NormalizePercent(q))
 	}
 	return URL{s: b.String(), host: hostEnd}, nil
 }
@@ -237,9 +237,11 @@ func unhex(c byte) (byte, bool) {
 
 const upperHex = "0123456789ABCDEF"
 
-// normalizePercent upper-cases the hex digits of percent-encodings, decodes
-// those of unreserved characters and encodes bytes that may not appear raw.
-func normalizePercent(s string) string {
+// NormalizePercent upper-cases the hex digits of percent-encodings, decodes
+// those of unreserved characters and encodes bytes that may not appear raw:
+// the form of a normalized URL's path and query, for text compared with
+// them octet by octet (robots.txt rules).
+func NormalizePercent(s string) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
 		c := s[i]
