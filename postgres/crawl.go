@@ -104,21 +104,8 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 		if err := tx.QueryRow(ctx, `SELECT fetched, succeeded FROM crawls WHERE id = $1`, st.ID).Scan(&st.Fetched, &st.Succeeded); err != nil {
 			return err
 		}
-		st.ByTopic = make(map[string]int)
-		rows, err := tx.Query(ctx, `SELECT topic, count(*) FROM pages WHERE crawl_id = $1 GROUP BY topic`, st.ID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var t string
-			var n int
-			if err := rows.Scan(&t, &n); err != nil {
-				return err
-			}
-			st.ByTopic[t] = n
-		}
-		return rows.Err()
+		st.ByTopic, err = countsBy(tx.Query(ctx, `SELECT topic, count(*) FROM pages WHERE crawl_id = $1 GROUP BY topic`, st.ID))
+		return err
 	})
 	if err != nil {
 		return crawler.CrawlState{}, fmt.Errorf("open crawl %s: %w", spec.Name, err)
@@ -646,22 +633,10 @@ func aliasIfStored(ctx context.Context, tx pgx.Tx, crawl int64, p *crawler.Page,
 func (s *Store) FrontierSizes(ctx context.Context, crawl int64) (map[string]int, error) {
 	var m map[string]int
 	err := s.retry(ctx, func() error {
-		m = make(map[string]int)
-		rows, err := s.pool.Query(ctx, `SELECT f.topic, count(*) FROM frontier f JOIN urls u ON u.id = f.url_id
-			WHERE f.crawl_id = $1 AND u.state = 0 GROUP BY f.topic`, crawl)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var t string
-			var n int
-			if err := rows.Scan(&t, &n); err != nil {
-				return err
-			}
-			m[t] = n
-		}
-		return rows.Err()
+		var err error
+		m, err = countsBy(s.pool.Query(ctx, `SELECT f.topic, count(*) FROM frontier f JOIN urls u ON u.id = f.url_id
+			WHERE f.crawl_id = $1 AND u.state = 0 GROUP BY f.topic`, crawl))
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("frontier sizes: %w", err)
@@ -844,4 +819,22 @@ func (s *Store) CrawlProgress(ctx context.Context, crawl int64) (Progress, error
 		return p, fmt.Errorf("crawl progress: %w", err)
 	}
 	return p, nil
+}
+
+// countsBy reads the rows of a query of (key, count) into a map.
+func countsBy(rows pgx.Rows, err error) (map[string]int, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := make(map[string]int)
+	for rows.Next() {
+		var k string
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			return nil, err
+		}
+		m[k] = n
+	}
+	return m, rows.Err()
 }

@@ -265,16 +265,7 @@ func TestStore_hostDelay(t *testing.T) {
 func TestStore_concurrentDuplicates(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	spec := bfsSpec(40)
-	stores := []*Store{openURL(t, url, Options{}), openURL(t, url, Options{})}
-	var ids [2]int64
-	for i, s := range stores {
-		st, err := s.OpenCrawl(ctx, spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[i] = st.ID
-	}
+	stores, ids := twoProcesses(t, url, bfsSpec(40))
 	text := strings.Repeat("the same long text about crawling the web with many processes at once ", 5)
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
@@ -436,16 +427,7 @@ func TestOpen_connectFailure(t *testing.T) {
 func TestStore_concurrentDuplicateRounds(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	spec := bfsSpec(1)
-	stores := []*Store{openURL(t, url, Options{}), openURL(t, url, Options{})}
-	var ids [2]int64
-	for i, s := range stores {
-		st, err := s.OpenCrawl(ctx, spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[i] = st.ID
-	}
+	stores, ids := twoProcesses(t, url, bfsSpec(1))
 	if ids[0] != ids[1] {
 		t.Fatalf("crawls %d and %d, want one shared crawl", ids[0], ids[1])
 	}
@@ -511,4 +493,20 @@ func TestStore_concurrentDuplicateRounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// twoProcesses opens two stores on the database at url, as two processes
+// do, and the crawl of spec in each: the crawl's id as each sees it.
+func twoProcesses(t *testing.T, url string, spec crawler.CrawlSpec) ([]*Store, [2]int64) {
+	t.Helper()
+	stores := []*Store{openURL(t, url, Options{}), openURL(t, url, Options{})}
+	var ids [2]int64
+	for i, s := range stores {
+		st, err := s.OpenCrawl(context.Background(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = st.ID
+	}
+	return stores, ids
 }

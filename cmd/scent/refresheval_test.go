@@ -55,28 +55,21 @@ func TestRefreshEvalCmd(t *testing.T) {
 	}
 }
 
-func TestRefreshEvalCmd_badReallocate(t *testing.T) {
+// TestRefreshEvalCmd_badFlags: settings that cannot be used are refused.
+func TestRefreshEvalCmd_badFlags(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "h.jsonl")
 	os.WriteFile(path, []byte(`{"url": "/p", "time": "2024-01-01T00:00:00Z", "text": "v"}`+"\n"), 0o644)
-	root := newRootCmd()
-	var buf bytes.Buffer
-	root.SetOut(&buf)
-	root.SetErr(&buf)
-	root.SetArgs([]string{"refresh-eval", "--changes", path, "--reallocate", "0s"})
-	if err := root.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "--reallocate must be positive") {
-		t.Errorf("--reallocate 0s: %v, want refused", err)
-	}
-}
-
-func TestRefreshEvalCmd_badForget(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "h.jsonl")
-	os.WriteFile(path, []byte(`{"url": "/p", "time": "2024-01-01T00:00:00Z", "text": "v"}`+"\n"), 0o644)
-	root := newRootCmd()
-	var buf bytes.Buffer
-	root.SetOut(&buf)
-	root.SetErr(&buf)
-	root.SetArgs([]string{"refresh-eval", "--changes", path, "--forget", "-1"})
-	if err := root.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "--forget must be") {
-		t.Errorf("--forget -1: %v, want refused", err)
+	for _, tc := range []struct{ flag, value, want string }{
+		{"--reallocate", "0s", "--reallocate must be positive"},
+		{"--forget", "-1", "--forget must be"},
+	} {
+		root := newRootCmd()
+		var buf bytes.Buffer
+		root.SetOut(&buf)
+		root.SetErr(&buf)
+		root.SetArgs([]string{"refresh-eval", "--changes", path, tc.flag, tc.value})
+		if err := root.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: %v, want refused", tc.flag, tc.value, err)
+		}
 	}
 }
