@@ -8,9 +8,10 @@ import (
 
 // Limits of Config.Promote's memory: the pages whose reserve links are
 // remembered, the links remembered per page and in all. A remembered link
-// takes about 300 bytes (its URL as a child, its reserve entry and its
-// place in childOf), so the whole is some 20 MB at most; by pages and
-// per page alone it could reach 2 million links.
+// takes about 280 bytes (its URL as a child, its reserve entry and its
+// place in childOf: BenchmarkPromoter_linkMemory), so the whole is some
+// 18 MB at most; by pages and per page alone it could reach 2 million
+// links.
 const (
 	promoteSources = 4096
 	promoteLinks   = 500

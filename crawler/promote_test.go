@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/scent-crawler/scent/urlnorm"
@@ -79,5 +80,29 @@ func TestPromoter_linksAreBounded(t *testing.T) {
 	}
 	if _, ok := pr.by[pu(fmt.Sprintf("/p%d", promoteTotal/promoteLinks+49))]; !ok {
 		t.Error("the latest page was forgotten")
+	}
+}
+
+// BenchmarkPromoter_linkMemory reports the heap a remembered reserve link
+// takes, with URLs of a usual length, at the promoter's bound.
+func BenchmarkPromoter_linkMemory(b *testing.B) {
+	var m0, m1 runtime.MemStats
+	for range b.N {
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		pr := newPromoter([]string{"course"})
+		for i := range promoteTotal / promoteLinks {
+			src := urlnorm.MustParse(fmt.Sprintf("http://www.cs.example.edu/people/p%d/", i))
+			push := make([]Entry, promoteLinks)
+			for j := range push {
+				push[j] = Entry{Topic: "course~reserve", Parent: src,
+					URL: urlnorm.MustParse(fmt.Sprintf("http://www.cs.example.edu/people/staff/p%d/c%d.html", i, j))}
+			}
+			pr.remember(src, push)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		b.ReportMetric(float64(m1.HeapAlloc-m0.HeapAlloc)/float64(pr.links), "B/link")
+		runtime.KeepAlive(pr)
 	}
 }
