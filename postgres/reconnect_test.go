@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"syscall"
@@ -42,36 +40,12 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// chainSite serves n pages, page i linking to i+1, 2i+1 and 3i+2 (all
-// reachable from /p0), each after delay, and counts the requests.
-func chainSite(t *testing.T, n int, delay time.Duration) (*httptest.Server, func(path string) int) {
-	var mu sync.Mutex
-	hits := make(map[string]int)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		hits[r.URL.Path]++
-		mu.Unlock()
-		var i int
-		if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &i); err != nil || i < 0 || i >= n || r.URL.Path != fmt.Sprintf("/p%d", i) {
-			http.NotFound(w, r)
-			return
-		}
-		time.Sleep(delay)
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, "<html><head><title>page %d</title></head><body>page number %d of the chain, %d", i, i, i*7919)
-		for _, j := range []int{i + 1, 2*i + 1, 3*i + 2} {
-			if j < n {
-				fmt.Fprintf(w, ` <a href="/p%d">page %d</a>`, j, j)
-			}
-		}
-		fmt.Fprint(w, "</body></html>")
-	}))
-	t.Cleanup(srv.Close)
-	return srv, func(path string) int {
-		mu.Lock()
-		defer mu.Unlock()
-		return hits[path]
-	}
+// chain is a site of n pages, page i linking to i+1, 2i+1 and 3i+2
+// (all reachable from /p0), each answering after delay.
+func chain(n int, delay time.Duration) crawlertest.Chain {
+	return crawlertest.Chain{N: n, Delay: delay,
+		Links: func(i int) []int { return []int{i + 1, 2*i + 1, 3*i + 2} },
+		Text:  func(i int) string { return fmt.Sprintf("page number %d of the chain, %d", i, i*7919) }}
 }
 
 // checkCounts fails t unless the crawl's stored counters agree with its
@@ -111,8 +85,8 @@ func TestStore_serverRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 150
-	site, hits := chainSite(t, n, 5*time.Millisecond)
-	seed := urlnorm.MustParse(site.URL + "/p0")
+	site := crawlertest.NewChainSite(t, chain(n, 5*time.Millisecond))
+	seed := site.URL("/p0")
 	var log syncBuffer
 	const procs = 2
 	var wg sync.WaitGroup
@@ -181,7 +155,7 @@ func TestStore_serverRestart(t *testing.T) {
 	checkCounts(t, ctx, conn, crawl)
 	twice := 0
 	for i := 0; i < n; i++ {
-		if hits(fmt.Sprintf("/p%d", i)) > 1 {
+		if site.Hits(fmt.Sprintf("/p%d", i)) > 1 {
 			twice++
 		}
 	}
@@ -200,8 +174,8 @@ func TestStore_serverGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 60
-	site, _ := chainSite(t, n, 5*time.Millisecond)
-	seed := urlnorm.MustParse(site.URL + "/p0")
+	site := crawlertest.NewChainSite(t, chain(n, 5*time.Millisecond))
+	seed := site.URL("/p0")
 	run := func(s *Store) (crawler.Summary, error) {
 		c, err := crawler.New(crawler.Config{Name: "gone", Strategy: crawler.StrategyBFS, Workers: 2, RetryLater: -1, URLs: s, Shared: s},
 			s, crawlertest.NewFetcher(t, fetch.Config{Retries: -1}), nil)

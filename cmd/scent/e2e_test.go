@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/scent-crawler/scent/classify"
+	"github.com/scent-crawler/scent/crawler/crawlertest"
 )
 
 // buildScent compiles the command once per test binary run.
@@ -49,70 +49,6 @@ func scentBinary(t *testing.T) string {
 		t.Fatal(buildErr)
 	}
 	return binPath
-}
-
-// chainSite serves n pages; page i links to a few others, so that the
-// whole site is reachable from /p0. Every request is counted.
-type chainSite struct {
-	srv  *httptest.Server
-	mu   sync.Mutex
-	hits map[string]int
-	n    int
-	// While held, the second half of the pages answer only once gate is
-	// closed (release): a crawl cannot end before the test lets it.
-	held atomic.Bool
-	gate chan struct{}
-	once sync.Once
-}
-
-// release lets the pages held answer.
-func (s *chainSite) release() { s.once.Do(func() { close(s.gate) }) }
-
-func newChainSite(t *testing.T, n int, delay time.Duration) *chainSite {
-	s := &chainSite{hits: make(map[string]int), n: n, gate: make(chan struct{})}
-	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
-		s.mu.Lock()
-		s.hits[r.URL.Path]++
-		s.mu.Unlock()
-		var i int
-		if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &i); err != nil || i < 0 || i >= n {
-			http.NotFound(w, r)
-			return
-		}
-		if i >= n/2 && s.held.Load() {
-			select {
-			case <-s.gate:
-			case <-r.Context().Done():
-				return
-			}
-		}
-		time.Sleep(delay)
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, "<html><head><title>page %d</title></head><body>page %d", i, i)
-		for _, j := range []int{i + 1, 2*i + 1, (i * 7) % n} {
-			if j < n {
-				fmt.Fprintf(w, ` <a href="/p%d">page %d</a>`, j, j)
-			}
-		}
-		fmt.Fprint(w, "</body></html>")
-	}))
-	t.Cleanup(s.srv.Close)
-	t.Cleanup(s.release) // before Close: a held handler would keep it waiting
-	return s
-}
-
-func (s *chainSite) hitCounts() map[string]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := make(map[string]int, len(s.hits))
-	for k, v := range s.hits {
-		m[k] = v
-	}
-	return m
 }
 
 func countPages(db string) int {
@@ -162,30 +98,30 @@ func TestCrawl_killAndResume(t *testing.T) {
 	const group = 20 * time.Millisecond
 	dir := t.TempDir()
 
-	crawl := func(site *chainSite, db string) *exec.Cmd {
+	crawl := func(site *crawlertest.ChainSite, db string) *exec.Cmd {
 		seeds := filepath.Join(dir, "seeds-"+filepath.Base(db)+".txt")
-		os.WriteFile(seeds, []byte("seed "+site.srv.URL+"/p0\n"), 0o644)
+		os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/p0\n"), 0o644)
 		return exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs",
 			"--max-pages", "0", "--delay", "0", "--host-parallelism", "0", "--workers", fmt.Sprint(workers), "--quiet",
 			"--group-commit", group.String())
 	}
 
 	// The reference: one uninterrupted crawl.
-	ref := newChainSite(t, n, 0)
+	ref := crawlertest.NewChainSite(t, crawlertest.Chain{N: n})
 	refDB := filepath.Join(dir, "ref.db")
 	if out, err := crawl(ref, refDB).CombinedOutput(); err != nil {
 		t.Fatalf("reference crawl: %v\n%s", err, out)
 	}
 	want := fetchedSet(t, refDB)
 	for i := range want {
-		want[i] = strings.TrimPrefix(want[i], ref.srv.URL)
+		want[i] = strings.TrimPrefix(want[i], ref.Server.URL)
 	}
 
 	// The same crawl, killed with SIGKILL at three points (a quarter, a
 	// half and three quarters of the pages), each time run again, and
 	// then left to finish.
 	const delay = 3 * time.Millisecond
-	site := newChainSite(t, n, delay)
+	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: n, Delay: delay})
 	db := filepath.Join(dir, "killed.db")
 	var kills []int
 	for _, at := range []int{n / 4, n / 2, 3 * n / 4} {
@@ -212,7 +148,7 @@ func TestCrawl_killAndResume(t *testing.T) {
 	}
 	got := fetchedSet(t, db)
 	for i := range got {
-		got[i] = strings.TrimPrefix(got[i], site.srv.URL)
+		got[i] = strings.TrimPrefix(got[i], site.Server.URL)
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("fetched set after kills and resumes (%d pages) differs from the uninterrupted crawl's (%d)", len(got), len(want))
@@ -220,7 +156,7 @@ func TestCrawl_killAndResume(t *testing.T) {
 	// Pages only: each run reads the site's /sitemap.xml once, which is
 	// no page fetched twice.
 	twice := 0
-	for path, h := range site.hitCounts() {
+	for path, h := range site.Paths() {
 		if h > 1 && strings.HasPrefix(path, "/p") {
 			twice++
 		}

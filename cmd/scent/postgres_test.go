@@ -13,13 +13,13 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/scent-crawler/scent/crawler/crawlertest"
 	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/internal/pgtest"
 	"github.com/scent-crawler/scent/internal/sharedtest"
@@ -29,43 +29,6 @@ import (
 	"github.com/scent-crawler/scent/urlnorm"
 	"github.com/scent-crawler/scent/webkb"
 )
-
-// loggedSite serves n pages, page i linking to i+1, 2i+1 and 7i mod n
-// (all reachable from /p0), each after delay, and logs every request
-// with its User-Agent.
-type loggedSite struct {
-	srv *httptest.Server
-	mu  sync.Mutex
-	log map[string]map[string]int // path → User-Agent → requests
-}
-
-func newLoggedSite(t *testing.T, n int, delay time.Duration) *loggedSite {
-	s := &loggedSite{log: make(map[string]map[string]int)}
-	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		if s.log[r.URL.Path] == nil {
-			s.log[r.URL.Path] = make(map[string]int)
-		}
-		s.log[r.URL.Path][r.UserAgent()]++
-		s.mu.Unlock()
-		var i int
-		if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &i); err != nil || i < 0 || i >= n || r.URL.Path != fmt.Sprintf("/p%d", i) {
-			http.NotFound(w, r)
-			return
-		}
-		time.Sleep(delay)
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, "<html><head><title>page %d</title></head><body>page number %d of the shared crawl, %d", i, i, i*7919)
-		for _, j := range []int{i + 1, 2*i + 1, (i * 7) % n} {
-			if j < n {
-				fmt.Fprintf(w, ` <a href="/p%d">page %d</a>`, j, j)
-			}
-		}
-		fmt.Fprint(w, "</body></html>")
-	}))
-	t.Cleanup(s.srv.Close)
-	return s
-}
 
 // pgCount runs a counting query on the database at url.
 func pgCount(t *testing.T, url, query string) int {
@@ -157,10 +120,13 @@ func TestCrawl_postgresShared(t *testing.T) {
 	db := pgtest.URL(t)
 	bin := scentBinary(t)
 	const n, procs, workers, victim = 400, 4, 2, 1
-	site := newLoggedSite(t, n, 20*time.Millisecond)
+	// Page i links to i+1, 2i+1 and 7i mod n (all reachable from /p0);
+	// the site counts the requests of every User-Agent.
+	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: n, Delay: 20 * time.Millisecond,
+		Text: func(i int) string { return fmt.Sprintf("page number %d of the shared crawl, %d", i, i*7919) }})
 	dir := t.TempDir()
 	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.srv.URL+"/p0\n"), 0o644)
+	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/p0\n"), 0o644)
 	run := startShared(t, bin, procs, func(i int) []string {
 		return []string{"crawl", "--seeds", seeds, "--db", db, "--crawl", "shared", "--strategy", "bfs",
 			"--max-pages", "0", "--delay", "0", "--host-parallelism", "0", "--workers", fmt.Sprint(workers), "--retries", "0",
@@ -187,16 +153,10 @@ func TestCrawl_postgresShared(t *testing.T) {
 	// of its last batch not committed).
 	killedUA := fmt.Sprintf("scent-test-%d", victim)
 	twice := 0
-	site.mu.Lock()
 	for i := 0; i < n; i++ {
-		byUA := site.log[fmt.Sprintf("/p%d", i)]
-		total, others := 0, 0
-		for ua, k := range byUA {
-			total += k
-			if ua != killedUA {
-				others += k
-			}
-		}
+		p := fmt.Sprintf("/p%d", i)
+		total := site.Hits(p)
+		others := total - site.HitsBy(p, killedUA)
 		switch {
 		case total == 0:
 			t.Errorf("/p%d was never requested", i)
@@ -206,7 +166,6 @@ func TestCrawl_postgresShared(t *testing.T) {
 			twice++
 		}
 	}
-	site.mu.Unlock()
 	t.Logf("killed after %d of %d pages; %d pages requested twice (in flight in the killed process)", killedAt, n, twice)
 	if limit := leasedAtKill(workers); twice > limit {
 		t.Errorf("%d pages requested twice; only the %d the killed process may have had leased may be", twice, limit)

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/scent-crawler/scent/crawler/crawlertest"
 )
 
 // TestCrawl_secondRunnerRefused: a second crawl of the same database and
@@ -23,11 +25,11 @@ func TestCrawl_secondRunnerRefused(t *testing.T) {
 	}
 	bin := scentBinary(t)
 	const n = 200
-	site := newChainSite(t, n, 10*time.Millisecond)
-	site.held.Store(true) // the first crawl runs until the second was refused
+	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: n, Delay: 10 * time.Millisecond})
+	site.Hold(n / 2) // the first crawl runs until the second was refused
 	dir := t.TempDir()
 	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.srv.URL+"/p0\n"), 0o644)
+	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/p0\n"), 0o644)
 	db := filepath.Join(dir, "c.db")
 	args := []string{"crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--max-pages", "0",
 		"--delay", "0", "--host-parallelism", "0", "--workers", "2", "--quiet",
@@ -47,7 +49,7 @@ func TestCrawl_secondRunnerRefused(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "is being run by process") {
 		t.Errorf("second crawl of a running crawl: %v\n%s", err, out)
 	}
-	site.release()
+	site.Release()
 	if err := first.Wait(); err != nil {
 		t.Fatalf("first crawl: %v\n%s", err, firstOut.String())
 	}

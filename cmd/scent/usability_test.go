@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scent-crawler/scent/crawler/crawlertest"
 	"github.com/scent-crawler/scent/internal/collectiontest"
 )
 
@@ -27,10 +28,10 @@ func TestCrawl_plainProgress(t *testing.T) {
 		t.Skip("builds the command")
 	}
 	bin := scentBinary(t)
-	site := newChainSite(t, 60, 5*time.Millisecond)
+	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: 60, Delay: 5 * time.Millisecond})
 	dir := t.TempDir()
 	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.srv.URL+"/p0\n"), 0o644)
+	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/p0\n"), 0o644)
 	cmd := exec.Command(bin, "crawl", "--seeds", seeds, "--db", filepath.Join(dir, "c.db"), "--strategy", "bfs",
 		"--delay", "0", "--host-parallelism", "0", "--workers", "2", "--log-every", "50ms")
 	var stderr bytes.Buffer

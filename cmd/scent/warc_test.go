@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scent-crawler/scent/crawler/crawlertest"
 	"github.com/scent-crawler/scent/warc"
 )
 
@@ -81,9 +82,9 @@ func TestCrawl_warcKillAndResume(t *testing.T) {
 	bin := scentBinary(t)
 	const n = 300
 	dir := t.TempDir()
-	site := newChainSite(t, n, 3*time.Millisecond)
+	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: n, Delay: 3 * time.Millisecond})
 	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.srv.URL+"/p0\n"), 0o644)
+	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/p0\n"), 0o644)
 	db, warcDir := filepath.Join(dir, "c.db"), filepath.Join(dir, "warc")
 	crawl := func() *exec.Cmd {
 		return exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--max-pages", "0",

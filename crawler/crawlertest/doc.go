@@ -6,4 +6,8 @@
 // A store's tests call Run with a constructor of empty stores; Run starts
 // one subtest per behaviour and crawls real httptest sites (Site) with a
 // small real scorer (KeywordScorer).
+//
+// The tests of the stores and of the command crawl ChainSite too: a site
+// of numbered pages linked in a pattern a Chain gives, that counts the
+// requests of each User-Agent and can hold pages back until released.
 package crawlertest
