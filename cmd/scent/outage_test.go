@@ -16,10 +16,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/scent-crawler/scent/crawler/crawlertest"
 )
 
-// downSite is a web site of n chained pages that can go down (its port
-// refuses connections) and come back on the same address.
+// downSite is a web site of n chained pages (a crawlertest.Chain, each
+// page answering after 3 ms) that can go down (its port refuses
+// connections) and come back on the same address.
 type downSite struct {
 	addr string
 	n    int
@@ -40,27 +43,8 @@ func newDownSite(t *testing.T, n int) *downSite {
 
 func (s *downSite) url() string { return "http://" + s.addr }
 
-func (s *downSite) handler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var i int
-		if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &i); err != nil || i < 0 || i >= s.n {
-			http.NotFound(w, r)
-			return
-		}
-		time.Sleep(3 * time.Millisecond)
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, "<html><head><title>page %d</title></head><body>page %d", i, i)
-		for _, j := range []int{i + 1, 2*i + 1, (i * 7) % s.n} {
-			if j < s.n {
-				fmt.Fprintf(w, ` <a href="/p%d">page %d</a>`, j, j)
-			}
-		}
-		fmt.Fprint(w, "</body></html>")
-	})
-}
-
 func (s *downSite) serve(ln net.Listener) {
-	srv := &http.Server{Handler: s.handler()}
+	srv := &http.Server{Handler: crawlertest.Chain{N: s.n, Delay: 3 * time.Millisecond}.Handler()}
 	srv.SetKeepAlivesEnabled(false)
 	s.mu.Lock()
 	s.srv = srv
