@@ -18,7 +18,9 @@
 //     the host's robots.txt Crawl-delay when longer (capped by
 //     MaxCrawlDelay, the cut logged through Logf), the robots.txt request
 //     counted as one; optionally the same per
-//     IP address (IPParallelism, IPDelay) for hosts that share a server;
+//     IP address (IPParallelism, IPDelay) for hosts that share a server,
+//     robots.txt requests paced there too (by the delay alone: a
+//     redirect's target is checked while its page holds a slot);
 //   - retries with exponential backoff on 5xx, 429 and network errors
 //     (not a name server's "no such host"),
 //     honouring Retry-After (capped by MaxRetryAfter); a 429 or 503 with

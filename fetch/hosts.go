@@ -118,10 +118,44 @@ func (g *hostGate) setDelay(host string, d time.Duration) {
 	g.delays[host] = d
 }
 
+// pace waits until a request to host may start by the delay alone and
+// counts one starting now, without taking a parallelism slot: for a
+// request made on behalf of others (robots.txt, asked while a page of
+// the same host may hold the host's only slot).
+func (g *hostGate) pace(ctx context.Context, host string) error {
+	for {
+		g.mu.Lock()
+		delay := max(g.delay, g.delays[host])
+		h := g.hosts[host]
+		now := time.Now()
+		if h == nil || !h.next.After(now) {
+			if delay > 0 {
+				g.holdLocked(host, now.Add(delay))
+			}
+			g.mu.Unlock()
+			return nil
+		}
+		wait := h.next.Sub(now)
+		g.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
 // holdUntil starts no request to host before t (a server's Retry-After).
 func (g *hostGate) holdUntil(host string, t time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.holdLocked(host, t)
+}
+
+// holdLocked is holdUntil with g.mu held.
+func (g *hostGate) holdLocked(host string, t time.Time) {
 	h := g.hosts[host]
 	if h == nil {
 		if len(g.hosts) >= 1024 {

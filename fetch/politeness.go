@@ -53,11 +53,27 @@ func (g *ipGate) acquire(ctx context.Context, u urlnorm.URL) (func(), error) {
 	if g == nil {
 		return func() {}, nil
 	}
-	return g.gate.acquire(ctx, g.resolve(ctx, u))
+	return g.gate.acquire(ctx, g.resolve(ctx, u.Host()))
 }
 
-func (g *ipGate) resolve(ctx context.Context, u urlnorm.URL) string {
-	host := u.Host()
+// pace waits for the address of host (a URL's host, port included) to
+// allow a request by its delay, and counts one starting now
+// (hostGate.pace).
+func (g *ipGate) pace(ctx context.Context, host string) error {
+	if g == nil {
+		return nil
+	}
+	return g.gate.pace(ctx, g.resolve(ctx, host))
+}
+
+// holdUntil starts no request to host's address before t.
+func (g *ipGate) holdUntil(ctx context.Context, host string, t time.Time) {
+	if g != nil {
+		g.gate.holdUntil(g.resolve(ctx, host), t)
+	}
+}
+
+func (g *ipGate) resolve(ctx context.Context, host string) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}

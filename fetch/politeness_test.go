@@ -254,3 +254,46 @@ func TestFetcher_Fetch_robotsRequestIsPaced(t *testing.T) {
 		t.Errorf("/a came %s after robots.txt, before the 400 ms host delay", gap)
 	}
 }
+
+// TestFetcher_Fetch_robotsRequestIsPacedByAddress: with hosts that share
+// an address paced together, a second host's robots.txt waits the
+// address's delay after the first host's page, and its page waits the
+// delay after its robots.txt.
+func TestFetcher_Fetch_robotsRequestIsPacedByAddress(t *testing.T) {
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<p>ok</p>")
+	})
+	a, b := newServer(t, page), newServer(t, page) // two hosts on 127.0.0.1
+	const delay = 300 * time.Millisecond
+	f := newFetcher(t, Config{IPDelay: delay})
+	for _, u := range []urlnorm.URL{a.url(t, "/a"), b.url(t, "/b")} {
+		if _, err := fetchWithin(t, context.Background(), f, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var hits []hit
+	for _, s := range []*server{a, b} {
+		hits = append(hits, s.requests()...)
+	}
+	want := []string{"/robots.txt", "/a", "/robots.txt", "/b"}
+	if len(hits) != len(want) {
+		t.Fatalf("requests %v then %v, want %v", a.paths(), b.paths(), want)
+	}
+	for i, h := range hits {
+		if h.path != want[i] {
+			t.Fatalf("requests %v then %v, want %v", a.paths(), b.paths(), want)
+		}
+		if i > 0 {
+			// The gate spaces the requests' starts; the server sees
+			// them a little later each, so allow it some slack.
+			if gap := h.at.Sub(hits[i-1].at); gap < delay-20*time.Millisecond {
+				t.Errorf("%s came %s after %s, before the %s address delay", want[i], gap, want[i-1], delay)
+			}
+		}
+	}
+}

@@ -167,13 +167,29 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry) {
 		}
 		return nil
 	}}
-	// The request counts for the host's politeness: its first page waits
-	// the delay after it, as after any request (robots.txt's own
-	// Crawl-delay included), instead of following at once.
+	// The request counts for the host's politeness, and for its address's
+	// when hosts sharing one are paced: it waits its turn by the delay,
+	// and the first page waits the delay after it, as after any request
+	// (robots.txt's own Crawl-delay included). It takes no parallelism
+	// slot: a redirect's target is checked while its page holds one.
+	if c.f.hosts.pace(ctx, req.URL.Host) == nil {
+		_ = c.f.ips.pace(ctx, req.URL.Host) // fails only when ctx ends
+	}
+	if ctx.Err() != nil {
+		e.abandoned = true
+		c.forget(e)
+		return
+	}
 	sent := time.Now()
 	defer func() {
-		if d := max(c.f.hosts.delay, e.delay); d > 0 && !e.abandoned {
+		if e.abandoned {
+			return
+		}
+		if d := max(c.f.hosts.delay, e.delay); d > 0 {
 			c.f.hosts.holdUntil(req.URL.Host, sent.Add(d))
+		}
+		if c.f.ips != nil && c.f.ips.gate.delay > 0 {
+			c.f.ips.holdUntil(ctx, req.URL.Host, sent.Add(c.f.ips.gate.delay))
 		}
 	}()
 	resp, err := client.Do(req)
