@@ -3,9 +3,9 @@
 # "Tried after the discount"), from the commit they were measured at. Run
 # from the repository root:
 #
-#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice
+#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice|neg-trust
 #
-# learner-discount, judge-pairs, link-mix, behind, no-memory, judge-terms, crawl-weight, primed-mix, cv-split, dead-host, judge-and-order, bandit, expect and apprentice leave the binary out/try-NAME, whose
+# learner-discount, judge-pairs, link-mix, behind, no-memory, judge-terms, crawl-weight, primed-mix, cv-split, dead-host, judge-and-order, bandit, expect, apprentice and neg-trust leave the binary out/try-NAME, whose
 # variant is switched on by the environment:
 #
 #     SCENT_TRY_LEARN_DISCOUNT=D out/try-learner-discount experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
@@ -60,6 +60,10 @@
 #
 #     SCENT_TRY_APPR=near out/try-apprentice experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
 #
+# neg-trust (applied to e8a7990) with SCENT_TRY_P0=P0 [SCENT_TRY_NEGFLOOR=F] [SCENT_TRY_S0=S]:
+#
+#     SCENT_TRY_P0=20 SCENT_TRY_S0=1000 out/try-neg-trust experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
+#
 # no-memory with SCENT_TRY_NO_MEMORY=1, through resume.sh:
 #
 #     SCENT_TRY_NO_MEMORY=1 SCENT=out/try-no-memory bash results/learn/resume.sh
@@ -78,7 +82,7 @@
 # (SCENT_TRY_EM_LAMBDA defaults to 1, SCENT_TRY_EM_ROUNDS to 3;
 # SCENT_TRY_EM_TERMS sets the judge's terms, 1,000 by default.)
 set -euo pipefail
-name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice}
+name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice|neg-trust}
 patch=results/learn/tried/$name.patch
 [ -f "$patch" ] || { echo "build.sh: no $patch" >&2; exit 2; }
 # the commit the variants were measured at: the patch's "Base:" line, or e05f918
