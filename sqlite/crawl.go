@@ -130,8 +130,7 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 	s.pops.reset(st.ID)
 	s.caps[st.ID] = frontierCaps{perHost: spec.MaxWaitingPerHost, total: spec.MaxWaiting}
 	if st.Resumed {
-		err := s.db.QueryRowContext(ctx, `SELECT state FROM learners WHERE crawl_id = ?`, st.ID).Scan(&st.Learner)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		if st.Learner, err = s.learnerState(ctx, st.ID); err != nil {
 			return crawler.CrawlState{}, fmt.Errorf("open crawl %s: learner: %w", spec.Name, err)
 		}
 	}
@@ -171,23 +170,71 @@ func (s *Store) Rescore(ctx context.Context, crawl int64, entries []crawler.Entr
 	return nil
 }
 
-// SaveLearner implements crawler.Store.
+// maxLearnerPart is the most bytes of a learner's state kept in one
+// row of learner_parts. SQLite copies a value bound to a statement, and
+// again the row it makes of it: a learner's memory (15 MB at 100,000
+// links) saved whole made it allocate twice that at once, which glibc's
+// allocator, having raised its threshold for mapping large blocks on
+// the first such free, took from one of its arenas and kept. Parts stay
+// below that threshold's starting 128 KiB, blocks the allocator reuses.
+const maxLearnerPart = 64 << 10
+
+// SaveLearner implements crawler.Store: the state is written in parts
+// of at most maxLearnerPart bytes, replacing the parts of the state
+// saved before, in one transaction.
 func (s *Store) SaveLearner(ctx context.Context, crawl int64, state []byte) error {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("save learner: %w", err)
 	}
 	defer tx.Rollback()
-	_, err = tx.exec(ctx, `INSERT INTO learners(crawl_id, state, saved_at) VALUES (?, ?, ?)
-		ON CONFLICT(crawl_id) DO UPDATE SET state = excluded.state, saved_at = excluded.saved_at`,
-		crawl, state, time.Now().UTC().Format(time.RFC3339Nano))
+	_, err = tx.exec(ctx, `INSERT INTO learners(crawl_id, saved_at) VALUES (?, ?)
+		ON CONFLICT(crawl_id) DO UPDATE SET saved_at = excluded.saved_at`,
+		crawl, time.Now().UTC().Format(time.RFC3339Nano))
 	if err != nil {
+		return fmt.Errorf("save learner: %w", err)
+	}
+	part := 0
+	for first := true; first || len(state) > 0; first = false {
+		n := min(len(state), maxLearnerPart)
+		_, err = tx.exec(ctx, `INSERT INTO learner_parts(crawl_id, part, data) VALUES (?, ?, ?)
+			ON CONFLICT(crawl_id, part) DO UPDATE SET data = excluded.data`, crawl, part, state[:n])
+		if err != nil {
+			return fmt.Errorf("save learner: %w", err)
+		}
+		state = state[n:]
+		part++
+	}
+	if _, err := tx.exec(ctx, `DELETE FROM learner_parts WHERE crawl_id = ? AND part >= ?`, crawl, part); err != nil {
 		return fmt.Errorf("save learner: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("save learner: %w", err)
 	}
 	return nil
+}
+
+// learnerState reads back the learner's state of crawl, nil when none
+// was saved.
+func (s *Store) learnerState(ctx context.Context, crawl int64) ([]byte, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT data, SUM(length(data)) OVER () FROM learner_parts WHERE crawl_id = ? ORDER BY part`, crawl)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var state []byte
+	for rows.Next() {
+		var part sql.RawBytes
+		var size int
+		if err := rows.Scan(&part, &size); err != nil {
+			return nil, err
+		}
+		if state == nil {
+			state = make([]byte, 0, size)
+		}
+		state = append(state, part...)
+	}
+	return state, rows.Err()
 }
 
 func jsonList(v []string) string {

@@ -22,7 +22,10 @@
 // crawls.waiting count the URLs waiting to be fetched, hosts.dropped the
 // new URLs not queued because a bound was reached. OpenCrawl keeps the
 // pages the crawl's model learnt from (crawler.CrawlSpec.Learnt, table
-// learnt), which Learnt gives back to a report.
+// learnt), which Learnt gives back to a report. SaveLearner keeps the
+// learner's state in rows of at most 64 KiB (learner_parts), so that
+// SQLite, which copies what it writes, never allocates a whole memory of
+// the learner at once.
 //
 // Store implements crawler.Store. All writes of one crawl come from its
 // scheduler goroutine and are batched into transactions by the crawler;

@@ -68,6 +68,63 @@ func TestStore_SaveLearner(t *testing.T) {
 	}
 }
 
+// TestStore_SaveLearner_inParts: a large state (a learner's memory) is
+// kept in rows of at most maxLearnerPart bytes, so that SQLite never
+// holds more than a part of it at once, and read back whole; a smaller
+// state saved after it leaves none of its parts behind.
+func TestStore_SaveLearner_inParts(t *testing.T) {
+	ctx := context.Background()
+	s, path := open(t)
+	spec := crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"t"}, Topics: []string{"t"}, Seeds: []urlnorm.URL{u("/seed")}}
+	st, err := s.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := func(n int, seed byte) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i*7) ^ seed
+		}
+		return b
+	}
+	for _, tt := range []struct {
+		size, parts int
+	}{
+		{5*maxLearnerPart + 123, 6},
+		{2*maxLearnerPart + 1, 3},
+		{maxLearnerPart, 1},
+	} {
+		want := state(tt.size, byte(tt.parts))
+		if err := s.SaveLearner(ctx, st.ID, want); err != nil {
+			t.Fatal(err)
+		}
+		var parts, largest int
+		if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*), MAX(length(data)) FROM learner_parts WHERE crawl_id = ?`, st.ID).Scan(&parts, &largest); err != nil {
+			t.Fatal(err)
+		}
+		if parts != tt.parts || largest > maxLearnerPart {
+			t.Errorf("a state of %d bytes: %d parts, the largest %d bytes; want %d of at most %d", tt.size, parts, largest, tt.parts, maxLearnerPart)
+		}
+		got, err := s.learnerState(ctx, st.ID)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("a state of %d bytes read back as %d bytes (%v), equal: %t", tt.size, len(got), err, slices.Equal(got, want))
+		}
+	}
+	s.Close()
+	s2, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	st2, err := s2.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := state(maxLearnerPart, 1); !slices.Equal(st2.Learner, want) {
+		t.Errorf("resumed learner state of %d bytes, want the last saved (%d bytes)", len(st2.Learner), len(want))
+	}
+}
+
 // benchLinkCrawl opens a store in a temporary folder, closed when the
 // benchmark ends, and a link crawl of the one topic "robots".
 func benchLinkCrawl(b *testing.B) (*Store, crawler.CrawlState) {

@@ -237,3 +237,42 @@ func TestMigrate_v16(t *testing.T) {
 		t.Errorf("reserve popped %v, want http://a/3 (depth 2), then http://a/2", es)
 	}
 }
+
+// TestMigrate_v18: the learner's state of a database of schema 18, one
+// value in learners, is read back whole as the one part it becomes, and
+// the next save writes it in parts.
+func TestMigrate_v18(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v18.db")
+	db := migrateTo(t, path, 18)
+	state := strings.Repeat("learner state ", maxLearnerPart/7)
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO crawls(id, name, strategy, stacks, topics, config, created_at) VALUES (1, 'c', 'link', '["t"]', '["t"]', '{}', '2024-01-01T00:00:00Z')`, nil},
+		{`INSERT INTO learners(crawl_id, state, saved_at) VALUES (1, ?, '2024-01-01T00:00:00Z')`, []any{[]byte(state)}},
+	} {
+		if _, err := db.Exec(q.sql, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	db.Close()
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.learnerState(ctx, 1)
+	if err != nil || string(got) != state {
+		t.Fatalf("state after the migration: %d bytes (%v), want the %d saved", len(got), err, len(state))
+	}
+	if err := s.SaveLearner(ctx, 1, got); err != nil {
+		t.Fatal(err)
+	}
+	var parts int
+	s.DB().QueryRow(`SELECT COUNT(*) FROM learner_parts WHERE crawl_id = 1 AND length(data) <= ?`, maxLearnerPart).Scan(&parts)
+	if want := (len(state) + maxLearnerPart - 1) / maxLearnerPart; parts != want {
+		t.Errorf("saved again: %d parts of at most %d bytes, want %d", parts, maxLearnerPart, want)
+	}
+}
