@@ -39,6 +39,9 @@
 //     after a pause growing from 0.1s to 2s, for up to
 //     Options.MaxOutage (default 1 minute); then it fails with
 //     ErrServerLost, and a resume finds everything committed before.
+//     Reads are run again the same way; one that streams a crawl's pages
+//     or links (EachPage, EachLink) goes on after the last page it gave,
+//     by pages.ord, so its caller gets every page once (stream).
 //   - Commit outcome. A connection lost during COMMIT leaves unknown
 //     whether the transaction committed. Every transaction inserts a
 //     token of its own first (tx_tokens), the same in each attempt: the

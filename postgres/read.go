@@ -17,19 +17,22 @@ import (
 type CrawlInfo = crawler.CrawlInfo
 
 // Crawl returns the crawl named name, or the latest crawl created when
-// name is empty; ErrNoCrawl when there is none.
+// name is empty; ErrNoCrawl when there is none. Like every read of the
+// store, it is run again while the server is lost (see outage).
 func (s *Store) Crawl(ctx context.Context, name string) (CrawlInfo, error) {
 	q := `SELECT id, name, strategy, stacks, topics, config, created_at, finished_at, COALESCE(finish, '') FROM crawls `
-	var row pgx.Row
-	if name == "" {
-		row = s.pool.QueryRow(ctx, q+`ORDER BY id DESC LIMIT 1`)
-	} else {
-		row = s.pool.QueryRow(ctx, q+`WHERE name = $1`, name)
-	}
 	var c CrawlInfo
 	var stacks, topics string
 	var finished *time.Time
-	err := row.Scan(&c.ID, &c.Name, &c.Strategy, &stacks, &topics, &c.Config, &c.CreatedAt, &finished, &c.Finish)
+	err := s.retry(ctx, func() error {
+		var row pgx.Row
+		if name == "" {
+			row = s.pool.QueryRow(ctx, q+`ORDER BY id DESC LIMIT 1`)
+		} else {
+			row = s.pool.QueryRow(ctx, q+`WHERE name = $1`, name)
+		}
+		return row.Scan(&c.ID, &c.Name, &c.Strategy, &stacks, &topics, &c.Config, &c.CreatedAt, &finished, &c.Finish)
+	})
 	switch {
 	case errors.Is(err, pgx.ErrNoRows) && name == "":
 		return c, fmt.Errorf("the database has no crawl yet: %w", ErrNoCrawl)
@@ -55,7 +58,9 @@ func (s *Store) Crawl(ctx context.Context, name string) (CrawlInfo, error) {
 func (s *Store) Elapsed(ctx context.Context, crawl int64) (time.Duration, int, error) {
 	var first, last *time.Time
 	var n int
-	err := s.pool.QueryRow(ctx, `SELECT min(fetched_at), max(fetched_at), count(*) FROM pages WHERE crawl_id = $1`, crawl).Scan(&first, &last, &n)
+	err := s.retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, `SELECT min(fetched_at), max(fetched_at), count(*) FROM pages WHERE crawl_id = $1`, crawl).Scan(&first, &last, &n)
+	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("elapsed time of crawl %d: %w", crawl, err)
 	}
@@ -68,124 +73,169 @@ func (s *Store) Elapsed(ctx context.Context, crawl int64) (time.Duration, int, e
 // EachPage calls fn for every fetch committed to the crawl, in fetch
 // order, as the crawler committed it, with its order and the page it is
 // a near-duplicate of; text, signature, links, raw exchanges and sitemaps
-// are left out. The rows are streamed.
+// are left out. The rows are streamed; a read cut by the loss of the
+// server goes on after the last page given to fn (see stream), so fn is
+// given every page once.
 func (s *Store) EachPage(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT COALESCE(p.ord, 0), p.url, p.final_url, p.topic, p.depth, p.status, p.fetched_at,
-		p.duration_ms, p.size, p.content_type, p.etag, p.modified, p.content_hash, p.title, p.failure,
-		COALESCE((SELECT o.url FROM pages o WHERE o.id = p.duplicate_of), ''),
-		ARRAY(SELECT topic FROM page_scores WHERE page_id = p.id ORDER BY topic),
-		ARRAY(SELECT score FROM page_scores WHERE page_id = p.id ORDER BY topic),
-		ARRAY(SELECT relevant FROM page_scores WHERE page_id = p.id ORDER BY topic)
-		FROM pages p WHERE p.crawl_id = $1 ORDER BY p.ord`, crawl)
-	if err != nil {
-		return fmt.Errorf("read pages: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var u, final, dupOf string
-		var ord, size int64
-		var durMS float64
-		var topics []string
-		var scores []float64
-		var relevant []bool
-		p := &crawler.Page{}
-		if err := rows.Scan(&ord, &u, &final, &p.Topic, &p.Depth, &p.Status, &p.FetchedAt, &durMS, &size,
-			&p.ContentType, &p.ETag, &p.Modified, &p.ContentHash, &p.Title, &p.Failure, &dupOf, &topics, &scores, &relevant); err != nil {
-			return fmt.Errorf("read pages: %w", err)
-		}
-		p.Order, p.Size = int(ord), int(size)
-		p.Duration = time.Duration(durMS * float64(time.Millisecond))
-		if err := p.ParseURLs(u, final, dupOf); err != nil {
+	var after int64 // the order of the last page given to fn
+	return s.stream(ctx, "read pages", func() error {
+		rows, err := s.pool.Query(ctx, `SELECT p.ord, p.url, p.final_url, p.topic, p.depth, p.status, p.fetched_at,
+			p.duration_ms, p.size, p.content_type, p.etag, p.modified, p.content_hash, p.title, p.failure,
+			COALESCE((SELECT o.url FROM pages o WHERE o.id = p.duplicate_of), ''),
+			ARRAY(SELECT topic FROM page_scores WHERE page_id = p.id ORDER BY topic),
+			ARRAY(SELECT score FROM page_scores WHERE page_id = p.id ORDER BY topic),
+			ARRAY(SELECT relevant FROM page_scores WHERE page_id = p.id ORDER BY topic)
+			FROM pages p WHERE p.crawl_id = $1 AND p.ord > $2 ORDER BY p.ord`, crawl, after)
+		if err != nil {
 			return err
 		}
-		if len(topics) > 0 && len(scores) == len(topics) && len(relevant) == len(topics) {
-			p.Scores = make(map[string]float64, len(topics))
-			p.Relevant = make(map[string]bool, len(topics))
-			for i, t := range topics {
-				p.Scores[t], p.Relevant[t] = scores[i], relevant[i]
+		defer rows.Close()
+		for rows.Next() {
+			var u, final, dupOf string
+			var ord, size int64
+			var durMS float64
+			var topics []string
+			var scores []float64
+			var relevant []bool
+			p := &crawler.Page{}
+			if err := rows.Scan(&ord, &u, &final, &p.Topic, &p.Depth, &p.Status, &p.FetchedAt, &durMS, &size,
+				&p.ContentType, &p.ETag, &p.Modified, &p.ContentHash, &p.Title, &p.Failure, &dupOf, &topics, &scores, &relevant); err != nil {
+				return err
 			}
+			p.Order, p.Size = int(ord), int(size)
+			p.Duration = time.Duration(durMS * float64(time.Millisecond))
+			if err := p.ParseURLs(u, final, dupOf); err != nil {
+				return err
+			}
+			if len(topics) > 0 && len(scores) == len(topics) && len(relevant) == len(topics) {
+				p.Scores = make(map[string]float64, len(topics))
+				p.Relevant = make(map[string]bool, len(topics))
+				for i, t := range topics {
+					p.Scores[t], p.Relevant[t] = scores[i], relevant[i]
+				}
+			}
+			if err := fn(p); err != nil {
+				return callerStop{err}
+			}
+			after = ord
 		}
-		if err := fn(p); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read pages: %w", err)
-	}
-	return nil
+		return rows.Err()
+	})
 }
 
 // EachLink calls fn for every stored link of the crawl, in the fetch
 // order of the pages they were found on, as the crawler committed it,
 // with the final URL of its page and the crawl's topics (the order of its
 // scores), as the SQLite store's EachLink does. The pages are streamed; fn
-// must not keep the *crawler.PageLink, which the next call reuses.
+// must not keep the *crawler.PageLink, which the next call reuses. A read
+// cut by the loss of the server goes on after the last page whose links
+// were given to fn (see stream).
 func (s *Store) EachLink(ctx context.Context, crawl int64, fn func(*crawler.PageLink) error) error {
 	var topicsJSON string
-	if err := s.pool.QueryRow(ctx, `SELECT topics FROM crawls WHERE id = $1`, crawl).Scan(&topicsJSON); err != nil {
+	err := s.retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, `SELECT topics FROM crawls WHERE id = $1`, crawl).Scan(&topicsJSON)
+	})
+	if err != nil {
 		return fmt.Errorf("read links of crawl %d: topics: %w", crawl, err)
 	}
 	var topics []string
 	if err := json.Unmarshal([]byte(topicsJSON), &topics); err != nil {
 		return fmt.Errorf("read links of crawl %d: topics: %w", crawl, err)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT final_url, links FROM pages WHERE crawl_id = $1 AND links IS NOT NULL ORDER BY ord`, crawl)
-	if err != nil {
-		return fmt.Errorf("read links: %w", err)
-	}
-	defer rows.Close()
 	l := crawler.PageLink{Topics: topics}
-	for rows.Next() {
-		var parent string
-		var raw []byte
-		if err := rows.Scan(&parent, &raw); err != nil {
-			return fmt.Errorf("read links: %w", err)
+	var after int64 // the order of the last page whose links fn was given
+	return s.stream(ctx, "read links", func() error {
+		rows, err := s.pool.Query(ctx, `SELECT ord, final_url, links FROM pages
+			WHERE crawl_id = $1 AND links IS NOT NULL AND ord > $2 ORDER BY ord`, crawl, after)
+		if err != nil {
+			return err
 		}
-		if l.Parent, err = urlnorm.Parse(parent); err != nil {
-			return fmt.Errorf("read links: page: %w", err)
-		}
-		var links []storedLink
-		if err := json.Unmarshal(raw, &links); err != nil {
-			return fmt.Errorf("read links of %s: %w", parent, err)
-		}
-		for _, sl := range links {
-			if l.Link, err = sl.link(len(topics)); err != nil {
-				return fmt.Errorf("read links of %s: %w", parent, err)
-			}
-			if err := fn(&l); err != nil {
+		defer rows.Close()
+		for rows.Next() {
+			var ord int64
+			var parent string
+			var raw []byte
+			if err := rows.Scan(&ord, &parent, &raw); err != nil {
 				return err
 			}
+			if l.Parent, err = urlnorm.Parse(parent); err != nil {
+				return fmt.Errorf("page: %w", err)
+			}
+			var links []storedLink
+			if err := json.Unmarshal(raw, &links); err != nil {
+				return fmt.Errorf("links of %s: %w", parent, err)
+			}
+			for _, sl := range links {
+				if l.Link, err = sl.link(len(topics)); err != nil {
+					return fmt.Errorf("links of %s: %w", parent, err)
+				}
+				if err := fn(&l); err != nil {
+					return callerStop{err}
+				}
+			}
+			after = ord
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read links: %w", err)
-	}
-	return nil
+		return rows.Err()
+	})
 }
 
 // Learnt returns the pages the crawl's model and learner learnt from, as
 // its processes kept them (crawler.CrawlSpec.Learnt), in the order of
 // their URLs; none when they kept none.
 func (s *Store) Learnt(ctx context.Context, crawl int64) ([]urlnorm.URL, error) {
-	rows, err := s.pool.Query(ctx, `SELECT url FROM learnt WHERE crawl_id = $1 ORDER BY url COLLATE "C"`, crawl)
+	var out []urlnorm.URL
+	err := s.retry(ctx, func() error {
+		out = nil
+		rows, err := s.pool.Query(ctx, `SELECT url FROM learnt WHERE crawl_id = $1 ORDER BY url COLLATE "C"`, crawl)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var v string
+			if err := rows.Scan(&v); err != nil {
+				return err
+			}
+			u, err := urlnorm.Parse(v)
+			if err != nil {
+				return fmt.Errorf("%q: %w", v, err)
+			}
+			out = append(out, u)
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read the pages learnt from: %w", err)
 	}
-	defer rows.Close()
-	var out []urlnorm.URL
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, fmt.Errorf("read the pages learnt from: %w", err)
-		}
-		u, err := urlnorm.Parse(v)
-		if err != nil {
-			return nil, fmt.Errorf("read the pages learnt from: %q: %w", v, err)
-		}
-		out = append(out, u)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the pages learnt from: %w", err)
-	}
 	return out, nil
+}
+
+// callerStop carries the error of a reader's fn out of retry: the
+// caller's, not the connection's, even when it looks like a lost
+// connection (a write to a closed pipe fails with EPIPE), so the read
+// ends with it at once.
+type callerStop struct{ err error }
+
+func (callerStop) Error() string { return "stopped by the reader" }
+
+// stream runs read, which streams rows in an order of unique keys to a
+// caller and keeps the key of the last row it gave, again while the
+// connection is lost (see outage), each time from after that row: a read
+// cut by a server restart goes on where it was, so the caller gets every
+// row once, in order, and those committed during the outage too. (Pages
+// are read in their order, pages.ord, which a commit takes under the
+// crawl's row lock: a page committed later has a greater order, and one
+// of an order read past was visible to the read already.) An error of
+// the caller, returned by read as callerStop, is returned as it is;
+// others are wrapped with what was read.
+func (s *Store) stream(ctx context.Context, what string, read func() error) error {
+	err := s.retry(ctx, read)
+	var stop callerStop
+	switch {
+	case errors.As(err, &stop):
+		return stop.err
+	case err != nil:
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
 }

@@ -3,9 +3,13 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/internal/pgtest"
@@ -53,5 +57,169 @@ func TestStore_Crawl_Elapsed(t *testing.T) {
 	}
 	if el, n, err := s.Elapsed(ctx, b.ID); err != nil || el != 0 || n != 0 {
 		t.Errorf("Elapsed(b) = %v, %d, %v; want nothing fetched", el, n, err)
+	}
+}
+
+// bigCrawl stores a crawl of n pages straight into the database at url,
+// each with a title and a link anchor of size bytes (compressed in the
+// table, whole on the wire), so that reading it back takes more than the
+// sockets hold: a server stopped midway cuts the read. Page 1 speaks of
+// pangolins. It returns the crawl's id.
+func bigCrawl(t *testing.T, url string, n, size int) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var id int64
+	if err := conn.QueryRow(ctx, `INSERT INTO crawls(name, strategy, stacks, topics, config, fetched, succeeded)
+		VALUES ('big', 'bfs', '[""]', '[]', '{}', $1, $1) RETURNING id`, n).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(ctx, `WITH u AS (
+			INSERT INTO urls(crawl_id, url, host, state)
+			SELECT $1, 'http://big.test/' || i, 'big.test', 2 FROM generate_series(1, $2) i RETURNING id, url)
+		INSERT INTO pages(crawl_id, ord, url_id, url, final_url, topic, depth, status, fetched_at, duration_ms, size,
+			content_type, etag, modified, content_hash, title, text, failure, links, search)
+		SELECT $1, substr(url, 17)::bigint, id, url, url, '', 1, 200, now(), 1, 100, 'text/html', '', '', '', repeat('t', $3), '', '',
+			jsonb_build_array(jsonb_build_object('t', url || '/next', 'a', repeat('a', $3))),
+			CASE WHEN url = 'http://big.test/1' THEN to_tsvector('english', 'pangolins of the big crawl') END
+		FROM u`, id, n, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestStore_readServerRestart: a read of a crawl's pages (EachPage) and
+// of its links (EachLink) cut by a server stopped midway (fast: sessions
+// ended) waits for it, started again 0.5s later, and goes on after the
+// last page it gave: every page once, in order. Search, Crawl and
+// Learnt, started while the server is down, wait for it too. A server
+// away past MaxOutage ends a read with ErrServerLost, no page given
+// twice.
+func TestStore_readServerRestart(t *testing.T) {
+	ctx := context.Background()
+	srv := pgtest.Private(t)
+	url, err := srv.NewDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	openURL(t, url, Options{}).Close() // the schema
+	const n = 3000
+	crawl := bigCrawl(t, url, n, 8<<10) // 48 MB on the wire, pages and links
+	var log strings.Builder             // written by the reading goroutine only
+	r := openURL(t, url, Options{MaxOutage: 30 * time.Second, Log: &log})
+
+	// restartAt stops the server when the read has given its 10th row,
+	// while the server is still sending the rest, and starts it again
+	// 0.5s later.
+	up := make(chan error, 1)
+	restartAt := func(i int) {
+		if i != 10 {
+			return
+		}
+		if err := srv.Down(); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			time.Sleep(500 * time.Millisecond)
+			up <- srv.Up()
+		}()
+	}
+	checkOrders := func(what string, orders []int) {
+		t.Helper()
+		if len(orders) != n {
+			t.Errorf("%s: %d rows given, want %d", what, len(orders), n)
+		}
+		for i, o := range orders {
+			if o != i+1 {
+				t.Errorf("%s: row %d is page %d, want %d (each page once, in order)", what, i, o, i+1)
+				break
+			}
+		}
+		if !strings.Contains(log.String(), "database server lost") || !strings.Contains(log.String(), "database server back") {
+			t.Errorf("%s: the read was not cut, or the log does not say so:\n%s", what, log.String())
+		}
+		log.Reset()
+	}
+
+	var orders []int
+	err = r.EachPage(ctx, crawl, func(p *crawler.Page) error {
+		orders = append(orders, p.Order)
+		restartAt(len(orders))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("EachPage across a restart: %v", err)
+	}
+	if err := <-up; err != nil {
+		t.Fatal(err)
+	}
+	checkOrders("EachPage", orders)
+
+	orders = nil
+	err = r.EachLink(ctx, crawl, func(l *crawler.PageLink) error {
+		var i int
+		fmt.Sscanf(l.Parent.Path(), "/%d", &i)
+		orders = append(orders, i)
+		restartAt(len(orders))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("EachLink across a restart: %v", err)
+	}
+	if err := <-up; err != nil {
+		t.Fatal(err)
+	}
+	checkOrders("EachLink", orders)
+
+	// Reads started while the server is down wait for it.
+	if err := srv.Down(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		up <- srv.Up()
+	}()
+	if hits, err := r.Search(ctx, "pangolin", 10); err != nil || len(hits) != 1 || hits[0].URL != "http://big.test/1" {
+		t.Errorf("Search while the server restarts: %+v, %v; want page 1", hits, err)
+	}
+	if err := <-up; err != nil {
+		t.Fatal(err)
+	}
+	if c, err := r.Crawl(ctx, "big"); err != nil || c.ID != crawl {
+		t.Errorf("Crawl after the restart: %+v, %v", c, err)
+	}
+	if l, err := r.Learnt(ctx, crawl); err != nil || len(l) != 0 {
+		t.Errorf("Learnt after the restart: %v, %v", l, err)
+	}
+	if !strings.Contains(log.String(), "database server back") {
+		t.Errorf("Search did not wait for the server:\n%s", log.String())
+	}
+
+	// Away for good: the read ends with ErrServerLost, having given the
+	// pages it read before, each once.
+	gone := openURL(t, url, Options{MaxOutage: time.Second})
+	orders = nil
+	err = gone.EachPage(ctx, crawl, func(p *crawler.Page) error {
+		orders = append(orders, p.Order)
+		if len(orders) == 10 {
+			if err := srv.Down(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return nil
+	})
+	if !errors.Is(err, ErrServerLost) {
+		t.Errorf("EachPage with the server gone: %v, want ErrServerLost", err)
+	}
+	if len(orders) >= n || !slices.IsSorted(orders) || len(slices.Compact(slices.Clone(orders))) != len(orders) {
+		t.Errorf("EachPage with the server gone gave %d pages (of %d), sorted %v: want fewer, each once", len(orders), n, slices.IsSorted(orders))
+	}
+	if err := srv.Up(); err != nil { // for the stores' Close
+		t.Fatal(err)
 	}
 }

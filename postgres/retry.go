@@ -93,7 +93,7 @@ func (o *outage) again(ctx context.Context, err error) (bool, error) {
 		o.s.lost(err)
 	}
 	if o.s.opts.MaxOutage < 0 || now.Sub(o.since) >= o.s.opts.MaxOutage {
-		return false, fmt.Errorf("%w: no connection for %s (%v); run the same command again to resume once the server is back",
+		return false, fmt.Errorf("%w: no connection for %s (%v); run the same command again once the server is back",
 			ErrServerLost, now.Sub(o.since).Round(time.Second), connectFailure(err))
 	}
 	pause := min(o.pause, o.since.Add(o.s.opts.MaxOutage).Sub(now))
