@@ -296,7 +296,7 @@ func (g *gridRun) runCell(ctx context.Context, c gridCell) (*report.GridCell, er
 			return nil, err
 		}
 	}
-	rep, err := Measure(ctx, db, crawl, g.labelPath, 100, c.topics, report.ScopeAllLabels, th, learnt)
+	rep, err := Measure(ctx, db, crawl, ReadOptions{}, g.labelPath, 100, c.topics, report.ScopeAllLabels, th, learnt)
 	if err != nil {
 		return nil, err
 	}
@@ -347,7 +347,7 @@ func (g *gridRun) crawl(ctx context.Context, dir string, seeds []urlnorm.URL, cf
 	}
 	if g.o.Keep {
 		if err := writeFileAtomic(filepath.Join(dir, "pages.jsonl"), func(w *os.File) error {
-			return ExportJSONL(ctx, db, cfg.Name, w)
+			return ExportJSONL(ctx, db, cfg.Name, ReadOptions{}, w)
 		}); err != nil {
 			return sum, err
 		}

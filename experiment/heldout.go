@@ -293,7 +293,7 @@ func readPages(path string) ([]*crawler.Page, error) {
 // (crawler.Config.Learnt), else those of TrainedFile beside a SQLite db,
 // else nil (none known: every labelled page is a target). It tells on
 // notice where the list came from, or that there is none.
-func LearntFor(ctx context.Context, db, crawl, trained, seeds string, notice io.Writer) ([]urlnorm.URL, error) {
+func LearntFor(ctx context.Context, db, crawl string, o ReadOptions, trained, seeds string, notice io.Writer) ([]urlnorm.URL, error) {
 	switch {
 	case trained != "":
 		return ReadTrained(trained)
@@ -305,7 +305,7 @@ func LearntFor(ctx context.Context, db, crawl, trained, seeds string, notice io.
 		return training.LearntFrom(s, nil), nil
 	}
 	if _, err := os.Stat(db); err == nil || postgres.IsURL(db) {
-		kept, name, err := keptLearnt(ctx, db, crawl)
+		kept, name, err := keptLearnt(ctx, db, crawl, o)
 		if err != nil {
 			return nil, err
 		}
@@ -329,8 +329,8 @@ func LearntFor(ctx context.Context, db, crawl, trained, seeds string, notice io.
 
 // keptLearnt reads the pages crawl (the latest when empty) of db kept as
 // learnt from, and the crawl's name.
-func keptLearnt(ctx context.Context, db, crawl string) ([]urlnorm.URL, string, error) {
-	r, c, err := OpenCrawlReader(ctx, db, crawl)
+func keptLearnt(ctx context.Context, db, crawl string, o ReadOptions) ([]urlnorm.URL, string, error) {
+	r, c, err := OpenCrawlReader(ctx, db, crawl, o)
 	if err != nil {
 		return nil, "", err
 	}

@@ -139,11 +139,11 @@ func TestExperiment_heldOut_webkb(t *testing.T) {
 	// A report of the stored crawl (scent report) finds trained.txt
 	// beside the database and gives the same held-out figures.
 	db := filepath.Join(out, "scent.db")
-	beside, err := LearntFor(context.Background(), db, "", "", "", io.Discard)
+	beside, err := LearntFor(context.Background(), db, "", ReadOptions{}, "", "", io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := Measure(context.Background(), db, "", filepath.Join(out, "labels.tsv"), 100, []string{"course"}, report.ScopeAllLabels, nil, beside)
+	again, err := Measure(context.Background(), db, "", ReadOptions{}, filepath.Join(out, "labels.tsv"), 100, []string{"course"}, report.ScopeAllLabels, nil, beside)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,13 +183,13 @@ func TestLearntOf(t *testing.T) {
 	// A report finds the list beside its database, or takes the seed
 	// file's examples.
 	os.Rename(filepath.Join(dir, "course.trained.txt"), filepath.Join(dir, TrainedFile))
-	if l, err := LearntFor(context.Background(), filepath.Join(dir, "scent.db"), "", "", "", io.Discard); err != nil || len(l) != 3 {
+	if l, err := LearntFor(context.Background(), filepath.Join(dir, "scent.db"), "", ReadOptions{}, "", "", io.Discard); err != nil || len(l) != 3 {
 		t.Errorf("beside the database: %v, %v", l, err)
 	}
-	if l, err := LearntFor(context.Background(), filepath.Join(dir, "scent.db"), "", "", seedPath, io.Discard); err != nil || len(l) != 2 {
+	if l, err := LearntFor(context.Background(), filepath.Join(dir, "scent.db"), "", ReadOptions{}, "", seedPath, io.Discard); err != nil || len(l) != 2 {
 		t.Errorf("from the seed file: %v, %v", l, err)
 	}
-	if l, err := LearntFor(context.Background(), filepath.Join(t.TempDir(), "scent.db"), "", "", "", io.Discard); err != nil || l != nil {
+	if l, err := LearntFor(context.Background(), filepath.Join(t.TempDir(), "scent.db"), "", ReadOptions{}, "", "", io.Discard); err != nil || l != nil {
 		t.Errorf("without a list: %v, %v; want none known", l, err)
 	}
 }

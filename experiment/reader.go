@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/scent-crawler/scent/crawler"
@@ -39,13 +40,27 @@ type Reader interface {
 	Close() error
 }
 
+// ReadOptions are the settings of a Reader of a PostgreSQL database (a
+// SQLite file has no server to lose); the zero value is the store's
+// defaults.
+type ReadOptions struct {
+	// MaxOutage is how long a read waits for a database server it lost
+	// (restarted, failed over), reconnecting, before it fails with
+	// postgres.ErrServerLost (postgres.Options.MaxOutage; default 1
+	// minute). A read of a crawl's pages or links cut by the outage goes
+	// on after the last one it gave: none is given twice.
+	MaxOutage time.Duration
+	// Log, when set, is told when the server is lost and found again.
+	Log io.Writer
+}
+
 // OpenReader opens an existing database for reading: a postgres:// or
 // postgresql:// URL opens the PostgreSQL store (which creates the scent
-// schema if the database has none yet), anything else an existing SQLite
-// file, read-only.
-func OpenReader(ctx context.Context, db string) (Reader, error) {
+// schema if the database has none yet) with the settings of o, anything
+// else an existing SQLite file, read-only.
+func OpenReader(ctx context.Context, db string, o ReadOptions) (Reader, error) {
 	if postgres.IsURL(db) {
-		s, err := postgres.Open(ctx, db, postgres.Options{Existing: true})
+		s, err := postgres.Open(ctx, db, postgres.Options{Existing: true, MaxOutage: o.MaxOutage, Log: o.Log})
 		if err != nil {
 			return nil, err
 		}
@@ -60,8 +75,8 @@ func OpenReader(ctx context.Context, db string) (Reader, error) {
 
 // OpenCrawlReader opens db with OpenReader and finds the crawl named name
 // in it (the latest when name is empty). The caller closes the Reader.
-func OpenCrawlReader(ctx context.Context, db, name string) (Reader, crawler.CrawlInfo, error) {
-	r, err := OpenReader(ctx, db)
+func OpenCrawlReader(ctx context.Context, db, name string, o ReadOptions) (Reader, crawler.CrawlInfo, error) {
+	r, err := OpenReader(ctx, db, o)
 	if err != nil {
 		return nil, crawler.CrawlInfo{}, err
 	}

@@ -176,7 +176,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 		return nil, err
 	}
 	if err := writeFileAtomic(filepath.Join(o.Out, "pages.jsonl"), func(w *os.File) error {
-		return ExportJSONL(ctx, dbPath, "experiment", w)
+		return ExportJSONL(ctx, dbPath, "experiment", ReadOptions{}, w)
 	}); err != nil {
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 			return nil, err
 		}
 	}
-	rep, err := Measure(ctx, dbPath, "experiment", labelPath, 100, o.Topics, report.ScopeAllLabels, nil, learnt)
+	rep, err := Measure(ctx, dbPath, "experiment", ReadOptions{}, labelPath, 100, o.Topics, report.ScopeAllLabels, nil, learnt)
 	if err != nil {
 		return nil, err
 	}

@@ -86,31 +86,44 @@ func exportLine(p *crawler.Page) ExportLine {
 }
 
 // ExportJSONL writes the pages of crawl name of db (a SQLite file or a
-// postgres:// URL) to w as JSON lines ("scent export --format jsonl"), in
-// fetch order.
-func ExportJSONL(ctx context.Context, db, name string, w io.Writer) error {
-	store, c, err := OpenCrawlReader(ctx, db, name)
+// postgres:// URL, read with o) to w as JSON lines ("scent export
+// --format jsonl"), in fetch order. A read that fails midway (a database
+// server lost past o.MaxOutage) leaves on w the lines of the pages read
+// before, whole, and its error says how many: the output is incomplete.
+func ExportJSONL(ctx context.Context, db, name string, o ReadOptions, w io.Writer) error {
+	store, c, err := OpenCrawlReader(ctx, db, name, o)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
+	n := 0
 	err = store.EachPage(ctx, c.ID, func(p *crawler.Page) error {
-		return enc.Encode(exportLine(p))
+		if err := enc.Encode(exportLine(p)); err != nil {
+			return err
+		}
+		n++
+		return nil
 	})
+	if err != nil && n > 0 {
+		if bw.Flush() == nil {
+			return fmt.Errorf("export of crawl %s stopped after %d pages, the output is incomplete: %w", c.Name, n, err)
+		}
+		return fmt.Errorf("export of crawl %s stopped, the output is incomplete: %w", c.Name, err)
+	}
 	if err != nil {
 		return err
 	}
 	return bw.Flush()
 }
 
-// Measure measures one crawl of db (a SQLite file or a postgres:// URL);
-// with labels it also evaluates
+// Measure measures one crawl of db (a SQLite file or a postgres:// URL,
+// read with o); with labels it also evaluates
 // the link classifier, at the thresholds of th (per topic, "" for every
 // topic, report.DefaultThreshold otherwise). learnt, when not nil, lists
 // the pages the model learnt from: they are no recall targets.
-func Measure(ctx context.Context, db, name, labelsPath string, every int, topics []string, scope string, th map[string]float64, learnt []urlnorm.URL) (*report.Report, error) {
+func Measure(ctx context.Context, db, name string, o ReadOptions, labelsPath string, every int, topics []string, scope string, th map[string]float64, learnt []urlnorm.URL) (*report.Report, error) {
 	if scope != report.ScopeCrawledHosts && scope != report.ScopeAllLabels {
 		return nil, fmt.Errorf("unknown --targets %q (want %s or %s)", scope, report.ScopeCrawledHosts, report.ScopeAllLabels)
 	}
@@ -121,7 +134,7 @@ func Measure(ctx context.Context, db, name, labelsPath string, every int, topics
 			return nil, err
 		}
 	}
-	store, c, err := OpenCrawlReader(ctx, db, name)
+	store, c, err := OpenCrawlReader(ctx, db, name, o)
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,7 @@ func TestRunDedup(t *testing.T) {
 func TestRunSearch(t *testing.T) {
 	db := dupStore(t)
 	var out bytes.Buffer
-	if err := runSearch(context.Background(), &out, db, "pangolin", 10, true); err != nil {
+	if err := runSearch(context.Background(), &out, db, experiment.ReadOptions{}, "pangolin", 10, true); err != nil {
 		t.Fatal(err)
 	}
 	var hits []searchHit
@@ -117,11 +117,11 @@ func TestRunSearch(t *testing.T) {
 		t.Errorf("search pangolin = %v, want /a and /d", urls)
 	}
 	out.Reset()
-	if err := runSearch(context.Background(), &out, db, "mirror", 10, false); err != nil || !strings.Contains(out.String(), "no page matches") {
+	if err := runSearch(context.Background(), &out, db, experiment.ReadOptions{}, "mirror", 10, false); err != nil || !strings.Contains(out.String(), "no page matches") {
 		t.Errorf("search mirror (only in a duplicate): %v\n%s", err, out.String())
 	}
 	out.Reset()
-	if err := runSearch(context.Background(), &out, db, "pangolins", 1, false); err != nil || !strings.HasPrefix(out.String(), "1. Pangolins  [") ||
+	if err := runSearch(context.Background(), &out, db, experiment.ReadOptions{}, "pangolins", 1, false); err != nil || !strings.HasPrefix(out.String(), "1. Pangolins  [") ||
 		!strings.Contains(out.String(), "http://x.test/a") {
 		t.Errorf("text output: %v\n%s", err, out.String())
 	}
@@ -130,7 +130,7 @@ func TestRunSearch(t *testing.T) {
 func TestExportReport_duplicates(t *testing.T) {
 	db := dupStore(t)
 	var out bytes.Buffer
-	if err := experiment.ExportJSONL(context.Background(), db, "", &out); err != nil {
+	if err := experiment.ExportJSONL(context.Background(), db, "", experiment.ReadOptions{}, &out); err != nil {
 		t.Fatal(err)
 	}
 	dupOf := map[string]string{}

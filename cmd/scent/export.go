@@ -15,10 +15,23 @@ import (
 func newExportCmd() *cobra.Command {
 	var db, name, format, out string
 	var warcMax int64
+	var rf readFlags
 	cmd := &cobra.Command{
 		Use:   "export --db FILE|postgres://… [--crawl NAME] [--out FILE] [--format jsonl|warc]",
 		Short: "Write the pages of a crawl, one JSON object per line in fetch order, or as WARC files",
-		Args:  cobra.NoArgs,
+		Long: `Export writes the pages of a crawl (the latest, or --crawl NAME), one JSON
+object per line in fetch order, to standard output or --out FILE; or, with
+--format warc, the raw responses a SQLite crawl kept as WARC files.
+
+From a PostgreSQL database (--db postgres://…) a server lost during the
+export (restarted, failed over) is waited for, reconnecting, for up to
+--max-outage (30 minutes), as scent crawl does, and said on standard
+error; the export then goes on after the last page it wrote, so that
+every page is written once. A server away longer ends the command with
+exit status 3: --out FILE is then not written at all; standard output
+keeps the lines written before, each whole, and the error says how many
+pages they are (the output is incomplete).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format == "warc" {
 				if err := checkWARCMax(warcMax); err != nil {
@@ -32,10 +45,14 @@ func newExportCmd() *cobra.Command {
 			if format != "jsonl" {
 				return fmt.Errorf("unknown --format %q (want jsonl or warc)", format)
 			}
-			if out == "" || out == "-" {
-				return experiment.ExportJSONL(cmd.Context(), db, name, cmd.OutOrStdout())
+			o, err := rf.options(cmd)
+			if err != nil {
+				return err
 			}
-			return writeFileAtomic(out, func(f *os.File) error { return experiment.ExportJSONL(cmd.Context(), db, name, f) })
+			if out == "" || out == "-" {
+				return experiment.ExportJSONL(cmd.Context(), db, name, o, cmd.OutOrStdout())
+			}
+			return writeFileAtomic(out, func(f *os.File) error { return experiment.ExportJSONL(cmd.Context(), db, name, o, f) })
 		},
 	}
 	cmd.Flags().StringVar(&db, "db", "scent.db", "database: a SQLite file, or postgres://USER@HOST:PORT/DB (jsonl only)")
@@ -43,5 +60,6 @@ func newExportCmd() *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "jsonl", "output format: jsonl, or warc (WARC 1.1 files of the raw responses into the directory --out)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (default standard output); a directory for warc")
 	cmd.Flags().Int64Var(&warcMax, "warc-max-size", warc.DefaultMaxFileSize, "with --format warc: start a new file past this many bytes")
+	rf.register(cmd.Flags())
 	return cmd
 }

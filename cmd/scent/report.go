@@ -27,6 +27,7 @@ func newReportCmd() *cobra.Command {
 	var every int
 	var topics []string
 	var scope string
+	var rf readFlags
 	cmd := &cobra.Command{
 		Use:   "report --db FILE|postgres://… [--crawl NAME]... [--labels FILE] [--format json|md|html|csv]",
 		Short: "Measure crawls: precision, recall, harvest rate and link-classifier quality per topic",
@@ -59,11 +60,21 @@ own model did not learn from), and the command says so when those
 differ. --format html writes one self-contained page with the
 harvest and recall-against-budget charts; csv writes the curve points;
 json writes one object, or an array for several crawls; md writes one
-document per crawl.`,
+document per crawl.
+
+A PostgreSQL server lost while the crawls are read (restarted, failed
+over) is waited for, reconnecting, for up to --max-outage (30 minutes),
+as scent crawl does; the read goes on after the last page it had read,
+and the report is written once every crawl is read. A server away longer
+ends the command with exit status 3, writing nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if every < 1 {
 				return fmt.Errorf("--every must be at least 1 page, not %d", every)
+			}
+			ro, err := rf.options(cmd)
+			if err != nil {
+				return err
 			}
 			write, err := reportWriter(format)
 			if err != nil {
@@ -93,12 +104,12 @@ document per crawl.`,
 				var learnt []urlnorm.URL
 				var notice bytes.Buffer
 				if labels != "" {
-					if learnt, err = experiment.LearntFor(cmd.Context(), src[0], src[1], trained, seeds, &notice); err != nil {
+					if learnt, err = experiment.LearntFor(cmd.Context(), src[0], src[1], ro, trained, seeds, &notice); err != nil {
 						return err
 					}
 				}
 				learnts = append(learnts, learnt)
-				rep, err := experiment.Measure(cmd.Context(), src[0], src[1], labels, every, topics, scope, th, learnt)
+				rep, err := experiment.Measure(cmd.Context(), src[0], src[1], ro, labels, every, topics, scope, th, learnt)
 				if err != nil {
 					return err
 				}
@@ -109,7 +120,7 @@ document per crawl.`,
 				}
 				io.Copy(cmd.ErrOrStderr(), &notice)
 				if bfsDB != "" {
-					bfs, err := experiment.Measure(cmd.Context(), bfsDB, "", labels, every, topicsOf(rep), scope, th, learnt)
+					bfs, err := experiment.Measure(cmd.Context(), bfsDB, "", ro, labels, every, topicsOf(rep), scope, th, learnt)
 					if err != nil {
 						return fmt.Errorf("--bfs: %w", err)
 					}
@@ -141,6 +152,7 @@ document per crawl.`,
 	cmd.Flags().StringVar(&scope, "targets", report.ScopeCrawledHosts, "recall denominator: crawled-hosts (labelled pages on crawled hosts) or all-labels")
 	cmd.Flags().StringSliceVar(&thresholds, "link-threshold", []string{strconv.FormatFloat(report.DefaultThreshold, 'g', -1, 64)},
 		"link score at or above which a link is predicted relevant: a number for every topic and/or TOPIC=NUMBER")
+	rf.register(cmd.Flags())
 	return cmd
 }
 
@@ -291,7 +303,7 @@ func topicsOf(rep *report.Report) []string {
 // buildReport measures one crawl (experiment.Measure without thresholds
 // or learnt pages).
 func buildReport(ctx context.Context, db, name, labelsPath string, every int, topics []string, scope string) (*report.Report, error) {
-	return experiment.Measure(ctx, db, name, labelsPath, every, topics, scope, nil, nil)
+	return experiment.Measure(ctx, db, name, experiment.ReadOptions{}, labelsPath, every, topics, scope, nil, nil)
 }
 
 // differentLearnt returns the index of the first list of pages learnt

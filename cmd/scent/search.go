@@ -28,6 +28,7 @@ func newSearchCmd() *cobra.Command {
 	var db string
 	var limit int
 	var asJSON bool
+	var rf readFlags
 	cmd := &cobra.Command{
 		Use:   "search QUERY...",
 		Short: "Search the text of the stored pages (near-duplicates left out)",
@@ -43,26 +44,35 @@ twice) and the query uses SQLite FTS4 syntax: words are all required,
 In a PostgreSQL database (--db postgres://USER@HOST:PORT/DB, as for scent
 crawl) they are ranked by PostgreSQL's ts_rank_cd (title over text) and
 the query uses web search syntax, with English stemming: words are all
-required, "a phrase", OR between alternatives, -word to exclude.`,
+required, "a phrase", OR between alternatives, -word to exclude. A
+server lost during the search (restarted, failed over) is waited for,
+reconnecting, for up to --max-outage (30 minutes), as scent crawl does,
+and the search run again; results are printed once it answered. A server
+away longer ends the command with exit status 3.`,
 		Example: `  scent search --db scent.db machine learning
   scent search --limit 20 --json '"operating systems" OR kernel'
   scent search --db postgres://scent@127.0.0.1:5433/crawl syllabus`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSearch(cmd.Context(), cmd.OutOrStdout(), db, strings.Join(args, " "), limit, asJSON)
+			o, err := rf.options(cmd)
+			if err != nil {
+				return err
+			}
+			return runSearch(cmd.Context(), cmd.OutOrStdout(), db, o, strings.Join(args, " "), limit, asJSON)
 		},
 	}
 	cmd.Flags().StringVar(&db, "db", "scent.db", "database: a SQLite file, or postgres://USER@HOST:PORT/DB")
 	cmd.Flags().IntVar(&limit, "limit", 10, "most results shown")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON, one array")
+	rf.register(cmd.Flags())
 	return cmd
 }
 
-func runSearch(ctx context.Context, w io.Writer, db, query string, limit int, asJSON bool) error {
+func runSearch(ctx context.Context, w io.Writer, db string, o experiment.ReadOptions, query string, limit int, asJSON bool) error {
 	if limit <= 0 {
 		return fmt.Errorf("--limit must be positive, not %d", limit)
 	}
-	store, err := experiment.OpenReader(ctx, db)
+	store, err := experiment.OpenReader(ctx, db, o)
 	if err != nil {
 		return err
 	}
