@@ -96,10 +96,11 @@ func bigCrawl(t *testing.T, url string, n, size int) int64 {
 // TestStore_readServerRestart: a read of a crawl's pages (EachPage) and
 // of its links (EachLink) cut by a server stopped midway (fast: sessions
 // ended) waits for it, started again 0.5s later, and goes on after the
-// last page it gave: every page once, in order. Search, Crawl and
-// Learnt, started while the server is down, wait for it too. A server
-// away past MaxOutage ends a read with ErrServerLost, no page given
-// twice.
+// last page it gave: every page once, in order. Crawl and Search,
+// started while the server is down, wait for it too; a Crawl answered
+// "no such crawl" ends the outage, and the next one is told again. A
+// server away past MaxOutage ends a read with ErrServerLost, no page
+// given twice.
 func TestStore_readServerRestart(t *testing.T) {
 	ctx := context.Background()
 	srv := pgtest.Private(t)
@@ -176,28 +177,43 @@ func TestStore_readServerRestart(t *testing.T) {
 	}
 	checkOrders("EachLink", orders)
 
-	// Reads started while the server is down wait for it.
-	if err := srv.Down(); err != nil {
-		t.Fatal(err)
+	// Reads started while the server is down wait for it: one answered
+	// with an error (no such crawl) too, and that answer ends the
+	// outage, so the next one is told again.
+	restart := func() {
+		if err := srv.Down(); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			time.Sleep(500 * time.Millisecond)
+			up <- srv.Up()
+		}()
 	}
-	go func() {
-		time.Sleep(500 * time.Millisecond)
-		up <- srv.Up()
-	}()
+	told := func(what string) {
+		t.Helper()
+		if err := <-up; err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(log.String(), "database server lost") || !strings.Contains(log.String(), "database server back") {
+			t.Errorf("%s did not wait for the server, or the log does not say so:\n%s", what, log.String())
+		}
+		log.Reset()
+	}
+	restart()
+	if _, err := r.Crawl(ctx, "nope"); !errors.Is(err, ErrNoCrawl) {
+		t.Errorf("Crawl(nope) while the server restarts: %v, want ErrNoCrawl", err)
+	}
+	told("Crawl(nope)")
+	restart()
 	if hits, err := r.Search(ctx, "pangolin", 10); err != nil || len(hits) != 1 || hits[0].URL != "http://big.test/1" {
 		t.Errorf("Search while the server restarts: %+v, %v; want page 1", hits, err)
 	}
-	if err := <-up; err != nil {
-		t.Fatal(err)
-	}
+	told("Search")
 	if c, err := r.Crawl(ctx, "big"); err != nil || c.ID != crawl {
 		t.Errorf("Crawl after the restart: %+v, %v", c, err)
 	}
 	if l, err := r.Learnt(ctx, crawl); err != nil || len(l) != 0 {
 		t.Errorf("Learnt after the restart: %v, %v", l, err)
-	}
-	if !strings.Contains(log.String(), "database server back") {
-		t.Errorf("Search did not wait for the server:\n%s", log.String())
 	}
 
 	// Away for good: the read ends with ErrServerLost, having given the

@@ -82,9 +82,15 @@ type outage struct {
 
 // again reports whether the operation that failed with err is to be run
 // again after connection loss, having slept; otherwise it returns the
-// error to give (ErrServerLost once the bound passed).
+// error to give (ErrServerLost once the bound passed). An error of the
+// statement's own (no row, a constraint) is the server's answer: it ends
+// the outage as a success does.
 func (o *outage) again(ctx context.Context, err error) (bool, error) {
-	if !connLost(err) || ctx.Err() != nil {
+	if ctx.Err() != nil {
+		return false, err
+	}
+	if !connLost(err) {
+		o.done()
 		return false, err
 	}
 	now := time.Now()
