@@ -81,6 +81,9 @@ type ChainSite struct {
 	mu     sync.Mutex
 	hits   map[string]map[string]int // path → User-Agent → requests
 	from   atomic.Int64              // the first page held
+	after  atomic.Int64              // the page requests answered before every later one is held
+	pages  atomic.Int64              // page requests so far
+	held   atomic.Int64              // requests waiting for Release now
 	gate   chan struct{}
 	once   sync.Once
 }
@@ -90,6 +93,7 @@ type ChainSite struct {
 func NewChainSite(t *testing.T, c Chain) *ChainSite {
 	s := &ChainSite{chain: c, hits: make(map[string]map[string]int), gate: make(chan struct{})}
 	s.from.Store(math.MaxInt64)
+	s.after.Store(math.MaxInt64)
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		if s.hits[r.URL.Path] == nil {
@@ -102,10 +106,13 @@ func NewChainSite(t *testing.T, c Chain) *ChainSite {
 			http.NotFound(w, r)
 			return
 		}
-		if int64(i) >= s.from.Load() {
+		if k := s.pages.Add(1); int64(i) >= s.from.Load() || k > s.after.Load() {
+			s.held.Add(1)
 			select {
 			case <-s.gate:
+				s.held.Add(-1)
 			case <-r.Context().Done():
+				s.held.Add(-1)
 				return
 			}
 		}
@@ -120,6 +127,14 @@ func NewChainSite(t *testing.T, c Chain) *ChainSite {
 // called (or their request is cancelled): a crawl cannot end before the
 // test lets it.
 func (s *ChainSite) Hold(from int) { s.from.Store(int64(from)) }
+
+// HoldAfter makes every page requested after the first k answer only
+// once Release is called: the test knows the crawl stands still there,
+// however fast the machine (Held).
+func (s *ChainSite) HoldAfter(k int) { s.after.Store(int64(k)) }
+
+// Held is the number of requests waiting for Release now.
+func (s *ChainSite) Held() int { return int(s.held.Load()) }
 
 // Release lets the pages held answer, now and from then on.
 func (s *ChainSite) Release() { s.once.Do(func() { close(s.gate) }) }

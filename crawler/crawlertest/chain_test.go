@@ -107,3 +107,46 @@ func TestChainSite_hold(t *testing.T) {
 		t.Errorf("/p9 after Release: %d %s", status, body)
 	}
 }
+
+// TestChainSite_holdAfter: the pages requested after the first k wait
+// for Release, whichever they are, and Held counts them.
+func TestChainSite_holdAfter(t *testing.T) {
+	s := NewChainSite(t, Chain{N: 10})
+	s.HoldAfter(2)
+	for _, p := range []string{"/p7", "/p3"} {
+		if status, _ := get(t, s, p, "a"); status != 200 {
+			t.Errorf("%s, among the first two: %d", p, status)
+		}
+	}
+	done := make(chan int, 2)
+	for _, p := range []string{"/p0", "/p1"} {
+		go func() {
+			resp, err := http.Get(s.Server.URL + p)
+			if err != nil {
+				done <- 0
+				return
+			}
+			resp.Body.Close()
+			done <- resp.StatusCode
+		}()
+	}
+	for deadline := time.Now().Add(5 * time.Second); s.Held() < 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests held, want 2", s.Held())
+		}
+	}
+	select {
+	case status := <-done:
+		t.Fatalf("a held page answered %d before Release", status)
+	case <-time.After(50 * time.Millisecond):
+	}
+	s.Release()
+	for range 2 {
+		if status := <-done; status != 200 {
+			t.Errorf("a held page after Release: %d", status)
+		}
+	}
+	if n := s.Held(); n != 0 {
+		t.Errorf("%d requests held after Release", n)
+	}
+}
