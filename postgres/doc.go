@@ -39,9 +39,11 @@
 //     after a pause growing from 0.1s to 2s, for up to
 //     Options.MaxOutage (default 1 minute); then it fails with
 //     ErrServerLost, and a resume finds everything committed before.
-//     Reads are run again the same way; one that streams a crawl's pages
-//     or links (EachPage, EachLink) goes on after the last page it gave,
-//     by pages.ord, so its caller gets every page once (stream).
+//     Reads are run again the same way, a revisit's and a scheduler's
+//     too; one that streams a crawl's pages or links (EachPage, EachLink)
+//     goes on after the last page it gave, by pages.ord, so its caller
+//     gets every page once (stream), and EachCheck after the last check
+//     it gave.
 //   - Commit outcome. A connection lost during COMMIT leaves unknown
 //     whether the transaction committed. Every transaction inserts a
 //     token of its own first (tx_tokens), the same in each attempt: the
@@ -76,7 +78,8 @@
 // Revisits (revisit.go) keep a page's later versions in page_versions,
 // with the crawled page copied there as version 1 before the first, and
 // one change_log row per check, each check in one transaction that locks
-// the page's row, as the SQLite store does (times to the microsecond);
+// the page's row, as the SQLite store does (times to the microsecond),
+// recorded once across a lost server as a crawl's commit is (inTx);
 // the scheduler's next due time of a page (refresh.go, refresh_schedule)
 // is written in the transaction of the check that set it.
 //

@@ -14,32 +14,38 @@ import (
 var _ revisit.WatchStore = (*Store)(nil)
 
 // Schedule returns the stored schedule of the crawl's pages, by page ID.
+// It waits for a lost server (see outage).
 func (s *Store) Schedule(ctx context.Context, crawl int64) (map[int64]revisit.Due, error) {
-	rows, err := s.pool.Query(ctx, `SELECT r.page_id, r.next_due, r.rate, r.grp, r.hour, r.gone
-		FROM refresh_schedule r JOIN pages p ON p.id = r.page_id WHERE p.crawl_id = $1`, crawl)
-	if err != nil {
-		return nil, fmt.Errorf("read refresh schedule: %w", err)
-	}
-	defer rows.Close()
-	out := map[int64]revisit.Due{}
-	for rows.Next() {
-		var id int64
-		var d revisit.Due
-		var hour int32
-		if err := rows.Scan(&id, &d.Next, &d.Rate, &d.Group, &hour, &d.Gone); err != nil {
-			return nil, fmt.Errorf("read refresh schedule: %w", err)
+	var out map[int64]revisit.Due
+	err := s.retry(ctx, func() error {
+		out = map[int64]revisit.Due{}
+		rows, err := s.pool.Query(ctx, `SELECT r.page_id, r.next_due, r.rate, r.grp, r.hour, r.gone
+			FROM refresh_schedule r JOIN pages p ON p.id = r.page_id WHERE p.crawl_id = $1`, crawl)
+		if err != nil {
+			return err
 		}
-		d.Next, d.Hour = d.Next.UTC(), int(hour)
-		out[id] = d
-	}
-	if err := rows.Err(); err != nil {
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var d revisit.Due
+			var hour int32
+			if err := rows.Scan(&id, &d.Next, &d.Rate, &d.Group, &hour, &d.Gone); err != nil {
+				return err
+			}
+			d.Next, d.Hour = d.Next.UTC(), int(hour)
+			out[id] = d
+		}
+		return rows.Err()
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read refresh schedule: %w", err)
 	}
 	return out, nil
 }
 
 // RecordScheduledCheck is RecordCheck that also stores the page's next
-// due time, in the same transaction.
+// due time, in the same transaction: recorded once, as RecordCheck is,
+// across a lost server.
 func (s *Store) RecordScheduledCheck(ctx context.Context, c *revisit.Check, d revisit.Due) error {
 	if c == nil {
 		return errors.New("record check: nil check")
@@ -61,11 +67,13 @@ func (s *Store) RecordScheduledCheck(ctx context.Context, c *revisit.Check, d re
 }
 
 // ChecksSince counts the change-log rows of the crawl's pages checked at
-// or after t.
+// or after t. It waits for a lost server (see outage).
 func (s *Store) ChecksSince(ctx context.Context, crawl int64, t time.Time) (int, error) {
 	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM change_log c JOIN pages p ON p.id = c.page_id
-		WHERE p.crawl_id = $1 AND c.checked_at >= $2`, crawl, t.UTC()).Scan(&n)
+	err := s.retry(ctx, func() error {
+		return s.pool.QueryRow(ctx, `SELECT count(*) FROM change_log c JOIN pages p ON p.id = c.page_id
+			WHERE p.crawl_id = $1 AND c.checked_at >= $2`, crawl, t.UTC()).Scan(&n)
+	})
 	if err != nil {
 		return 0, fmt.Errorf("count checks: %w", err)
 	}

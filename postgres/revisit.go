@@ -24,100 +24,99 @@ var ErrNoVersion = revisit.ErrNoVersion
 var ErrNoCrawl = errors.New("no such crawl")
 
 // FindCrawl returns the ID and name of the crawl named name, or of the
-// latest crawl created when name is empty.
+// latest crawl created when name is empty (Crawl's), waiting for a lost
+// server as every read of the store does.
 func (s *Store) FindCrawl(ctx context.Context, name string) (int64, string, error) {
-	var id int64
-	var found string
-	var err error
-	if name == "" {
-		err = s.pool.QueryRow(ctx, `SELECT id, name FROM crawls ORDER BY id DESC LIMIT 1`).Scan(&id, &found)
-	} else {
-		err = s.pool.QueryRow(ctx, `SELECT id, name FROM crawls WHERE name = $1`, name).Scan(&id, &found)
+	c, err := s.Crawl(ctx, name)
+	if err != nil {
+		return 0, "", err
 	}
-	switch {
-	case errors.Is(err, pgx.ErrNoRows) && name == "":
-		return 0, "", fmt.Errorf("the database has no crawl yet: %w", ErrNoCrawl)
-	case errors.Is(err, pgx.ErrNoRows):
-		return 0, "", fmt.Errorf("crawl %q: %w", name, ErrNoCrawl)
-	case err != nil:
-		return 0, "", fmt.Errorf("read crawl: %w", err)
-	}
-	return id, found, nil
+	return c.ID, c.Name, nil
 }
 
 // RevisitPages returns up to limit pages of the crawl fetched without
 // failure whose ID is greater than after, in ID order, each with the
 // validators and content hash of its latest version and the time of its
 // latest check (or first fetch). The store keeps no sitemaps, so
-// SitemapLastMod is always zero.
+// SitemapLastMod is always zero. A read cut by the loss of the server is
+// run again whole (see outage); the caller's next batch starts after the
+// last page it was given.
 func (s *Store) RevisitPages(ctx context.Context, crawl, after int64, limit int) ([]revisit.Page, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT p.id, p.url, p.final_url, p.fetched_at, p.etag, p.modified, p.content_hash,
-		v.version, v.etag, v.modified, v.content_hash,
-		(SELECT max(c.checked_at) FROM change_log c WHERE c.page_id = p.id)
-		FROM pages p
-		LEFT JOIN LATERAL (SELECT version, etag, modified, content_hash FROM page_versions
-			WHERE page_id = p.id ORDER BY version DESC LIMIT 1) v ON true
-		WHERE p.crawl_id = $1 AND p.failure = '' AND p.id > $2
-		ORDER BY p.id LIMIT $3`, crawl, after, limit)
-	if err != nil {
-		return nil, fmt.Errorf("read pages to revisit: %w", err)
-	}
-	defer rows.Close()
 	var out []revisit.Page
-	for rows.Next() {
-		var (
-			p                       revisit.Page
-			raw, final              string
-			fetched                 time.Time
-			pETag, pModified, pHash string
-			version                 *int32
-			vETag, vModified, vHash *string
-			checked                 *time.Time
-		)
-		if err := rows.Scan(&p.ID, &raw, &final, &fetched, &pETag, &pModified, &pHash,
-			&version, &vETag, &vModified, &vHash, &checked); err != nil {
-			return nil, fmt.Errorf("read pages to revisit: %w", err)
-		}
-		u, err := urlnorm.Parse(raw)
+	err := s.retry(ctx, func() error {
+		out = nil
+		rows, err := s.pool.Query(ctx, `SELECT p.id, p.url, p.final_url, p.fetched_at, p.etag, p.modified, p.content_hash,
+			v.version, v.etag, v.modified, v.content_hash,
+			(SELECT max(c.checked_at) FROM change_log c WHERE c.page_id = p.id)
+			FROM pages p
+			LEFT JOIN LATERAL (SELECT version, etag, modified, content_hash FROM page_versions
+				WHERE page_id = p.id ORDER BY version DESC LIMIT 1) v ON true
+			WHERE p.crawl_id = $1 AND p.failure = '' AND p.id > $2
+			ORDER BY p.id LIMIT $3`, crawl, after, limit)
 		if err != nil {
-			return nil, fmt.Errorf("read pages to revisit: page %d: %w", p.ID, err)
+			return err
 		}
-		p.URL = u
-		p.FinalURL = u
-		if final != "" {
-			if p.FinalURL, err = urlnorm.Parse(final); err != nil {
-				return nil, fmt.Errorf("read pages to revisit: page %d: final URL: %w", p.ID, err)
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				p                       revisit.Page
+				raw, final              string
+				fetched                 time.Time
+				pETag, pModified, pHash string
+				version                 *int32
+				vETag, vModified, vHash *string
+				checked                 *time.Time
+			)
+			if err := rows.Scan(&p.ID, &raw, &final, &fetched, &pETag, &pModified, &pHash,
+				&version, &vETag, &vModified, &vHash, &checked); err != nil {
+				return err
 			}
+			u, err := urlnorm.Parse(raw)
+			if err != nil {
+				return fmt.Errorf("page %d: %w", p.ID, err)
+			}
+			p.URL = u
+			p.FinalURL = u
+			if final != "" {
+				if p.FinalURL, err = urlnorm.Parse(final); err != nil {
+					return fmt.Errorf("page %d: final URL: %w", p.ID, err)
+				}
+			}
+			if version != nil {
+				p.Version, p.ETag, p.Modified, p.ContentHash = int(*version), *vETag, *vModified, *vHash
+			} else {
+				p.Version, p.ETag, p.Modified, p.ContentHash = 1, pETag, pModified, pHash
+			}
+			p.CheckedAt = fetched.UTC()
+			p.FetchedAt = fetched.UTC()
+			if checked != nil {
+				p.CheckedAt = checked.UTC()
+			}
+			out = append(out, p)
 		}
-		if version != nil {
-			p.Version, p.ETag, p.Modified, p.ContentHash = int(*version), *vETag, *vModified, *vHash
-		} else {
-			p.Version, p.ETag, p.Modified, p.ContentHash = 1, pETag, pModified, pHash
-		}
-		p.CheckedAt = fetched.UTC()
-		p.FetchedAt = fetched.UTC()
-		if checked != nil {
-			p.CheckedAt = checked.UTC()
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
+		return rows.Err()
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read pages to revisit: %w", err)
 	}
 	return out, nil
 }
 
 // VersionText returns the extracted text of a version of a page; version
-// 1 is the page as the crawl stored it.
+// 1 is the page as the crawl stored it. It waits for a lost server (see
+// outage).
 func (s *Store) VersionText(ctx context.Context, page int64, version int) (string, error) {
 	var text string
-	err := s.pool.QueryRow(ctx, `SELECT text FROM page_versions WHERE page_id = $1 AND version = $2`, page, version).Scan(&text)
-	if errors.Is(err, pgx.ErrNoRows) && version == 1 {
-		err = s.pool.QueryRow(ctx, `SELECT text FROM pages WHERE id = $1 AND failure = ''`, page).Scan(&text)
-	}
+	err := s.retry(ctx, func() error {
+		err := s.pool.QueryRow(ctx, `SELECT text FROM page_versions WHERE page_id = $1 AND version = $2`, page, version).Scan(&text)
+		if errors.Is(err, pgx.ErrNoRows) && version == 1 {
+			err = s.pool.QueryRow(ctx, `SELECT text FROM pages WHERE id = $1 AND failure = ''`, page).Scan(&text)
+		}
+		return err
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", fmt.Errorf("page %d version %d: %w", page, version, ErrNoVersion)
 	}
@@ -135,6 +134,10 @@ func (s *Store) VersionText(ctx context.Context, page int64, version int) (strin
 // page's row is locked first, so that two processes checking one page at
 // once store its versions one after the other (the second one's number
 // then no longer follows and its check fails).
+//
+// A server lost during the transaction is waited for and the transaction
+// run again (inTx); one whose COMMIT got no answer is found done by its
+// token, so a check is recorded once however the connection fails.
 func (s *Store) RecordCheck(ctx context.Context, c *revisit.Check) error {
 	if c == nil {
 		return errors.New("record check: nil check")
@@ -222,54 +225,60 @@ func execVersion(ctx context.Context, tx pgx.Tx, page int64, v *revisit.Version,
 }
 
 // PageVersions returns every stored version of a page, oldest first. A
-// page that never changed has one version: the crawled page.
+// page that never changed has one version: the crawled page. It waits
+// for a lost server (see outage).
 func (s *Store) PageVersions(ctx context.Context, page int64) ([]revisit.Version, error) {
-	rows, err := s.pool.Query(ctx, `SELECT version, fetched_at, status, size, content_type, etag, modified, content_hash,
-		title, text, adds, copies, drops, shrinks, replaces, moves, delta, distance, cost_s, cost_t
-		FROM page_versions WHERE page_id = $1 ORDER BY version`, page)
-	if err != nil {
-		return nil, fmt.Errorf("read versions of page %d: %w", page, err)
-	}
-	defer rows.Close()
 	var out []revisit.Version
-	for rows.Next() {
-		var (
-			v                                 revisit.Version
-			size                              int64
-			add, cp, drop, shrink, repl, move *int32
-			delta, dist, cs, ct               *float64
-		)
-		if err := rows.Scan(&v.Number, &v.FetchedAt, &v.Status, &size, &v.ContentType, &v.ETag, &v.Modified, &v.ContentHash,
-			&v.Title, &v.Text, &add, &cp, &drop, &shrink, &repl, &move, &delta, &dist, &cs, &ct); err != nil {
-			return nil, fmt.Errorf("read versions of page %d: %w", page, err)
+	err := s.retry(ctx, func() error {
+		out = nil
+		rows, err := s.pool.Query(ctx, `SELECT version, fetched_at, status, size, content_type, etag, modified, content_hash,
+			title, text, adds, copies, drops, shrinks, replaces, moves, delta, distance, cost_s, cost_t
+			FROM page_versions WHERE page_id = $1 ORDER BY version`, page)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				v                                 revisit.Version
+				size                              int64
+				add, cp, drop, shrink, repl, move *int32
+				delta, dist, cs, ct               *float64
+			)
+			if err := rows.Scan(&v.Number, &v.FetchedAt, &v.Status, &size, &v.ContentType, &v.ETag, &v.Modified, &v.ContentHash,
+				&v.Title, &v.Text, &add, &cp, &drop, &shrink, &repl, &move, &delta, &dist, &cs, &ct); err != nil {
+				return err
+			}
+			v.Size, v.FetchedAt = int(size), v.FetchedAt.UTC()
+			v.Change = change.Result{
+				Ops: change.Ops{Add: intOr0(add), Copy: intOr0(cp), Drop: intOr0(drop), Shrink: intOr0(shrink),
+					Replace: intOr0(repl), Move: intOr0(move)},
+				Delta: floatOr0(delta), Distance: floatOr0(dist),
+			}
+			v.Costs = change.Costs{S: floatOr0(cs), T: floatOr0(ct)}
+			out = append(out, v)
+		}
+		if err := rows.Err(); err != nil || len(out) > 0 {
+			return err
+		}
+		v := revisit.Version{Number: 1}
+		var size int64
+		err = s.pool.QueryRow(ctx, `SELECT fetched_at, status, size, content_type, etag, modified, content_hash, title, text
+			FROM pages WHERE id = $1`, page).Scan(&v.FetchedAt, &v.Status, &size, &v.ContentType, &v.ETag, &v.Modified, &v.ContentHash, &v.Title, &v.Text)
+		if err != nil {
+			return err
 		}
 		v.Size, v.FetchedAt = int(size), v.FetchedAt.UTC()
-		v.Change = change.Result{
-			Ops: change.Ops{Add: intOr0(add), Copy: intOr0(cp), Drop: intOr0(drop), Shrink: intOr0(shrink),
-				Replace: intOr0(repl), Move: intOr0(move)},
-			Delta: floatOr0(delta), Distance: floatOr0(dist),
-		}
-		v.Costs = change.Costs{S: floatOr0(cs), T: floatOr0(ct)}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read versions of page %d: %w", page, err)
-	}
-	if len(out) > 0 {
-		return out, nil
-	}
-	v := revisit.Version{Number: 1}
-	var size int64
-	err = s.pool.QueryRow(ctx, `SELECT fetched_at, status, size, content_type, etag, modified, content_hash, title, text
-		FROM pages WHERE id = $1`, page).Scan(&v.FetchedAt, &v.Status, &size, &v.ContentType, &v.ETag, &v.Modified, &v.ContentHash, &v.Title, &v.Text)
+		out = []revisit.Version{v}
+		return nil
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("page %d: %w", page, ErrNoVersion)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read versions of page %d: %w", page, err)
 	}
-	v.Size, v.FetchedAt = int(size), v.FetchedAt.UTC()
-	return []revisit.Version{v}, nil
+	return out, nil
 }
 
 func intOr0(p *int32) int {
@@ -291,8 +300,10 @@ const checkBatch = 512
 
 // EachCheck calls fn for every change-log row of the crawl's pages in
 // the order the checks were recorded. The rows are read in batches, so fn
-// may use the store and memory does not grow with the log. Checks read
-// back have no New version.
+// may use the store and memory does not grow with the log; a batch whose
+// read is cut by the loss of the server is read again (see outage), from
+// after the last row given to fn, so fn is given every row once. Checks
+// read back have no New version.
 func (s *Store) EachCheck(ctx context.Context, crawl int64, fn func(*revisit.Check) error) error {
 	var after int64
 	for {
@@ -315,31 +326,35 @@ func (s *Store) EachCheck(ctx context.Context, crawl int64, fn func(*revisit.Che
 // checks reads up to limit change-log rows of the crawl whose id is
 // greater than after, by id, with their ids.
 func (s *Store) checks(ctx context.Context, crawl, after int64, limit int) ([]int64, []revisit.Check, error) {
-	rows, err := s.pool.Query(ctx, `SELECT c.id, c.page_id, c.checked_at, c.url, c.status, c.fetched_size, c.update_size,
-		c.changed, c.version, c.failure
-		FROM change_log c JOIN pages p ON p.id = c.page_id
-		WHERE p.crawl_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`, crawl, after, limit)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read change log: %w", err)
-	}
-	defer rows.Close()
 	var ids []int64
 	var out []revisit.Check
-	for rows.Next() {
-		var id, size int64
-		var raw string
-		var c revisit.Check
-		if err := rows.Scan(&id, &c.PageID, &c.CheckedAt, &raw, &c.Status, &size, &c.UpdateSize, &c.Changed, &c.Version, &c.Failure); err != nil {
-			return nil, nil, fmt.Errorf("read change log: %w", err)
+	err := s.retry(ctx, func() error {
+		ids, out = nil, nil
+		rows, err := s.pool.Query(ctx, `SELECT c.id, c.page_id, c.checked_at, c.url, c.status, c.fetched_size, c.update_size,
+			c.changed, c.version, c.failure
+			FROM change_log c JOIN pages p ON p.id = c.page_id
+			WHERE p.crawl_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`, crawl, after, limit)
+		if err != nil {
+			return err
 		}
-		c.Size, c.CheckedAt = int(size), c.CheckedAt.UTC()
-		if u, err := urlnorm.Parse(raw); err == nil {
-			c.URL = u
+		defer rows.Close()
+		for rows.Next() {
+			var id, size int64
+			var raw string
+			var c revisit.Check
+			if err := rows.Scan(&id, &c.PageID, &c.CheckedAt, &raw, &c.Status, &size, &c.UpdateSize, &c.Changed, &c.Version, &c.Failure); err != nil {
+				return err
+			}
+			c.Size, c.CheckedAt = int(size), c.CheckedAt.UTC()
+			if u, err := urlnorm.Parse(raw); err == nil {
+				c.URL = u
+			}
+			ids = append(ids, id)
+			out = append(out, c)
 		}
-		ids = append(ids, id)
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
+		return rows.Err()
+	})
+	if err != nil {
 		return nil, nil, fmt.Errorf("read change log: %w", err)
 	}
 	return ids, out, nil
