@@ -11,8 +11,8 @@ import (
 )
 
 // readFlags are the settings of the commands that read a database
-// (report, export, search) which matter on PostgreSQL only: a SQLite
-// file has no server to lose.
+// (report, export, search; revisit, which writes too) which matter on
+// PostgreSQL only: a SQLite file has no server to lose.
 type readFlags struct {
 	maxOutage time.Duration
 }

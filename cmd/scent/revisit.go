@@ -29,6 +29,8 @@ type revisitFlags struct {
 	// now is the clock; nil means time.Now. Tests set it.
 	now   func() time.Time
 	watch watchFlags
+	// outage bounds the wait for a PostgreSQL server lost (--max-outage).
+	outage readFlags
 }
 
 // newRevisitCmd builds "scent revisit": check the stored pages of a crawl
@@ -61,7 +63,14 @@ transaction: after a kill the same command resumes with nothing lost or
 checked twice. A page answering 410 is not checked again.
 
 With --db postgres://USER@HOST:PORT/DB the versions, the change log and the
-schedule of a crawl kept on PostgreSQL are stored in that database.`,
+schedule of a crawl kept on PostgreSQL are stored in that database. A
+server lost meanwhile (restarted, failed over) is waited for, reconnecting,
+for up to --max-outage (30 minutes), as scent crawl does, and said on
+standard error; every check is recorded once, even one whose commit got no
+answer. A server away longer ends the command with exit status 3, keeping
+the checks recorded before: run it again once the server is back (with
+--older-than to leave out the pages checked; --watch goes on from its
+schedule).`,
 		Example: `  scent revisit --db scent.db
   scent revisit --crawl default --older-than 24h --workers 8
   scent revisit --watch --capacity 500 --delay 2s`,
@@ -81,6 +90,7 @@ schedule of a crawl kept on PostgreSQL are stored in that database.`,
 	fs.BoolVar(&rf.quiet, "quiet", false, "no progress line")
 	rf.ff.register(fs)
 	rf.watch.register(fs)
+	rf.outage.register(fs)
 	return cmd
 }
 
@@ -92,6 +102,10 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 	if err := rf.costs.Validate(); err != nil {
 		return fmt.Errorf("revisit: %w", err)
 	}
+	ro, err := rf.outage.options(cmd)
+	if err != nil {
+		return err
+	}
 	fcfg := rf.ff.config()
 	if err := fcfg.Validate(); err != nil {
 		return err
@@ -102,7 +116,7 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 	}
 	defer f.Close()
 	if postgres.IsURL(rf.db) {
-		return runRevisitShared(cmd, rf, f)
+		return runRevisitShared(cmd, rf, postgres.Options{Existing: true, MaxOutage: ro.MaxOutage, Log: ro.Log}, f)
 	}
 	// A crawl's database, not a new one: opening it to write would give
 	// an empty or foreign file scent's tables.
@@ -128,10 +142,12 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 }
 
 // runRevisitShared revisits a crawl kept on PostgreSQL (--db
-// postgres://…), once or with --watch. The PostgreSQL store keeps no
-// sitemaps, so --sitemap-lastmod finds no dates there.
-func runRevisitShared(cmd *cobra.Command, rf *revisitFlags, f *fetch.Fetcher) error {
-	store, err := postgres.Open(cmd.Context(), rf.db, postgres.Options{Existing: true})
+// postgres://…), once or with --watch, with the store's options o (a
+// server lost is waited for up to o.MaxOutage, and said on o.Log). The
+// PostgreSQL store keeps no sitemaps, so --sitemap-lastmod finds no dates
+// there.
+func runRevisitShared(cmd *cobra.Command, rf *revisitFlags, o postgres.Options, f *fetch.Fetcher) error {
+	store, err := postgres.Open(cmd.Context(), rf.db, o)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/crawler/crawlertest"
+	"github.com/scent-crawler/scent/internal/pgtest"
+	"github.com/scent-crawler/scent/postgres"
+)
+
+// storeChainCrawl stores in the database at db a crawl named name of the
+// n pages of site, fetched eight days ago: each is due for a revisit (a
+// week, the interval of a page never checked, has passed) and has
+// changed since (its body's hash is not the one stored).
+func storeChainCrawl(t *testing.T, db, name string, site *crawlertest.ChainSite, n int) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := postgres.Open(ctx, db, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: name, Strategy: crawler.StrategyBFS, Stacks: []string{""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().Add(-8 * 24 * time.Hour)
+	pages := make([]*crawler.Page, n)
+	for i := range pages {
+		pages[i] = &crawler.Page{URL: site.URL(fmt.Sprintf("/p%d", i)), Status: 200, FetchedAt: at, ContentType: "text/html",
+			ContentHash: fmt.Sprintf("crawled %d", i), Title: fmt.Sprintf("page %d", i),
+			Text: strings.Repeat(fmt.Sprintf("word%d ", i), 3) + "as crawled, number " + fmt.Sprint(i*7919)}
+	}
+	if err := s.Commit(ctx, st.ID, pages, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checksByPage returns the change-log rows of each page of the crawl
+// named name, by URL.
+func checksByPage(t *testing.T, db, name string) map[string]int {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT p.url, count(c.id) FROM pages p LEFT JOIN change_log c ON c.page_id = p.id
+		WHERE p.crawl_id = (SELECT id FROM crawls WHERE name = $1) GROUP BY p.url`, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var u string
+		var k int
+		if err := rows.Scan(&u, &k); err != nil {
+			t.Fatal(err)
+		}
+		out[u] = k
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestRevisit_postgresRestart: scent revisit --watch of a crawl kept on
+// PostgreSQL, whose server is stopped (fast: sessions ended) while the
+// scheduler is checking the pages and started again once the command
+// said it lost it, waits for it and goes on: every page is checked, its
+// check recorded once for each request the site saw (none lost, none
+// twice), with its new version and next due time; Ctrl-C then ends it
+// with exit status 0. A revisit whose server stays away past
+// --max-outage 1s exits 3 with the error of the other commands, having
+// recorded no check that was not asked of the site. The site answers a
+// third of the pages and holds the rest until the server is down, so
+// the outage comes mid-run however loaded the machine.
+func TestRevisit_postgresRestart(t *testing.T) {
+	srv := pgtest.Private(t)
+	ctx := context.Background()
+	db, err := srv.NewDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := scentBinary(t)
+	const n = 30
+	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: n})
+	storeChainCrawl(t, db, "watched", site, n)
+	goneSite := crawlertest.NewChainSite(t, crawlertest.Chain{N: n})
+	storeChainCrawl(t, db, "gone", goneSite, n)
+
+	start := func(args ...string) (*exec.Cmd, *syncBuffer, chan error) {
+		cmd := exec.Command(bin, append([]string{"revisit", "--db", db, "--delay", "0", "--host-parallelism", "0", "--workers", "4",
+			"--retries", "0", "--quiet"}, args...)...)
+		var out syncBuffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill() })
+		exit := make(chan error, 1)
+		go func() { exit <- cmd.Wait() }()
+		return cmd, &out, exit
+	}
+	// downWhenHeld stops the server once the site holds a request: the
+	// command is mid-run, a third of the pages answered.
+	downWhenHeld := func(site *crawlertest.ChainSite, out *syncBuffer) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); site.Held() == 0; {
+			if time.Now().After(deadline) {
+				t.Fatalf("the site was not asked for a third of its pages in 60s:\n%s", out)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err := srv.Down(); err != nil {
+			t.Fatal(err)
+		}
+		site.Release()
+	}
+	waitFor := func(what string, out *syncBuffer, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); !cond(); {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not in 60s:\n%s", what, out)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	site.HoldAfter(n / 3)
+	cmd, out, exit := start("--crawl", "watched", "--watch", "--policy", "groups", "--max-outage", "30s")
+	downWhenHeld(site, out)
+	waitFor("the server said lost", out, func() bool { return strings.Contains(out.String(), "database server lost") })
+	if err := srv.Up(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("every page checked", out, func() bool {
+		return queryInt(db, `SELECT count(*) FROM change_log c JOIN pages p ON p.id = c.page_id JOIN crawls k ON k.id = p.crawl_id
+			WHERE k.name = 'watched'`) >= n
+	})
+	cmd.Process.Signal(os.Interrupt)
+	select {
+	case err := <-exit:
+		if err != nil {
+			t.Fatalf("revisit --watch across a restart, stopped by Ctrl-C: %v\n%s", err, out)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("revisit --watch did not end in 60s after Ctrl-C:\n%s", out)
+	}
+	for _, w := range []string{"database server lost", "reconnecting for up to 30s", "database server back after",
+		fmt.Sprintf(`revisit --watch "watched": %d pages checked: %[1]d changed`, n)} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("revisit --watch across a restart does not say %q:\n%s", w, out)
+		}
+	}
+	checks := checksByPage(t, db, "watched")
+	for i := range n {
+		path := fmt.Sprintf("/p%d", i)
+		if c, h := checks[site.URL(path).String()], site.Hits(path); c != 1 || h != 1 {
+			t.Errorf("%s: %d checks recorded for %d requests, want 1 of each", path, c, h)
+		}
+	}
+	if got := queryInt(db, `SELECT count(*) FROM page_versions WHERE version = 2`); got != n {
+		t.Errorf("%d new versions stored, want %d", got, n)
+	}
+	if got := queryInt(db, `SELECT count(*) FROM refresh_schedule`); got != n {
+		t.Errorf("%d pages scheduled, want %d", got, n)
+	}
+
+	// Away past --max-outage.
+	goneSite.HoldAfter(n / 3)
+	_, out, exit = start("--crawl", "gone", "--max-outage", "1s")
+	downWhenHeld(goneSite, out)
+	select {
+	case err = <-exit:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("revisit with the server gone did not end in 60s:\n%s", out)
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitUnreachable {
+		t.Errorf("revisit with the server gone: %v, want exit status %d\n%s", err, exitUnreachable, out)
+	}
+	for _, w := range []string{"database server lost", "reconnecting for up to 1s",
+		"lost the database server: no connection for", "run the same command again once the server is back"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("revisit with the server gone does not say %q:\n%s", w, out)
+		}
+	}
+	if err := srv.Up(); err != nil {
+		t.Fatal(err)
+	}
+	recorded := 0
+	for u, c := range checksByPage(t, db, "gone") {
+		path := strings.TrimPrefix(u, goneSite.Server.URL)
+		if h := goneSite.Hits(path); c > h || c > 1 {
+			t.Errorf("%s: %d checks recorded for %d requests; want at most one, and none not asked", path, c, h)
+		}
+		recorded += c
+	}
+	if recorded >= n {
+		t.Errorf("%d checks recorded with the server gone, want fewer than the %d pages", recorded, n)
+	}
+	t.Logf("with the server gone: %d checks recorded of %d pages", recorded, n)
+}
