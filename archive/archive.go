@@ -15,7 +15,11 @@ import (
 )
 
 // maxDigests bounds the payload digests a Writer remembers for revisit
-// records; past it, it forgets them all and starts again.
+// records; past it, it forgets them all and starts again. The URLs it
+// remembers for WriteRevisit are bounded alike: exporting a crawl writes
+// every page before the revisits that refer to them. A page remembered
+// takes about 470 bytes of both (BenchmarkWriter_rememberMemory), so a
+// Writer holds at most about 470 MB.
 const maxDigests = 1 << 20
 
 // Writer turns pages into WARC records written to a warc.Dir. It is not

@@ -3,8 +3,10 @@ package archive
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +93,33 @@ func TestWriter_WritePage(t *testing.T) {
 	}
 	if !strings.Contains(string(recs[7].Block), "scent-failure: robots: disallowed") || recs[7].TargetURI() != "http://a.test/private" {
 		t.Errorf("refused page's metadata %q", recs[7].Block)
+	}
+}
+
+// BenchmarkWriter_rememberMemory reports the heap one archived page takes
+// in the Writer's memory of payloads and URLs (for revisit records),
+// which maxDigests bounds.
+func BenchmarkWriter_rememberMemory(b *testing.B) {
+	const n = 1 << 15
+	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	for range b.N {
+		w := NewWriter(nil, nil)
+		exs := make([]*fetch.Exchange, n)
+		for i := range exs {
+			u := fmt.Sprintf("http://www.cs.example-university.edu/people/staff/member-%06d/index.html", i)
+			exs[i] = &fetch.Exchange{URL: u, Date: at,
+				Response: []byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>page %d</p>", i))}
+		}
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for _, e := range exs {
+			w.response(e)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/page")
+		runtime.KeepAlive(w)
+		runtime.KeepAlive(exs)
 	}
 }
