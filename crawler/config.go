@@ -205,7 +205,7 @@ type Config struct {
 	// MaxOutage is how long a crawl whose fetches get no answer at all (8
 	// in a row: the network is down) waits for the network, taking no new
 	// pages and probing with one, before it stops with
-	// ErrNetworkUnreachable. Default 30 minutes.
+	// ErrNetworkUnreachable. Default DefaultMaxOutage.
 	MaxOutage time.Duration
 	// Log, when set, receives notices about the crawl (the network lost
 	// and found again), one line each.
@@ -235,6 +235,11 @@ type Config struct {
 // urls and on a stack, with their indexes), so a full frontier is about
 // 2.5 MB a host and 250 MB in all. The largest host of the WebKB
 // collection has about 4,100 URLs in all.
+// DefaultMaxOutage is how long a crawl waits for a network (or a
+// database server) it lost before it stops; the commands that read a
+// PostgreSQL database wait as long for its server.
+const DefaultMaxOutage = 30 * time.Minute
+
 const (
 	DefaultMaxFrontierPerHost = 10_000
 	DefaultMaxFrontier        = 1_000_000
@@ -290,7 +295,7 @@ func (c Config) withDefaults() Config {
 		c.RetryLater = 4
 	}
 	if c.MaxOutage == 0 {
-		c.MaxOutage = 30 * time.Minute
+		c.MaxOutage = DefaultMaxOutage
 	}
 	if c.ProgressEvery == 0 {
 		c.ProgressEvery = time.Second

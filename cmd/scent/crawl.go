@@ -126,7 +126,7 @@ link-context window the crawl takes; --threshold replaces any model's:
 	fs.DurationVar(&cf.logEvery, "log-every", 10*time.Second, "when stderr is not a terminal, a plain progress line this often (0: none)")
 	fs.IntVar(&cf.retryLater, "retry-later", 4, "times a page that failed for a transient reason (no answer, timeout, 5xx, 429) is fetched again later, after its host waited (0: none)")
 	fs.DurationVar(&cf.groupCommit, "group-commit", crawler.DefaultGroupCommit, "with a SQLite store: keep the crawl's writes in one transaction committed this often (a crash loses at most this much work, fetched again on resume; 0: a transaction per batch of results)")
-	fs.DurationVar(&cf.maxOutage, "max-outage", 30*time.Minute, "how long a crawl that reaches no server waits for the network before it stops (exit status 3); with --db postgres://…, also how long it waits for a database server it lost")
+	fs.DurationVar(&cf.maxOutage, "max-outage", crawler.DefaultMaxOutage, "how long a crawl that reaches no server waits for the network before it stops (exit status 3); with --db postgres://…, also how long it waits for a database server it lost")
 	fs.StringVar(&cf.metrics, "metrics-addr", "", "serve Prometheus metrics of the crawl at this address (e.g. 127.0.0.1:9090, path /metrics)")
 	fs.BoolVar(&cf.sitemaps, "sitemaps", true, "read each site's sitemaps (robots.txt Sitemap: lines, /sitemap.xml) at its first fetch that does not fail and push the URLs they list, scored by their URL's words")
 	cf.pf.register(fs, false)

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/experiment"
 )
 
@@ -18,7 +19,7 @@ type readFlags struct {
 }
 
 func (rf *readFlags) register(fs *pflag.FlagSet) {
-	fs.DurationVar(&rf.maxOutage, "max-outage", 30*time.Minute,
+	fs.DurationVar(&rf.maxOutage, "max-outage", crawler.DefaultMaxOutage,
 		"with --db postgres://…: how long the command waits for a database server it lost (restarted, failed over) before it fails (exit status 3), as scent crawl does")
 }
 
