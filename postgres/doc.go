@@ -81,7 +81,11 @@
 // the page's row, as the SQLite store does (times to the microsecond),
 // recorded once across a lost server as a crawl's commit is (inTx);
 // the scheduler's next due time of a page (refresh.go, refresh_schedule)
-// is written in the transaction of the check that set it.
+// is written in the transaction of the check that set it. EachCheck
+// reads the change log as of one moment, though change_log.id follows
+// the inserts and not the commits: it first waits for the checks in
+// flight, under an advisory lock each of them holds shared
+// (changeLogLock), and reads no id past the highest one then.
 //
 // Full-text search indexes the title (weight A) and text of originals in
 // pages.search (a tsvector, GIN index); near-duplicates are not indexed.

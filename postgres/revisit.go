@@ -150,8 +150,12 @@ func (s *Store) RecordCheck(ctx context.Context, c *revisit.Check) error {
 }
 
 // recordCheck stores c's new version, if any, and appends c to the
-// change log, in tx.
+// change log, in tx. It first takes changeLogLock shared, before any row
+// lock, so that EachCheck's exclusive wait never closes a cycle.
 func recordCheck(ctx context.Context, tx pgx.Tx, c *revisit.Check) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared($1)`, changeLogLock); err != nil {
+		return err
+	}
 	if c.New != nil {
 		if err := insertVersion(ctx, tx, c.PageID, c.New); err != nil {
 			return err
@@ -298,16 +302,40 @@ func floatOr0(p *float64) float64 {
 // checkBatch is how many change-log rows EachCheck reads at a time.
 const checkBatch = 512
 
+// changeLogLock is the advisory lock that orders EachCheck after the
+// change-log inserts in flight. change_log.id comes from a sequence,
+// which hands ids out as rows are inserted, not as they commit (its
+// CACHE is 1, so across sessions too): a check may commit after another
+// with a higher id, and a read by id that already went past the higher
+// one would never give it. Every transaction that appends to the change
+// log holds the lock shared (recordCheck); EachCheck takes it exclusive
+// for a moment, which waits for those transactions to end (and makes
+// new ones wait behind it), and reads the highest id then: every id up
+// to that bound is committed or will never be, and every later insert
+// gets a higher id. (A sequence caching ids per session would break
+// this: a session could insert later with an id below the bound.) One
+// lock serves every crawl: a check knows its page, not its crawl, the
+// exclusive hold lasts a moment, and the ids of all crawls come from
+// the one sequence, so the bound over the whole log bounds the crawl's.
+var changeLogLock = lockKey("scent change log")
+
 // EachCheck calls fn for every change-log row of the crawl's pages in
-// the order the checks were recorded. The rows are read in batches, so fn
-// may use the store and memory does not grow with the log; a batch whose
-// read is cut by the loss of the server is read again (see outage), from
-// after the last row given to fn, so fn is given every row once. Checks
-// read back have no New version.
+// the order the checks were recorded: the log as of the moment it
+// starts, every check committed before then and those in flight then
+// (it waits for them), and none recorded after. The rows are read in
+// batches of ids up to that moment's highest, so fn may use the store
+// and memory does not grow with the log; a batch whose read is cut by
+// the loss of the server is read again (see outage), from after the last
+// row given to fn, so fn is given every row once. Checks read back have
+// no New version.
 func (s *Store) EachCheck(ctx context.Context, crawl int64, fn func(*revisit.Check) error) error {
+	bound, err := s.checkBound(ctx)
+	if err != nil {
+		return err
+	}
 	var after int64
 	for {
-		ids, batch, err := s.checks(ctx, crawl, after, checkBatch)
+		ids, batch, err := s.checks(ctx, crawl, after, bound, checkBatch)
 		if err != nil {
 			return err
 		}
@@ -323,9 +351,30 @@ func (s *Store) EachCheck(ctx context.Context, crawl int64, fn func(*revisit.Che
 	}
 }
 
+// checkBound waits for the change-log inserts in flight to end and
+// returns the highest change-log id then (see changeLogLock). The lock
+// and the read are two statements of a READ COMMITTED transaction, so
+// that the read's snapshot is taken once the lock is held; the lock goes
+// with the transaction.
+func (s *Store) checkBound(ctx context.Context) (int64, error) {
+	var bound int64
+	err := s.retry(ctx, func() error {
+		return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, changeLogLock); err != nil {
+				return err
+			}
+			return tx.QueryRow(ctx, `SELECT COALESCE(max(id), 0) FROM change_log`).Scan(&bound)
+		})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read change log: %w", err)
+	}
+	return bound, nil
+}
+
 // checks reads up to limit change-log rows of the crawl whose id is
-// greater than after, by id, with their ids.
-func (s *Store) checks(ctx context.Context, crawl, after int64, limit int) ([]int64, []revisit.Check, error) {
+// greater than after and at most bound, by id, with their ids.
+func (s *Store) checks(ctx context.Context, crawl, after, bound int64, limit int) ([]int64, []revisit.Check, error) {
 	var ids []int64
 	var out []revisit.Check
 	err := s.retry(ctx, func() error {
@@ -333,7 +382,7 @@ func (s *Store) checks(ctx context.Context, crawl, after int64, limit int) ([]in
 		rows, err := s.pool.Query(ctx, `SELECT c.id, c.page_id, c.checked_at, c.url, c.status, c.fetched_size, c.update_size,
 			c.changed, c.version, c.failure
 			FROM change_log c JOIN pages p ON p.id = c.page_id
-			WHERE p.crawl_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`, crawl, after, limit)
+			WHERE p.crawl_id = $1 AND c.id > $2 AND c.id <= $3 ORDER BY c.id LIMIT $4`, crawl, after, bound, limit)
 		if err != nil {
 			return err
 		}

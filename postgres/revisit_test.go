@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -65,6 +66,129 @@ func TestStore_RecordCheck_twoProcesses(t *testing.T) {
 	}
 	if _, err := a.VersionText(ctx, id, 3); !errors.Is(err, ErrNoVersion) {
 		t.Errorf("VersionText(3) = %v, want ErrNoVersion", err)
+	}
+}
+
+// TestStore_EachCheck_inFlight: change-log ids come from a sequence,
+// handed out as checks are inserted, not as they commit. A check holds
+// the lower id uncommitted while a check with a higher id commits; an
+// EachCheck started then waits for the first to commit and gives both,
+// in id order, but not a check recorded while it runs (its fn records
+// one): the log as of one moment, whatever its batches.
+func TestStore_EachCheck_inFlight(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	s := openURL(t, url, Options{})
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2024, 3, 4, 9, 0, 0, 0, time.UTC)
+	var crawled []*crawler.Page
+	for i := range 3 {
+		crawled = append(crawled, &crawler.Page{URL: urlnorm.MustParse(fmt.Sprintf("http://a.test/%d", i)), Status: 200, FetchedAt: t0,
+			ContentHash: fmt.Sprint(i), Text: fmt.Sprintf("page %d", i)})
+	}
+	if err := s.Commit(ctx, st.ID, crawled, nil); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := s.RevisitPages(ctx, st.ID, 0, 3)
+	if err != nil || len(ps) != 3 {
+		t.Fatalf("RevisitPages = %v, %v", ps, err)
+	}
+	check := func(i int) *revisit.Check {
+		return &revisit.Check{PageID: ps[i].ID, URL: ps[i].URL, CheckedAt: t0.Add(time.Duration(i+1) * time.Hour), Status: 304, Version: 1}
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var cache int
+	if err := conn.QueryRow(ctx, `SELECT cache_size FROM pg_sequences WHERE sequencename = 'change_log_id_seq'`).Scan(&cache); err != nil || cache != 1 {
+		t.Errorf("change_log's sequence caches %d ids (%v), want 1: ids handed out in order across sessions", cache, err)
+	}
+
+	// The check of page 0 is inserted and held uncommitted; that of
+	// page 1 commits.
+	inserted, release := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- s.inTx(ctx, func(tx pgx.Tx) error {
+			if err := recordCheck(ctx, tx, check(0)); err != nil {
+				return err
+			}
+			close(inserted)
+			<-release
+			return nil
+		})
+	}()
+	<-inserted
+	if err := s.RecordCheck(ctx, check(1)); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		pages []int64
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		r.err = s.EachCheck(ctx, st.ID, func(c *revisit.Check) error {
+			r.pages = append(r.pages, c.PageID)
+			if len(r.pages) == 1 {
+				return s.RecordCheck(ctx, check(2))
+			}
+			return nil
+		})
+		done <- r
+	}()
+	// EachCheck waits for an advisory lock, or ended without waiting.
+	var r result
+	ended := false
+	for deadline := time.Now().Add(30 * time.Second); !ended; time.Sleep(5 * time.Millisecond) {
+		select {
+		case r = <-done:
+			ended = true
+			continue
+		default:
+		}
+		var waiting int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("EachCheck neither ended nor waited for the check in flight in 30s")
+		}
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if !ended {
+		r = <-done
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	want := []int64{ps[0].ID, ps[1].ID}
+	if !slices.Equal(r.pages, want) {
+		t.Errorf("EachCheck gave the checks of pages %v, want %v: the one in flight as it started, then the one committed", r.pages, want)
+	}
+	rows, err := conn.Query(ctx, `SELECT page_id FROM change_log ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{ps[0].ID, ps[1].ID, ps[2].ID}; !slices.Equal(order, want) {
+		t.Errorf("change log by id: pages %v, want %v", order, want)
 	}
 }
 

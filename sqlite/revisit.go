@@ -296,7 +296,10 @@ type logRow struct {
 }
 
 // checkBatch reads change-log rows by row id, which follows the order in
-// which checks were recorded.
+// which checks were recorded and committed: SQLite has one writer at a
+// time, which holds the database's write lock from its first insert to
+// its commit, and a new row's id is one past the highest. So no check
+// commits below an id already read, as one can on PostgreSQL.
 func (s *Store) checkBatch(ctx context.Context, crawl, after int64, limit int) ([]logRow, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT c.id, c.page_id, c.checked_at, c.url, c.status, c.fetched_size, c.update_size,
 		c.changed, c.version, c.failure
