@@ -76,16 +76,16 @@ func (c Chain) serve(w http.ResponseWriter, i int) {
 // every path by User-Agent, and can hold pages back (Hold) until the
 // test releases them.
 type ChainSite struct {
-	Server *httptest.Server
-	chain  Chain
-	mu     sync.Mutex
-	hits   map[string]map[string]int // path → User-Agent → requests
-	from   atomic.Int64              // the first page held
-	after  atomic.Int64              // the page requests answered before every later one is held
-	pages  atomic.Int64              // page requests so far
-	held   atomic.Int64              // requests waiting for Release now
-	gate   chan struct{}
-	once   sync.Once
+	Server   *httptest.Server
+	chain    Chain
+	mu       sync.Mutex
+	hits     map[string]map[string]int // path → User-Agent → requests
+	from     atomic.Int64              // the first page held
+	after    atomic.Int64              // the page requests answered before every later one is held
+	pages    atomic.Int64              // page requests so far
+	held     atomic.Int64              // requests waiting for Release now
+	gate     chan struct{}             // closed by Release; under mu
+	released bool                      // gate is closed; under mu
 }
 
 // NewChainSite starts a site serving c; it stops with the test, after
@@ -100,6 +100,7 @@ func NewChainSite(t *testing.T, c Chain) *ChainSite {
 			s.hits[r.URL.Path] = make(map[string]int)
 		}
 		s.hits[r.URL.Path][r.UserAgent()]++
+		gate := s.gate
 		s.mu.Unlock()
 		i, ok := c.page(r.URL.Path)
 		if !ok {
@@ -109,7 +110,7 @@ func NewChainSite(t *testing.T, c Chain) *ChainSite {
 		if k := s.pages.Add(1); int64(i) >= s.from.Load() || k > s.after.Load() {
 			s.held.Add(1)
 			select {
-			case <-s.gate:
+			case <-gate:
 				s.held.Add(-1)
 			case <-r.Context().Done():
 				s.held.Add(-1)
@@ -130,14 +131,32 @@ func (s *ChainSite) Hold(from int) { s.from.Store(int64(from)) }
 
 // HoldAfter makes every page requested after the first k answer only
 // once Release is called: the test knows the crawl stands still there,
-// however fast the machine (Held).
-func (s *ChainSite) HoldAfter(k int) { s.after.Store(int64(k)) }
+// however fast the machine (Held). Called after Release, it holds anew,
+// until the next Release, the requests after the first k of all those
+// made since the site started (and no longer the pages of Hold).
+func (s *ChainSite) HoldAfter(k int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.released {
+		s.gate, s.released = make(chan struct{}), false
+		s.from.Store(math.MaxInt64)
+	}
+	s.after.Store(int64(k))
+}
 
 // Held is the number of requests waiting for Release now.
 func (s *ChainSite) Held() int { return int(s.held.Load()) }
 
-// Release lets the pages held answer, now and from then on.
-func (s *ChainSite) Release() { s.once.Do(func() { close(s.gate) }) }
+// Release lets the pages held answer, now and from then on (until
+// HoldAfter holds them anew).
+func (s *ChainSite) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.released {
+		close(s.gate)
+		s.released = true
+	}
+}
 
 // URL is the absolute URL of path p on the site.
 func (s *ChainSite) URL(p string) urlnorm.URL { return urlnorm.MustParse(s.Server.URL + p) }

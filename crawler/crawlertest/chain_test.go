@@ -150,3 +150,59 @@ func TestChainSite_holdAfter(t *testing.T) {
 		t.Errorf("%d requests held after Release", n)
 	}
 }
+
+// TestChainSite_holdAfterAgain: HoldAfter called after Release holds the
+// requests past its new mark until the next Release, and lets those
+// before it answer.
+func TestChainSite_holdAfterAgain(t *testing.T) {
+	s := NewChainSite(t, Chain{N: 10})
+	s.HoldAfter(1)
+	if status, _ := get(t, s, "/p0", "a"); status != 200 {
+		t.Errorf("/p0, the first request: %d", status)
+	}
+	request := func(p string) chan int {
+		done := make(chan int, 1)
+		go func() {
+			resp, err := http.Get(s.Server.URL + p)
+			if err != nil {
+				done <- 0
+				return
+			}
+			resp.Body.Close()
+			done <- resp.StatusCode
+		}()
+		return done
+	}
+	waitHeld := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); s.Held() != n; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d requests held, want %d", s.Held(), n)
+			}
+		}
+	}
+	first := request("/p1")
+	waitHeld(1)
+	s.Release()
+	if status := <-first; status != 200 {
+		t.Errorf("the request held first, after Release: %d", status)
+	}
+	s.HoldAfter(3)
+	if status, _ := get(t, s, "/p2", "a"); status != 200 {
+		t.Errorf("/p2, the third request, after the second HoldAfter(3): %d", status)
+	}
+	second := request("/p3")
+	waitHeld(1)
+	select {
+	case status := <-second:
+		t.Fatalf("the fourth request answered %d before the second Release", status)
+	case <-time.After(50 * time.Millisecond):
+	}
+	s.Release()
+	if status := <-second; status != 200 {
+		t.Errorf("the fourth request after the second Release: %d", status)
+	}
+	if status, _ := get(t, s, "/p4", "a"); status != 200 {
+		t.Errorf("/p4 after the second Release: %d", status)
+	}
+}
