@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -116,7 +115,7 @@ func (w *hostsWeb) requests() map[string]int {
 // ends first.
 type process struct {
 	cmd  *exec.Cmd
-	out  bytes.Buffer // standard output and error
+	out  syncBuffer // standard output and error, readable while it runs
 	exit chan error
 }
 
@@ -145,6 +144,20 @@ func (p *process) wait(t *testing.T, d time.Duration) error {
 		return nil
 	}
 }
+
+// await waits, for up to a minute, until cond holds, polling; it fails
+// t, showing the process's output, if it does not.
+func (p *process) await(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not in 60s:\n%s", what, &p.out)
+		}
+	}
+}
+
+// says reports whether the process's output holds s so far.
+func (p *process) says(s string) bool { return strings.Contains(p.out.String(), s) }
 
 // queryInt runs a query of one integer on a connection of its own; -1
 // when it fails (the schema not made yet, the server down).

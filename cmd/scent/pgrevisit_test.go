@@ -77,6 +77,32 @@ func checksByPage(t *testing.T, db, name string) map[string]int {
 	return out
 }
 
+// startRevisit starts scent revisit on the database at db with args,
+// at full speed (no delay, no retries) and quiet, four pages at a time.
+func startRevisit(t *testing.T, db string, args ...string) *process {
+	t.Helper()
+	return startProcess(t, scentBinary(t), append([]string{"revisit", "--db", db, "--delay", "0", "--host-parallelism", "0",
+		"--workers", "4", "--retries", "0", "--quiet"}, args...)...)
+}
+
+// downWhenHeld stops srv (fast: sessions ended) once site holds a
+// request of p, which is then mid-run, and lets the site answer again.
+func downWhenHeld(t *testing.T, srv *pgtest.Server, site *crawlertest.ChainSite, p *process) {
+	t.Helper()
+	p.await(t, "the site held a request", func() bool { return site.Held() > 0 })
+	if err := srv.Down(); err != nil {
+		t.Fatal(err)
+	}
+	site.Release()
+}
+
+// crawlChecks counts the change-log rows of the crawl named name; -1
+// when the server does not answer.
+func crawlChecks(db, name string) int {
+	return queryInt(db, `SELECT count(*) FROM change_log c JOIN pages p ON p.id = c.page_id JOIN crawls k ON k.id = p.crawl_id
+		WHERE k.name = '`+name+`'`)
+}
+
 // TestRevisit_postgresRestart: scent revisit --watch of a crawl kept on
 // PostgreSQL, whose server is stopped (fast: sessions ended) while the
 // scheduler is checking the pages and started again once the command
@@ -95,71 +121,25 @@ func TestRevisit_postgresRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := scentBinary(t)
 	const n = 30
 	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: n})
 	storeChainCrawl(t, db, "watched", site, n)
 	goneSite := crawlertest.NewChainSite(t, crawlertest.Chain{N: n})
 	storeChainCrawl(t, db, "gone", goneSite, n)
 
-	start := func(args ...string) (*exec.Cmd, *syncBuffer, chan error) {
-		cmd := exec.Command(bin, append([]string{"revisit", "--db", db, "--delay", "0", "--host-parallelism", "0", "--workers", "4",
-			"--retries", "0", "--quiet"}, args...)...)
-		var out syncBuffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill() })
-		exit := make(chan error, 1)
-		go func() { exit <- cmd.Wait() }()
-		return cmd, &out, exit
-	}
-	// downWhenHeld stops the server once the site holds a request: the
-	// command is mid-run, a third of the pages answered.
-	downWhenHeld := func(site *crawlertest.ChainSite, out *syncBuffer) {
-		t.Helper()
-		for deadline := time.Now().Add(60 * time.Second); site.Held() == 0; {
-			if time.Now().After(deadline) {
-				t.Fatalf("the site was not asked for a third of its pages in 60s:\n%s", out)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		if err := srv.Down(); err != nil {
-			t.Fatal(err)
-		}
-		site.Release()
-	}
-	waitFor := func(what string, out *syncBuffer, cond func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(60 * time.Second); !cond(); {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not in 60s:\n%s", what, out)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-
 	site.HoldAfter(n / 3)
-	cmd, out, exit := start("--crawl", "watched", "--watch", "--policy", "groups", "--max-outage", "30s")
-	downWhenHeld(site, out)
-	waitFor("the server said lost", out, func() bool { return strings.Contains(out.String(), "database server lost") })
+	p := startRevisit(t, db, "--crawl", "watched", "--watch", "--policy", "groups", "--max-outage", "30s")
+	downWhenHeld(t, srv, site, p)
+	p.await(t, "the server said lost", func() bool { return p.says("database server lost") })
 	if err := srv.Up(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("every page checked", out, func() bool {
-		return queryInt(db, `SELECT count(*) FROM change_log c JOIN pages p ON p.id = c.page_id JOIN crawls k ON k.id = p.crawl_id
-			WHERE k.name = 'watched'`) >= n
-	})
-	cmd.Process.Signal(os.Interrupt)
-	select {
-	case err := <-exit:
-		if err != nil {
-			t.Fatalf("revisit --watch across a restart, stopped by Ctrl-C: %v\n%s", err, out)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("revisit --watch did not end in 60s after Ctrl-C:\n%s", out)
+	p.await(t, "every page checked", func() bool { return crawlChecks(db, "watched") >= n })
+	p.cmd.Process.Signal(os.Interrupt)
+	if err := p.wait(t, 60*time.Second); err != nil {
+		t.Fatalf("revisit --watch across a restart, stopped by Ctrl-C: %v\n%s", err, &p.out)
 	}
+	out := &p.out
 	for _, w := range []string{"database server lost", "reconnecting for up to 30s", "database server back after",
 		fmt.Sprintf(`revisit --watch "watched": %d pages checked: %[1]d changed`, n)} {
 		if !strings.Contains(out.String(), w) {
@@ -182,13 +162,10 @@ func TestRevisit_postgresRestart(t *testing.T) {
 
 	// Away past --max-outage.
 	goneSite.HoldAfter(n / 3)
-	_, out, exit = start("--crawl", "gone", "--max-outage", "1s")
-	downWhenHeld(goneSite, out)
-	select {
-	case err = <-exit:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("revisit with the server gone did not end in 60s:\n%s", out)
-	}
+	p = startRevisit(t, db, "--crawl", "gone", "--max-outage", "1s")
+	downWhenHeld(t, srv, goneSite, p)
+	err = p.wait(t, 60*time.Second)
+	out = &p.out
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitUnreachable {
 		t.Errorf("revisit with the server gone: %v, want exit status %d\n%s", err, exitUnreachable, out)
