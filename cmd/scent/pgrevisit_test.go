@@ -192,3 +192,91 @@ func TestRevisit_postgresRestart(t *testing.T) {
 	}
 	t.Logf("with the server gone: %d checks recorded of %d pages", recorded, n)
 }
+
+// TestRevisit_postgresWatchOutage: scent revisit --watch --max-outage
+// 10s of a crawl kept on PostgreSQL rides out a server stopped mid-run
+// and started again within the bound, and goes on checking; stopped
+// again, for longer than the bound, it exits with status 3 and the
+// error of the other commands, as a crawl does. The site answers a
+// third of the pages and holds the next until the server is down, then
+// two thirds, so each outage comes mid-batch however loaded the
+// machine. Every page answered before the second stop (two thirds of
+// them: the first outage lost none) has its check, its new version and
+// its next due time recorded once; the pages answered after it have
+// none; no page was requested twice.
+func TestRevisit_postgresWatchOutage(t *testing.T) {
+	srv := pgtest.Private(t)
+	ctx := context.Background()
+	db, err := srv.NewDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 30 // checked four at a time: n/3 and 2n/3 fall within a batch and at its end
+	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: n})
+	storeChainCrawl(t, db, "watched", site, n)
+
+	site.HoldAfter(n / 3)
+	p := startRevisit(t, db, "--crawl", "watched", "--watch", "--policy", "groups", "--max-outage", "10s")
+	downWhenHeld(t, srv, site, p)
+	// The batch held waits for the server; the next batches are not
+	// asked for before it is recorded.
+	site.HoldAfter(2 * n / 3)
+	p.await(t, "the server said lost", func() bool { return p.says("database server lost") })
+	start := time.Now()
+	if err := srv.Up(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("server started again in %s", time.Since(start).Round(time.Millisecond))
+	p.await(t, "two thirds of the pages checked, the next held", func() bool {
+		return site.Held() > 0 && crawlChecks(db, "watched") == 2*n/3
+	})
+	if !p.says("database server back after") {
+		t.Errorf("revisit --watch went on without saying the server is back:\n%s", &p.out)
+	}
+
+	// Away past --max-outage.
+	if err := srv.Down(); err != nil {
+		t.Fatal(err)
+	}
+	site.Release()
+	err = p.wait(t, 60*time.Second)
+	out := p.out.String()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitUnreachable {
+		t.Errorf("revisit --watch with the server gone: %v, want exit status %d\n%s", err, exitUnreachable, out)
+	}
+	if l, b := strings.Count(out, "database server lost"), strings.Count(out, "database server back after"); l != 2 || b != 1 {
+		t.Errorf("revisit --watch tells %d losses and %d returns of the server, want 2 and 1:\n%s", l, b, out)
+	}
+	for _, w := range []string{"reconnecting for up to 10s", "lost the database server: no connection for",
+		"run the same command again once the server is back", fmt.Sprintf(`revisit --watch "watched": %d pages checked`, 2*n/3)} {
+		if !strings.Contains(out, w) {
+			t.Errorf("revisit --watch with the server gone does not say %q:\n%s", w, out)
+		}
+	}
+	if err := srv.Up(); err != nil {
+		t.Fatal(err)
+	}
+	checks := checksByPage(t, db, "watched")
+	recorded := 0
+	for i := range n {
+		path := fmt.Sprintf("/p%d", i)
+		c, h := checks[site.URL(path).String()], site.Hits(path)
+		if c > 1 || h > 1 || c > h {
+			t.Errorf("%s: %d checks recorded for %d requests; want at most one of each, and no check not asked", path, c, h)
+		}
+		recorded += c
+	}
+	if recorded != 2*n/3 {
+		t.Errorf("%d checks recorded, want the %d answered before the server stopped for good", recorded, 2*n/3)
+	}
+	if got := queryInt(db, `SELECT count(*) FROM page_versions WHERE version = 2`); got != recorded {
+		t.Errorf("%d new versions stored, want %d: one for each check", got, recorded)
+	}
+	if got := queryInt(db, `SELECT count(*) FROM refresh_schedule r WHERE EXISTS (SELECT FROM change_log c WHERE c.page_id = r.page_id)`); got != recorded ||
+		queryInt(db, `SELECT count(*) FROM refresh_schedule`) != recorded {
+		t.Errorf("%d pages checked and scheduled, %d scheduled; want %d of each: a check and its next due time together",
+			got, queryInt(db, `SELECT count(*) FROM refresh_schedule`), recorded)
+	}
+	t.Logf("revisit --watch:\n%s", out)
+}
