@@ -98,11 +98,73 @@ func NewRecord(typ string, date time.Time, target string, block []byte) *Record 
 // NewID returns a new record identifier: a random (version 4) UUID URN in
 // angle brackets.
 func NewID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("<urn:uuid:%x-%x-%x-%x-%x>", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	var u [16]byte
+	_, _ = rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return FormatID(u)
+}
+
+// idPrefix and idSuffix enclose the UUID of a record identifier.
+const (
+	idPrefix = "<urn:uuid:"
+	idSuffix = ">"
+	idLen    = len(idPrefix) + 36 + len(idSuffix)
+)
+
+// FormatID returns the record identifier of the UUID u, as NewID makes
+// them: "<urn:uuid:" and u in lowercase hexadecimal, grouped 8-4-4-4-12,
+// then ">".
+func FormatID(u [16]byte) string {
+	const hexDigits = "0123456789abcdef"
+	var b [idLen]byte
+	n := copy(b[:], idPrefix)
+	for i, c := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b[n] = '-'
+			n++
+		}
+		b[n], b[n+1] = hexDigits[c>>4], hexDigits[c&0x0f]
+		n += 2
+	}
+	copy(b[n:], idSuffix)
+	return string(b[:])
+}
+
+// ParseID returns the UUID of a record identifier in the form FormatID
+// makes (lowercase hexadecimal only), and whether id has that form; when
+// it has, FormatID gives id back.
+func ParseID(id string) (u [16]byte, ok bool) {
+	if len(id) != idLen || id[:len(idPrefix)] != idPrefix || id[idLen-len(idSuffix):] != idSuffix {
+		return u, false
+	}
+	s := id[len(idPrefix) : idLen-len(idSuffix)]
+	for i, j := 0, 0; i < len(u); i++ {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			if s[j] != '-' {
+				return u, false
+			}
+			j++
+		}
+		hi, ok1 := lowerHex(s[j])
+		lo, ok2 := lowerHex(s[j+1])
+		if !ok1 || !ok2 {
+			return u, false
+		}
+		u[i] = hi<<4 | lo
+		j += 2
+	}
+	return u, true
+}
+
+func lowerHex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
 }
 
 // FormatDate formats t as a WARC-Date: UTC, to the second, or to the
@@ -127,8 +189,30 @@ func ParseDate(s string) (time.Time, error) {
 
 var b32 = base32.StdEncoding
 
+// sha1Prefix starts a SHA-1 digest.
+const sha1Prefix = "sha1:"
+
 // Digest returns the WARC digest of b: "sha1:" and the base32 SHA-1.
 func Digest(b []byte) string {
-	sum := sha1.Sum(b)
-	return "sha1:" + b32.EncodeToString(sum[:])
+	return FormatSHA1Digest(sha1.Sum(b))
+}
+
+// FormatSHA1Digest returns the WARC digest of the SHA-1 sum, as Digest
+// makes them: "sha1:" and 32 characters of base32.
+func FormatSHA1Digest(sum [sha1.Size]byte) string {
+	return sha1Prefix + b32.EncodeToString(sum[:])
+}
+
+// ParseSHA1Digest returns the SHA-1 sum of a digest in the form
+// FormatSHA1Digest makes, and whether d has that form; when it has,
+// FormatSHA1Digest gives d back.
+func ParseSHA1Digest(d string) (sum [sha1.Size]byte, ok bool) {
+	if len(d) != len(sha1Prefix)+b32.EncodedLen(sha1.Size) || d[:len(sha1Prefix)] != sha1Prefix {
+		return sum, false
+	}
+	n, err := b32.Decode(sum[:], []byte(d[len(sha1Prefix):]))
+	if err != nil || n != sha1.Size || FormatSHA1Digest(sum) != d {
+		return [sha1.Size]byte{}, false
+	}
+	return sum, true
 }

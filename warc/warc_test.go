@@ -3,10 +3,13 @@ package warc
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -266,4 +269,56 @@ func BenchmarkReader_Next(b *testing.B) {
 			}
 		}
 	}
+}
+
+func TestParseID(t *testing.T) {
+	for range 100 {
+		id := NewID()
+		u, ok := ParseID(id)
+		if !ok || FormatID(u) != id {
+			t.Fatalf("ParseID(%q) = %x %v", id, u, ok)
+		}
+		if want := fmt.Sprintf("<urn:uuid:%x-%x-%x-%x-%x>", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16]); id != want {
+			t.Fatalf("NewID %q, want %q", id, want)
+		}
+	}
+	for _, id := range []string{"", "<urn:uuid:0123ABCD-0000-4000-8000-000000000000>", "<urn:uuid:0123abcd-0000-4000-8000-000000000000",
+		"<urn:uuid:0123abcd00000-4000-8000-000000000000>", "<urn:uuid:0123abcd-0000-4000-8000-00000000000g>", "<urn:uuid:0123abcd-0000-4000-8000-0000000000000>"} {
+		if u, ok := ParseID(id); ok {
+			t.Errorf("ParseID(%q) = %x, want none", id, u)
+		}
+	}
+}
+
+func TestParseSHA1Digest(t *testing.T) {
+	d := Digest([]byte("<p>same</p>"))
+	sum, ok := ParseSHA1Digest(d)
+	if !ok || sum != sha1.Sum([]byte("<p>same</p>")) || FormatSHA1Digest(sum) != d {
+		t.Fatalf("ParseSHA1Digest(%q) = %x %v", d, sum, ok)
+	}
+	for _, d := range []string{"", "sha1:", "sha256:" + d[5:], "SHA1:" + d[5:], strings.ToLower(d), d + "=", d[:len(d)-1], d[:20] + "\n" + d[21:]} {
+		if sum, ok := ParseSHA1Digest(d); ok {
+			t.Errorf("ParseSHA1Digest(%q) = %x, want none", d, sum)
+		}
+	}
+}
+
+func FuzzParseID(f *testing.F) {
+	f.Add(NewID())
+	f.Add("<urn:uuid:0123ABCD-0000-4000-8000-000000000000>")
+	f.Fuzz(func(t *testing.T, id string) {
+		if u, ok := ParseID(id); ok && FormatID(u) != id {
+			t.Errorf("ParseID(%q) = %x, formatted %q", id, u, FormatID(u))
+		}
+	})
+}
+
+func FuzzParseSHA1Digest(f *testing.F) {
+	f.Add(Digest(nil))
+	f.Add("sha1:" + strings.Repeat("A", 31) + "=")
+	f.Fuzz(func(t *testing.T, d string) {
+		if sum, ok := ParseSHA1Digest(d); ok && FormatSHA1Digest(sum) != d {
+			t.Errorf("ParseSHA1Digest(%q) = %x, formatted %q", d, sum, FormatSHA1Digest(sum))
+		}
+	})
 }
