@@ -15,11 +15,14 @@ import (
 )
 
 // maxDigests bounds the payload digests a Writer remembers for revisit
-// records; past it, it forgets them all and starts again. The URLs it
-// remembers for WriteRevisit are bounded alike: exporting a crawl writes
-// every page before the revisits that refer to them. A page remembered
-// takes about 470 bytes of both (BenchmarkWriter_rememberMemory), so a
-// Writer holds at most about 470 MB.
+// records, and the URLs it remembers for WriteRevisit; past it, it
+// forgets them all and starts again (memory): a payload archived before
+// is archived in full again, and WriteRevisit of a URL archived before
+// writes nothing. Exporting a crawl writes every page before the
+// revisits that refer to them. A page remembered takes about 100 bytes
+// besides its URL (BenchmarkWriter_rememberMemory), so a Writer holds
+// about 100 MB and the URLs of a million pages; up to twice that when
+// URLs were archived again with new payloads.
 const maxDigests = 1 << 20
 
 // Writer turns pages into WARC records written to a warc.Dir. It is not
@@ -27,13 +30,13 @@ const maxDigests = 1 << 20
 type Writer struct {
 	dir    *warc.Dir
 	topics []string
-	seen   map[string]origin
-	byURL  map[string]origin // the last complete 2xx response of a URL
+	mem    *memory
 	// Records counts the records written, by WARC-Type.
 	Records map[string]int
 }
 
-// origin is the first response archived with a payload.
+// origin is the first response archived with a payload: its
+// WARC-Record-ID, WARC-Target-URI, WARC-Date and WARC-Payload-Digest.
 type origin struct {
 	id, uri, date, digest string
 }
@@ -41,7 +44,7 @@ type origin struct {
 // NewWriter returns a Writer into dir; topics name the page's and links'
 // scores (crawler.CrawlSpec.Topics).
 func NewWriter(dir *warc.Dir, topics []string) *Writer {
-	return &Writer{dir: dir, topics: topics, seen: make(map[string]origin), byURL: make(map[string]origin), Records: make(map[string]int)}
+	return &Writer{dir: dir, topics: topics, mem: newMemory(maxDigests), Records: make(map[string]int)}
 }
 
 // SetTopics sets the names of the scores.
@@ -92,7 +95,7 @@ const ProfileNotModified = "http://netpreserve.org/warc/1.1/revisit/server-not-m
 // nothing and returns false when this Writer archived no complete 2xx
 // response of original (raw responses were not kept).
 func (w *Writer) WriteRevisit(ctx context.Context, checked, original string, date time.Time, notModified bool) (bool, error) {
-	o, ok := w.byURL[original]
+	o, ok := w.mem.byURL(original)
 	if !ok {
 		return false, nil
 	}
@@ -118,8 +121,8 @@ func (w *Writer) WriteRevisit(ctx context.Context, checked, original string, dat
 func (w *Writer) response(e *fetch.Exchange) *warc.Record {
 	head, body := splitHTTP(e.Response)
 	digest := warc.Digest(body)
-	ok2xx := len(head) >= 12 && head[9] == '2'
-	if o, dup := w.seen[digest]; dup && ok2xx && len(body) > 0 && !e.Truncated {
+	complete := len(head) >= 12 && head[9] == '2' && len(body) > 0 && !e.Truncated // a complete 2xx payload
+	if o, dup := w.mem.byDigest(digest); complete && dup {
 		r := warc.NewRecord(warc.TypeRevisit, e.Date, e.URL, head)
 		r.Header.Add("Content-Type", "application/http; msgtype=response")
 		r.Header.Add("WARC-Profile", warc.ProfileIdenticalPayload)
@@ -135,16 +138,8 @@ func (w *Writer) response(e *fetch.Exchange) *warc.Record {
 	if e.Truncated {
 		r.Header.Add("WARC-Truncated", "length")
 	}
-	if ok2xx && len(body) > 0 && !e.Truncated {
-		if len(w.seen) >= maxDigests {
-			clear(w.seen)
-		}
-		if len(w.byURL) >= maxDigests {
-			clear(w.byURL)
-		}
-		o := origin{id: r.ID(), uri: e.URL, date: r.Header.Get("WARC-Date"), digest: digest}
-		w.seen[digest] = o
-		w.byURL[e.URL] = o
+	if complete {
+		w.mem.remember(origin{id: r.ID(), uri: e.URL, date: r.Header.Get("WARC-Date"), digest: digest})
 	}
 	return r
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"strings"
@@ -98,7 +99,8 @@ func TestWriter_WritePage(t *testing.T) {
 
 // BenchmarkWriter_rememberMemory reports the heap one archived page takes
 // in the Writer's memory of payloads and URLs (for revisit records),
-// which maxDigests bounds.
+// which maxDigests bounds; the bytes of its URL are not counted, as the
+// exchanges still hold them.
 func BenchmarkWriter_rememberMemory(b *testing.B) {
 	const n = 1 << 15
 	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
@@ -122,4 +124,226 @@ func BenchmarkWriter_rememberMemory(b *testing.B) {
 		runtime.KeepAlive(w)
 		runtime.KeepAlive(exs)
 	}
+}
+
+// remembered is what a Writer is to remember of the responses it
+// archived: a map by payload digest and a map by URL, each forgotten
+// whole when about to take more than max keys.
+type remembered struct {
+	max         int
+	seen, byURL map[string]origin
+	forgot      int
+}
+
+func (m *remembered) add(o origin) {
+	for _, x := range []map[string]origin{m.seen, m.byURL} {
+		if len(x) >= m.max {
+			clear(x)
+			m.forgot++
+		}
+	}
+	m.seen[o.digest] = o
+	m.byURL[o.uri] = o
+}
+
+// TestWriter_refersToOrigin writes thousands of fetches of a few URLs
+// with a few payloads, and checks that every revisit record, of an
+// identical payload or written by WriteRevisit, refers to the response
+// record that archived the payload or the URL last: the same
+// WARC-Refers-To, WARC-Refers-To-Target-URI, WARC-Refers-To-Date and
+// WARC-Payload-Digest; also past the bound, with the bound lowered.
+func TestWriter_refersToOrigin(t *testing.T) {
+	ctx := context.Background()
+	base := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	fractions := []time.Duration{0, 0, 1500 * time.Microsecond, time.Microsecond, 250 * time.Nanosecond, time.Second - 1}
+	for _, max := range []int{maxDigests, 30, 3} {
+		t.Run(fmt.Sprint(max), func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(1, uint64(max)))
+			d, err := warc.OpenDir(ctx, warc.DirConfig{Path: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := NewWriter(d, []string{"course"})
+			w.mem = newMemory(max)
+			// ops holds the pages written and, for WriteRevisit, its
+			// arguments and answer.
+			type revisit struct {
+				checked, original string
+				date              time.Time
+				notModified, ok   bool
+			}
+			type op struct {
+				p *crawler.Page
+				r *revisit
+			}
+			var ops []op
+			for i := range 3000 {
+				at := base.Add(time.Duration(i)*time.Second + fractions[rnd.IntN(len(fractions))])
+				u := fmt.Sprintf("http://a.test/%d", rnd.IntN(40))
+				far := i >= 100 && i <= 102 // an origin dated past what int64 microseconds count
+				if far {
+					u = "http://a.test/far"
+				}
+				if i == 100 {
+					at = time.Date(300000, 1, 2, 3, 4, 5, 6000, time.UTC)
+				}
+				if i == 101 || !far && rnd.IntN(5) == 0 {
+					r := &revisit{checked: u, original: u, date: at, notModified: rnd.IntN(2) == 0}
+					if rnd.IntN(4) == 0 {
+						r.checked += "?again"
+					}
+					if rnd.IntN(8) == 0 {
+						r.original = "http://a.test/never"
+					}
+					if far {
+						r.checked, r.original, r.notModified = u, u, false
+					}
+					ok, err := w.WriteRevisit(ctx, r.checked, r.original, r.date, r.notModified)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r.ok = ok
+					ops = append(ops, op{r: r})
+					continue
+				}
+				p := page(u[len("http://a.test"):], "")
+				e := p.Exchanges[0]
+				e.Date = at
+				body := fmt.Sprintf("<p>payload %d</p>", rnd.IntN(60))
+				if far {
+					body = "<p>far</p>"
+				}
+				switch n := rnd.IntN(20); {
+				case far:
+					e.Response = []byte("HTTP/1.1 200 OK\r\n\r\n" + body)
+				case n == 0:
+					e.Response = []byte("HTTP/1.1 404 Not Found\r\n\r\n" + body)
+				case n == 1:
+					e.Response, e.Truncated = []byte("HTTP/1.1 200 OK\r\n\r\n"+body[:5]), true
+				case n == 2:
+					e.Response = []byte("HTTP/1.1 200 OK\r\n\r\n")
+				default:
+					e.Response = []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + body)
+				}
+				if !far && rnd.IntN(10) == 0 {
+					from := &fetch.Exchange{URL: u + "/", Date: at, Request: e.Request,
+						Response: []byte("HTTP/1.1 301 Moved Permanently\r\nLocation: " + u + "\r\n\r\n")}
+					p.Exchanges = []*fetch.Exchange{from, e}
+				}
+				if err := w.WritePage(ctx, p); err != nil {
+					t.Fatal(err)
+				}
+				ops = append(ops, op{p: p})
+			}
+			if err := d.Close(); err != nil {
+				t.Fatal(err)
+			}
+			recs := readRecords(t, d)
+			next := func(typ string) *warc.Record {
+				t.Helper()
+				if len(recs) == 0 || recs[0].Type() != typ {
+					t.Fatalf("no %s record next", typ)
+				}
+				r := recs[0]
+				recs = recs[1:]
+				return r
+			}
+			refersTo := func(r *warc.Record, o origin, digest string) {
+				t.Helper()
+				got := origin{r.Header.Get("WARC-Refers-To"), r.Header.Get("WARC-Refers-To-Target-URI"), r.Header.Get("WARC-Refers-To-Date"), r.Header.Get("WARC-Payload-Digest")}
+				if want := (origin{o.id, o.uri, o.date, digest}); got != want {
+					t.Fatalf("revisit of %s refers to %+v, want %+v", r.TargetURI(), got, want)
+				}
+			}
+			m := &remembered{max: max, seen: map[string]origin{}, byURL: map[string]origin{}}
+			var identical, notModified, unchanged, none, fraction, whole, farOrigin int
+			for _, op := range ops {
+				if r := op.r; r != nil {
+					o, ok := m.byURL[r.original]
+					if ok != r.ok {
+						t.Fatalf("WriteRevisit of %s: %v, want %v", r.original, r.ok, ok)
+					}
+					if !ok {
+						none++
+						continue
+					}
+					rec := next(warc.TypeRevisit)
+					if rec.TargetURI() != r.checked || rec.Header.Get("WARC-Date") != warc.FormatDate(r.date) {
+						t.Fatalf("revisit %v, want of %s at %s", rec.Header, r.checked, warc.FormatDate(r.date))
+					}
+					if r.notModified {
+						notModified++
+						refersTo(rec, o, "")
+					} else {
+						unchanged++
+						refersTo(rec, o, o.digest)
+					}
+					continue
+				}
+				for _, e := range op.p.Exchanges {
+					next(warc.TypeRequest)
+					head, body := splitHTTP(e.Response)
+					digest := warc.Digest(body)
+					kept := head[9] == '2' && len(body) > 0 && !e.Truncated
+					if o, ok := m.seen[digest]; ok && kept {
+						identical++
+						refersTo(next(warc.TypeRevisit), o, digest)
+						continue
+					}
+					r := next(warc.TypeResponse)
+					if kept {
+						o := origin{r.ID(), r.TargetURI(), r.Header.Get("WARC-Date"), r.Header.Get("WARC-Payload-Digest")}
+						if strings.Contains(o.date, ".") {
+							fraction++
+						} else {
+							whole++
+						}
+						if strings.HasPrefix(o.date, "300000-") {
+							farOrigin++
+						}
+						m.add(o)
+					}
+				}
+				next(warc.TypeMetadata)
+			}
+			if len(recs) > 0 {
+				t.Fatalf("%d records more than written", len(recs))
+			}
+			t.Logf("%d identical-payload revisits, %d not-modified and %d unchanged revisits, %d revisits without origin; %d origins dated with a fraction of a second, %d without; forgotten %d times",
+				identical, notModified, unchanged, none, fraction, whole, m.forgot)
+			if identical == 0 || notModified == 0 || unchanged == 0 || none == 0 || fraction == 0 || whole == 0 || farOrigin != 1 || (m.forgot == 0) != (max == maxDigests) {
+				t.Errorf("a case is missing")
+			}
+		})
+	}
+}
+
+// readRecords reads the records of d's files but warcinfo.
+func readRecords(t *testing.T, d *warc.Dir) []*warc.Record {
+	t.Helper()
+	files, err := d.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []*warc.Record
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd := warc.NewReader(bytes.NewReader(data))
+		for {
+			r, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Type() != warc.TypeWarcinfo {
+				recs = append(recs, r)
+			}
+		}
+	}
+	return recs
 }
