@@ -20,7 +20,8 @@
 # out/ram/SIZE.tsv, the table and the samples of the largest crawl to
 # results/ram/README.md (with $RAM_NOTE, if set, as its first
 # paragraph). RAM_SCENT=BINARY measures that scent binary instead of a
-# build of this tree.
+# build of this tree; RAM_FARM_FLAGS are passed to the farm (--big N:
+# one page in N of 1 to 9 MB).
 set -euo pipefail
 sizes=("$@")
 if [ ${#sizes[@]} = 0 ]; then
@@ -41,7 +42,8 @@ if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
 	echo "ram: a program already answers on 127.0.0.1:$port (set RAM_PORT)" >&2
 	exit 1
 fi
-"$out/farm" --listen "127.0.0.1:$port" >"$out/farm.log" 2>&1 &
+# shellcheck disable=SC2086
+"$out/farm" --listen "127.0.0.1:$port" ${RAM_FARM_FLAGS:-} >"$out/farm.log" 2>&1 &
 farm=$!
 trap "kill $farm 2>/dev/null || true" EXIT
 for _ in $(seq 50); do
@@ -100,7 +102,7 @@ largest=${sizes[${#sizes[@]} - 1]}
 	cat <<HEAD
 # Memory of a crawl as it grows
 
-Produced by \`$([ -n "${RAM_SCENT:-}" ] && echo "RAM_SCENT=$RAM_SCENT ")bash results/ram/run.sh ${sizes[*]}\`
+Produced by \`$([ -n "${RAM_SCENT:-}" ] && echo "RAM_SCENT=$RAM_SCENT ")$([ -n "${RAM_FARM_FLAGS:-}" ] && echo "RAM_FARM_FLAGS='$RAM_FARM_FLAGS' ")bash results/ram/run.sh ${sizes[*]}\`
 (commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!results/ram/README.md' || echo ", with uncommitted changes")$([ -n "${RAM_SCENT:-}" ] && echo "; the scent measured is \$RAM_SCENT")), $(date -u +%Y-%m-%d) on
 $(nproc) cores shared with other work ($(uname -m), $(go env GOVERSION)).
 The default crawl (\`scent crawl --seeds out/ram/seeds.txt --db D

@@ -10,7 +10,9 @@
 // link in 23 carries a session parameter (?sid=); a tenth of the hosts
 // have a sitemap of 20 pages; every robots.txt disallows /private/. The
 // pages of ex.farm.test are those of any other host: the run's seed file
-// takes its examples there. The same URL always gets the same page.
+// takes its examples there. With --big N, one page in N is 1 to 9 MB
+// long (under a crawl's default 10 MB
+// limit). The same URL always gets the same page.
 //
-//	farm [--listen 127.0.0.1:18600] [--hosts 1000000]
+//	farm [--listen 127.0.0.1:18600] [--hosts 1000000] [--big N]
 package main

@@ -18,15 +18,16 @@ var (
 func main() {
 	listen := flag.String("listen", "127.0.0.1:18600", "address to serve on")
 	hosts := flag.Uint64("hosts", 1_000_000, "host names the pages link to: h0.farm.test … hN-1.farm.test")
+	big := flag.Uint64("big", 0, "make one page in N 1 to 9 MB long; 0: none")
 	flag.Parse()
 	if *hosts == 0 {
 		log.Fatal("farm: --hosts must be at least 1")
 	}
-	log.Fatal(http.ListenAndServe(*listen, farm{hosts: *hosts}))
+	log.Fatal(http.ListenAndServe(*listen, farm{hosts: *hosts, big: *big}))
 }
 
 // farm is the handler of every host.
-type farm struct{ hosts uint64 }
+type farm struct{ hosts, big uint64 }
 
 // rng is a linear congruential generator: a page's content is a
 // function of its URL.
@@ -100,7 +101,17 @@ func (f farm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for range 50 + rd.next()%151 {
 		f.link(&b, rd, course)
 	}
-	b.WriteString("</ul></body></html>")
+	b.WriteString("</ul>")
+	if f.big > 0 && rd.s%f.big == 1 {
+		// A long page: paragraphs of words up to a size of 1 to 9 MB.
+		size := (1 + int(rd.next()%9)) << 20
+		for b.Len() < size {
+			b.WriteString("<p>")
+			rd.words(&b, otherWords, 200)
+			b.WriteString("</p>\n")
+		}
+	}
+	b.WriteString("</body></html>")
 	fmt.Fprint(w, b.String())
 }
 
