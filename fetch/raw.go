@@ -45,17 +45,18 @@ func (e *Exchange) Body() []byte {
 type capture struct {
 	mu   sync.Mutex
 	ex   Exchange
-	head []byte
-	body bytes.Buffer
-	done bool // the body was read to its end
+	resp bytes.Buffer // the response's head, then its body as read
+	done bool         // the body was read to its end
 }
 
+// exchange returns the exchange captured. The response is the capture's
+// own buffer, not a copy: a capture gives its exchange once, when the
+// fetch is over.
 func (c *capture) exchange() *Exchange {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.ex
-	e.Response = make([]byte, 0, len(c.head)+c.body.Len())
-	e.Response = append(append(e.Response, c.head...), c.body.Bytes()...)
+	e.Response = c.resp.Bytes()
 	e.Truncated = !c.done
 	e.zRequest, e.zResponse, e.deflated = deflateRaw(e.Request), deflateRaw(e.Response), true
 	return &e
@@ -79,9 +80,11 @@ func startCapture(req *http.Request) *capture {
 }
 
 // wrap records resp's status line and headers and tees its body, up to
-// limit bytes, into the capture.
+// limit bytes, into the capture. A body whose length the server gave is
+// read into room made for it at once, not into a buffer that doubles as
+// it fills.
 func (c *capture) wrap(resp *http.Response, limit int64) {
-	var b bytes.Buffer
+	b := &c.resp
 	proto := resp.Proto
 	if proto == "" {
 		proto = "HTTP/1.1"
@@ -91,9 +94,11 @@ func (c *capture) wrap(resp *http.Response, limit int64) {
 		status = strconv.Itoa(resp.StatusCode) + " " + http.StatusText(resp.StatusCode)
 	}
 	b.WriteString(proto + " " + status + "\r\n")
-	_ = resp.Header.Write(&b)
+	_ = resp.Header.Write(b)
 	b.WriteString("\r\n")
-	c.head = b.Bytes()
+	if n := resp.ContentLength; n > 0 {
+		b.Grow(int(min(n, limit)))
+	}
 	if resp.Body == nil || resp.Body == http.NoBody {
 		c.done = true
 		return
@@ -115,7 +120,7 @@ func (t *teeBody) Read(p []byte) (int, error) {
 		t.dropped = true
 	}
 	if k := min(int64(n), t.left); k > 0 {
-		t.c.body.Write(p[:k])
+		t.c.resp.Write(p[:k])
 		t.left -= k
 	}
 	if err == io.EOF {

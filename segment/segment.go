@@ -147,7 +147,9 @@ func Split(body []byte, contentType string, pageURL urlnorm.URL, opts Options) (
 		maxTokens: opts.maxTokens(),
 		maxLinks:  opts.maxLinks(),
 		open:      -1,
-		text:      make([]byte, 0, len(doc)/2),
+		// Room for the visible text: half the page, but no more than
+		// MaxTokens words of about eight bytes hold.
+		text: make([]byte, 0, min(len(doc)/2, 8*opts.maxTokens())),
 	}
 	if mediaType, _ := parseContentType(contentType); mediaType == "text/plain" {
 		s.addText(doc)
