@@ -7,6 +7,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -112,6 +113,7 @@ func (f farm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	b.WriteString("</body></html>")
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
 	fmt.Fprint(w, b.String())
 }
 
