@@ -21,7 +21,8 @@
 # results/ram/README.md (with $RAM_NOTE, if set, as its first
 # paragraph). RAM_SCENT=BINARY measures that scent binary instead of a
 # build of this tree; RAM_FARM_FLAGS are passed to the farm (--big N:
-# one page in N of 1 to 9 MB).
+# one page in N of 1 to 9 MB), RAM_CRAWL_FLAGS to each scent crawl (e.g.
+# --site-norm).
 set -euo pipefail
 sizes=("$@")
 if [ ${#sizes[@]} = 0 ]; then
@@ -68,7 +69,7 @@ for n in "${sizes[@]}"; do
 	rm -f "$out/$n".db*
 	/usr/bin/time -v -o "$out/$n.time" "$out/scent" crawl --seeds "$out/seeds.txt" --db "$out/$n.db" \
 		--proxy "http://127.0.0.1:$port" --delay 0 --host-parallelism 0 --max-pages "$n" \
-		--metrics-addr "127.0.0.1:$mport" --quiet >"$out/$n.out" 2>"$out/$n.err" &
+		--metrics-addr "127.0.0.1:$mport" --quiet ${RAM_CRAWL_FLAGS:-} >"$out/$n.out" 2>"$out/$n.err" &
 	crawl=$!
 	start=$(date +%s)
 	: >"$out/$n.tsv"
@@ -102,7 +103,7 @@ largest=${sizes[${#sizes[@]} - 1]}
 	cat <<HEAD
 # Memory of a crawl as it grows
 
-Produced by \`$([ -n "${RAM_SCENT:-}" ] && echo "RAM_SCENT=$RAM_SCENT ")$([ -n "${RAM_FARM_FLAGS:-}" ] && echo "RAM_FARM_FLAGS='$RAM_FARM_FLAGS' ")bash results/ram/run.sh ${sizes[*]}\`
+Produced by \`$([ -n "${RAM_SCENT:-}" ] && echo "RAM_SCENT=$RAM_SCENT ")$([ -n "${RAM_FARM_FLAGS:-}" ] && echo "RAM_FARM_FLAGS='$RAM_FARM_FLAGS' ")$([ -n "${RAM_CRAWL_FLAGS:-}" ] && echo "RAM_CRAWL_FLAGS='$RAM_CRAWL_FLAGS' ")bash results/ram/run.sh ${sizes[*]}\`
 (commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!results/ram/README.md' || echo ", with uncommitted changes")$([ -n "${RAM_SCENT:-}" ] && echo "; the scent measured is \$RAM_SCENT")), $(date -u +%Y-%m-%d) on
 $(nproc) cores shared with other work ($(uname -m), $(go env GOVERSION)).
 The default crawl (\`scent crawl --seeds out/ram/seeds.txt --db D
