@@ -759,7 +759,7 @@ func (s *Store) AwaitWork(ctx context.Context, crawl int64) (bool, error) {
 			return false, crawler.ErrSharedBudgetSpent
 		}
 		if !others && nextAt == nil {
-			return false, nil
+			return false, s.sweepFrontier(ctx, crawl)
 		}
 		pause := 100 * time.Millisecond
 		if nextAt != nil && time.Until(*nextAt) < pause {
@@ -771,6 +771,25 @@ func (s *Store) AwaitWork(ctx context.Context, crawl int64) (bool, error) {
 		case <-time.After(pause):
 		}
 	}
+}
+
+// sweepFrontier deletes the crawl's frontier rows whose URL no longer
+// waits, once the crawl is done. Such a row is left when a push, which
+// reads its URLs' states without locking them, inserts a row for a URL
+// another process pops and leases in the meantime (or renumbers a row
+// that a pop then fails to delete by its number). A pop deletes such a
+// row when it comes to it, and nothing is fetched twice; this deletes
+// the last of them, when no pop will come.
+func (s *Store) sweepFrontier(ctx context.Context, crawl int64) error {
+	err := s.retry(ctx, func() error {
+		_, err := s.pool.Exec(ctx, `DELETE FROM frontier f USING urls u
+			WHERE f.crawl_id = $1 AND u.id = f.url_id AND u.state <> 0`, crawl)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("await work: sweep the frontier: %w", err)
+	}
+	return nil
 }
 
 // Dropped counts the new URLs a crawl did not queue because its frontier

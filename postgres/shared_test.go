@@ -187,6 +187,43 @@ func TestStore_killedHolder(t *testing.T) {
 	}
 }
 
+// TestStore_AwaitWork_sweepsStaleRows: a frontier row left for a URL
+// already fetched (a push that raced a pop of its URL) is deleted when
+// AwaitWork finds the crawl done.
+func TestStore_AwaitWork_sweepsStaleRows(t *testing.T) {
+	ctx := context.Background()
+	s := openURL(t, pgtest.URL(t), Options{})
+	st, err := s.OpenCrawl(ctx, bfsSpec(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Pop(ctx, st.ID, "", crawler.FIFO, 10, 0)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("pop: %v %v", got, err)
+	}
+	var pages []*crawler.Page
+	for _, e := range got {
+		pages = append(pages, &crawler.Page{URL: e.URL, FetchedAt: time.Now(), Failure: "http: test"})
+	}
+	if err := s.Commit(ctx, st.ID, pages, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `INSERT INTO frontier(crawl_id, topic, url_id, depth, score)
+		SELECT crawl_id, '', id, 0, 0 FROM urls WHERE crawl_id = $1 AND url = $2`, st.ID, got[1].URL.String()); err != nil {
+		t.Fatal(err)
+	}
+	if more, err := s.AwaitWork(ctx, st.ID); err != nil || more {
+		t.Fatalf("AwaitWork at the end = %v, %v; want false", more, err)
+	}
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM frontier WHERE crawl_id = $1`, st.ID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%d frontier rows left at the crawl's end, want none", n)
+	}
+}
+
 // TestStore_budget: the budget holds across processes, and a failed fetch
 // gives its place back.
 func TestStore_budget(t *testing.T) {
