@@ -185,7 +185,15 @@ func (w *watcher) load(ctx context.Context) error {
 			prev[id] = p.FetchedAt
 		}
 	}
-	err := w.st.EachCheck(ctx, w.cfg.Crawl, func(c *Check) error {
+	// The schedule is read before the change log: a check another
+	// process records between the two reads is then in the page's history
+	// and only its due time is the one before it (the page is checked
+	// once early), where the other order would lose its observation.
+	sched, err := w.st.Schedule(ctx, w.cfg.Crawl)
+	if err != nil {
+		return fmt.Errorf("revisit: %w", err)
+	}
+	err = w.st.EachCheck(ctx, w.cfg.Crawl, func(c *Check) error {
 		p := w.pages[c.PageID]
 		if p == nil {
 			return nil
@@ -203,10 +211,6 @@ func (w *watcher) load(ctx context.Context) error {
 	})
 	if err != nil {
 		return fmt.Errorf("revisit: read change log: %w", err)
-	}
-	sched, err := w.st.Schedule(ctx, w.cfg.Crawl)
-	if err != nil {
-		return fmt.Errorf("revisit: %w", err)
 	}
 	w.q.Grow(len(w.pages))
 	for id, p := range w.pages {

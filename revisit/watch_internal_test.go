@@ -70,3 +70,51 @@ func TestWatcher_forgetsWhenSharing(t *testing.T) {
 		}
 	}
 }
+
+// racedCheckStore is a WatchStore of one page whose one check another
+// process records between the first and the second of the watcher's
+// reads of the change log and the schedule: the first read does not see
+// it, the second does.
+type racedCheckStore struct {
+	oneCheckStore
+	committed *bool
+}
+
+func (s racedCheckStore) EachCheck(ctx context.Context, crawl int64, fn func(*Check) error) error {
+	seen := *s.committed
+	*s.committed = true
+	if !seen {
+		return nil
+	}
+	return s.oneCheckStore.EachCheck(ctx, crawl, fn)
+}
+
+func (s racedCheckStore) Schedule(context.Context, int64) (map[int64]Due, error) {
+	seen := *s.committed
+	*s.committed = true
+	if !seen {
+		return nil, nil
+	}
+	return map[int64]Due{1: {Next: s.checked.Add(7 * 24 * time.Hour), Rate: 1, Group: "1w", Hour: -1}}, nil
+}
+
+// TestWatcher_checkDuringLoad: a check recorded while the watcher loads
+// is never in the schedule it reads without being in the page's history
+// (its observation would be lost for good); at worst the page keeps the
+// due time before the check.
+func TestWatcher_checkDuringLoad(t *testing.T) {
+	t0 := time.Date(2024, 3, 4, 9, 0, 0, 0, time.UTC)
+	committed := false
+	st := racedCheckStore{oneCheckStore{fetched: t0, checked: t0.Add(7 * 24 * time.Hour)}, &committed}
+	w := &watcher{st: st}
+	if err := w.load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p := w.pages[1]
+	if p.obs.Checks != 1 || p.obs.Changes() != 1 {
+		t.Errorf("history of the check recorded during the load: %d checks, %v changes; want 1 and 1 (due %v)", p.obs.Checks, p.obs.Changes(), p.due.Next)
+	}
+	if !p.due.Next.After(t0) {
+		t.Errorf("due %v, want after the first fetch %v", p.due.Next, t0)
+	}
+}
