@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -531,6 +532,81 @@ func BenchmarkLearner_Rescore(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(ups)), "moved")
 	}
+}
+
+// BenchmarkLearner_memory measures the heap a learner holds per
+// remembered link (B/link, objects/link) once it remembers 100,000
+// links of 2,000 pages and a tenth of their targets were fetched and
+// taught, for one topic and for two. The pages are built before the
+// count: their URLs, which the learner keeps, are the crawl's.
+func BenchmarkLearner_memory(b *testing.B) {
+	for _, topics := range [][]string{{"robots"}, {"robots", "people"}} {
+		b.Run(fmt.Sprintf("topics=%d", len(topics)), func(b *testing.B) {
+			pages := memoryCrawl(topics, 2000, 50)
+			var before, after runtime.MemStats
+			links := 0
+			for b.Loop() {
+				b.StopTimer()
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				b.StartTimer()
+				l, _ := learn.New(topics, learn.Options{})
+				for _, p := range pages {
+					l.Observe(p.page, p.entry, p.push)
+				}
+				b.StopTimer()
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				mem, _ := l.MarshalMemory()
+				links = bytes.Count(mem, []byte("http://h.test/p")) // each link's target, once
+				runtime.KeepAlive(pages)
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(links), "B/link")
+			b.ReportMetric(float64(after.HeapObjects-before.HeapObjects)/float64(links), "objects/link")
+		})
+	}
+}
+
+// observed is a page with the entry it was fetched for and its pushes.
+type observed struct {
+	page  *crawler.Page
+	entry crawler.Entry
+	push  []crawler.Entry
+}
+
+// memoryCrawl returns n pages with k links each, every link a new
+// target pushed on each topic's stack, followed by the pages of every
+// tenth link (fetched, no links of their own).
+func memoryCrawl(topics []string, n, k int) []observed {
+	words := strings.Fields("people faculty course lab robot vision news garden student home page research group paper talk seminar")
+	scores := func(i int) map[string]float64 {
+		s := map[string]float64{}
+		for t, topic := range topics {
+			s[topic] = float64((i+t)%5) / 4
+		}
+		return s
+	}
+	var out, fetched []observed
+	for i := range n {
+		e := crawler.Entry{Topic: topics[0], URL: urlnorm.MustParse(fmt.Sprintf("http://h.test/s%d/", i)), Depth: 1 + i%4}
+		p := &crawler.Page{URL: e.URL, FinalURL: e.URL, Depth: e.Depth, Scores: scores(i)}
+		var push []crawler.Entry
+		for j := range k {
+			u := urlnorm.MustParse(fmt.Sprintf("http://h.test/p%d/l%d.html", i, j))
+			ctx := words[(i+j)%len(words)] + " " + words[(i*j)%len(words)] + fmt.Sprintf(" w%d of the %s", j%97, words[j%len(words)])
+			p.Links = append(p.Links, crawler.Link{Target: u, Context: ctx, Anchor: words[(i+2*j)%len(words)], Scores: make([]float64, len(topics))})
+			for _, topic := range topics {
+				push = append(push, crawler.Entry{Topic: topic, URL: u, Depth: e.Depth + 1, Score: float64(j) / float64(k)})
+			}
+			if j%10 == 0 {
+				te := crawler.Entry{Topic: topics[0], URL: u, Depth: e.Depth + 1}
+				fetched = append(fetched, observed{page: &crawler.Page{URL: u, FinalURL: u, Depth: te.Depth, Scores: scores(i + j)}, entry: te})
+			}
+		}
+		out = append(out, observed{page: p, entry: e, push: push})
+	}
+	return append(out, fetched...)
 }
 
 func TestLearner_resumedCrawlScoresAsTheStoppedOne(t *testing.T) {
