@@ -73,7 +73,7 @@ func checkValues(t *testing.T, l *Learner, page int) {
 			continue
 		}
 		f := l.words.spell(nil, r.shared)
-		f = topicFeatures(f, r.base[0], r.srcRel[0], l.sources[r.source], 0)
+		f = topicFeatures(f, r.topics[0].base, r.topics[0].srcRel, l.sources[r.source].class(0))
 		post := m.Posterior(f, nil)
 		if want, got := post[classLeads]+l.opts.Gamma*post[classNext], l.value([]*classify.Model{m}, r, 0); got != want {
 			t.Fatalf("page %d, %s: value %v from numbers, %v from words", page, u, got, want)
@@ -173,10 +173,10 @@ func TestLearner_pushedValueNotItsOwn(t *testing.T) {
 	}}
 	// No link model yet: a link's value is its base score.
 	l.Observe(p, root, []crawler.Entry{{Topic: "robots", URL: twice, Depth: 1, Score: 0.9}, {Topic: "robots", URL: once, Depth: 1, Score: 0.4}})
-	if r := l.links[twice]; r == nil || r.score[0] != 0.2 || r.pushed == nil || !r.pushed[0] {
+	if r := l.links[twice]; r == nil || r.topics[0].score != 0.2 || !r.topics[0].pushed {
 		t.Errorf("a target pushed with a better value than its first link's: record %+v, want it noted as pushed", r)
 	}
-	if r := l.links[once]; r == nil || r.pushed != nil && r.pushed[0] {
+	if r := l.links[once]; r == nil || r.topics[0].pushed {
 		t.Errorf("a target pushed with its own value: record %+v, want it not noted as pushed", r)
 	}
 }
@@ -223,8 +223,8 @@ func TestLearner_memoryWhileDeferred(t *testing.T) {
 	l := deferringLearner()
 	deferred := map[urlnorm.URL]float64{}
 	for _, r := range l.ring {
-		if r.lag != nil && r.lag[0] {
-			deferred[r.target] = r.stored[0]
+		if r.topics[0].lag {
+			deferred[r.target] = r.topics[0].stored
 		}
 	}
 	if len(deferred) == 0 {
@@ -236,8 +236,8 @@ func TestLearner_memoryWhileDeferred(t *testing.T) {
 	}
 	for target, stored := range deferred {
 		r := back.links[target]
-		if r == nil || r.score[0] != stored || r.score[0] == l.links[target].score[0] {
-			t.Errorf("%s: restored at %v, want the store's %v (the learner's is %v)", target, r.score[0], stored, l.links[target].score[0])
+		if r == nil || r.topics[0].score != stored || r.topics[0].score == l.links[target].topics[0].score {
+			t.Errorf("%s: restored at %v, want the store's %v (the learner's is %v)", target, r.topics[0].score, stored, l.links[target].topics[0].score)
 		}
 	}
 }
@@ -252,7 +252,7 @@ func TestLearner_redirectToRememberedLink(t *testing.T) {
 	u := func(path string) urlnorm.URL { return urlnorm.MustParse("http://h.test" + path) }
 	var shadowed *record // a waiting link whose move is deferred
 	for _, r := range l.ring {
-		if r.waiting && r.lag != nil && r.lag[0] {
+		if r.waiting && r.topics[0].lag {
 			shadowed = r
 			break
 		}
@@ -266,16 +266,16 @@ func TestLearner_redirectToRememberedLink(t *testing.T) {
 	}
 	final := shadowed.target.Path()
 	observeAt(l, via.target.Path(), final, 3, 0.1, map[string]string{"/robots.html": "robot arm"})
-	if shadowed.waiting || shadowed.lag[0] {
-		t.Errorf("%s, fetched through a redirect: still waiting %v, move deferred %v", final, shadowed.waiting, shadowed.lag[0])
+	if shadowed.waiting || shadowed.topics[0].lag {
+		t.Errorf("%s, fetched through a redirect: still waiting %v, move deferred %v", final, shadowed.waiting, shadowed.topics[0].lag)
 	}
 	l.Deferred("robots")
 	if _, ok := l.Floor("robots"); ok {
 		t.Error("a move stays deferred once every deferred move was written")
 	}
 	observeAt(l, "/robots.html", "/robots.html", 4, 0.9, nil)
-	if via.credit[0] != l.opts.Gamma {
-		t.Errorf("the link that led to %s earned credit %v for the relevant page it links to, want %v", final, via.credit[0], l.opts.Gamma)
+	if via.topics[0].credit != l.opts.Gamma {
+		t.Errorf("the link that led to %s earned credit %v for the relevant page it links to, want %v", final, via.topics[0].credit, l.opts.Gamma)
 	}
 }
 

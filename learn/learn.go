@@ -251,28 +251,47 @@ type siblings struct {
 	refs     int // the page's links remembered (records whose source it is)
 }
 
-// record is one remembered link.
+// record is one remembered link. A learner holds up to Options.Memory
+// of them for the whole crawl, so a record is kept small: its numbers
+// per topic are one allocation (topics), and the features it was taught
+// with are spelled again from its own when needed (taughtFeatures).
 type record struct {
-	source  urlnorm.URL
-	shared  []uint32   // features every topic's model sees, numbered (Learner.words)
-	base    []float64  // the base model's score per topic
-	srcRel  []bool     // the source page's relevance per topic
-	score   []float64  // the value last given to the stack, per topic
-	credit  []float64  // per topic: weight counted as leading to relevant pages
-	counted bool       // its target was fetched and judged
-	taught  [][]string // per topic: the features it was counted with
-	waiting bool       // its target waits on a topic's own stack (a rescore moves it)
-	// A deferred move (Rescore): per topic, lag is set while the store
-	// holds stored instead of score.
-	lag    []bool
-	stored []float64
-	// pushed, per topic: pushed again since its value was last written,
-	// so the store holds the higher of that value and the push's; its
-	// moves are not deferred until one is written.
-	pushed []bool
-	depth  int         // its target's distance in links from a seed
+	source urlnorm.URL
 	target urlnorm.URL // the URL it was remembered under
 	final  urlnorm.URL // the final URL of its page, when a redirect led there: remembered under it too
+	shared []uint32    // features every topic's model sees, numbered (Learner.words)
+	topics []linkTopic // per topic
+	depth  int32       // its target's distance in links from a seed
+	// counted: its target was fetched and judged.
+	counted bool
+	// waiting: its target waits on a topic's own stack (a rescore moves it).
+	waiting bool
+}
+
+// linkTopic is a remembered link's state for one topic.
+type linkTopic struct {
+	base   float64 // the base model's score
+	score  float64 // the value last given to the stack
+	credit float64 // weight counted as leading to relevant pages
+	// A deferred move (Rescore): lag is set while the store holds
+	// stored instead of score.
+	stored float64
+	lag    bool
+	// pushed: pushed again since its value was last written, so the
+	// store holds the higher of that value and the push's; its moves
+	// are not deferred until one is written.
+	pushed bool
+	srcRel bool // the source page's relevance
+	// taught: once counted, what its features said of its siblings
+	// when it was (the rest of the features it was counted with are
+	// its shared ones and those of base and srcRel).
+	taught siblingsClass
+}
+
+// newRecord returns a record of a link from source to target at depth,
+// with a zero state for each of topics topics.
+func newRecord(source, target urlnorm.URL, depth, topics int) *record {
+	return &record{source: source, target: target, depth: int32(depth), topics: make([]linkTopic, topics)}
 }
 
 // New returns a learner for topics (the crawl scorer's Topics order).
@@ -313,7 +332,7 @@ func Features(dst []string, l *crawler.LinkFeatures, t int, rewardAt float64) []
 	if t < len(l.Base) {
 		base = l.Base[t]
 	}
-	return topicFeatures(dst, base, t < len(l.Page) && l.Page[t] >= rewardAt, nil, t)
+	return topicFeatures(dst, base, t < len(l.Page) && l.Page[t] >= rewardAt, siblingsUnknown)
 }
 
 func sharedFeatures(dst []string, source, target urlnorm.URL, tokens, anchor []string, depth int) []string {
@@ -347,22 +366,49 @@ func sharedFeatures(dst []string, source, target urlnorm.URL, tokens, anchor []s
 // baseFeatures are the base model's score in fifths, as features.
 var baseFeatures = [5]string{"base:0", "base:1", "base:2", "base:3", "base:4"}
 
-func topicFeatures(dst []string, base float64, rel bool, sib *siblings, t int) []string {
+// siblingsClass is what a link's features say of the pages fetched
+// through its page's links for one topic (siblingFeatures).
+type siblingsClass uint8
+
+const (
+	siblingsUnknown siblingsClass = iota // none fetched yet
+	siblingsNone                         // none relevant
+	siblingsSome                         // fewer than half relevant
+	siblingsMost                         // at least half relevant
+)
+
+// siblingFeatures are the features of the siblingsClass values.
+var siblingFeatures = [...]string{"siblings:unknown", "siblings:none-relevant", "siblings:some-relevant", "siblings:most-relevant"}
+
+func topicFeatures(dst []string, base float64, rel bool, sib siblingsClass) []string {
 	dst = append(dst, baseFeatures[max(0, min(int(base*5), 4))])
 	if rel {
 		dst = append(dst, "source:relevant")
 	} else {
 		dst = append(dst, "source:not-relevant")
 	}
+	return append(dst, siblingFeatures[sib])
+}
+
+// class returns what the outcomes say for topic t (sib may be nil: no
+// page fetched).
+func (sib *siblings) class(t int) siblingsClass {
 	switch {
 	case sib == nil || sib.fetched == 0:
-		return append(dst, "siblings:unknown")
+		return siblingsUnknown
 	case sib.relevant[t] == 0:
-		return append(dst, "siblings:none-relevant")
+		return siblingsNone
 	case 2*sib.relevant[t] < sib.fetched:
-		return append(dst, "siblings:some-relevant")
+		return siblingsSome
 	}
-	return append(dst, "siblings:most-relevant")
+	return siblingsMost
+}
+
+// taughtFeatures appends to dst the features r was counted with for
+// topic t (r.counted).
+func (l *Learner) taughtFeatures(dst []string, r *record, t int) []string {
+	rt := &r.topics[t]
+	return topicFeatures(l.words.spell(dst, r.shared), rt.base, rt.srcRel, rt.taught)
 }
 
 // ScoreLink implements crawler.Learner: per topic, P(leads to relevant
@@ -393,15 +439,16 @@ func (l *Learner) ScoreLink(lf *crawler.LinkFeatures, dst []float64) []float64 {
 // value scores a remembered link for topic t with models.
 func (l *Learner) value(models []*classify.Model, r *record, t int) float64 {
 	m := models[t]
+	rt := &r.topics[t]
 	if m == nil {
-		return r.base[t]
+		return rt.base
 	}
 	pos := l.projection(t, m)
 	l.terms = l.terms[:0]
 	for _, id := range r.shared {
 		l.terms = append(l.terms, pos[id])
 	}
-	l.feats = topicFeatures(l.feats[:0], r.base[t], r.srcRel[t], l.sources[r.source], t)
+	l.feats = topicFeatures(l.feats[:0], rt.base, rt.srcRel, l.sources[r.source].class(t))
 	for _, f := range l.feats {
 		l.terms = append(l.terms, m.TermIndex(f))
 	}
@@ -467,7 +514,6 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 	}
 	if p.Failure == "" && r != nil && !r.counted {
 		r.counted = true
-		r.taught = make([][]string, len(l.topics))
 		sib := l.sources[r.source]
 		for t := range l.topics {
 			rel := l.rewarded(p, t)
@@ -475,12 +521,11 @@ func (l *Learner) Observe(p *crawler.Page, e crawler.Entry, push []crawler.Entry
 			if rel {
 				w = 1
 			}
-			f := l.words.spell(nil, r.shared)
-			f = topicFeatures(f, r.base[t], r.srcRel[t], sib, t)
-			r.taught[t] = f
-			l.counts[t].Add(classLeads, f, w)
-			l.counts[t].Add(classNot, f, 1-w)
-			r.credit[t] = w
+			r.topics[t].taught = sib.class(t)
+			l.feats = l.taughtFeatures(l.feats[:0], r, t)
+			l.counts[t].Add(classLeads, l.feats, w)
+			l.counts[t].Add(classNot, l.feats, 1-w)
+			r.topics[t].credit = w
 			if rel {
 				l.creditAncestors(r, t)
 			}
@@ -534,11 +579,11 @@ func (l *Learner) rewardAt(t int) float64 {
 // to the links that lead on to pages relevant to topic t.
 func (l *Learner) creditAncestors(r *record, t int) {
 	a := l.links[r.source]
-	if a == nil || a == r || !a.counted || a.credit[t] > 0 {
+	if a == nil || a == r || !a.counted || a.topics[t].credit > 0 {
 		return
 	}
-	l.counts[t].Move(classNot, classNext, a.taught[t], 1)
-	a.credit[t] = l.opts.Gamma
+	l.counts[t].Move(classNot, classNext, l.taughtFeatures(nil, a, t), 1)
+	a.topics[t].credit = l.opts.Gamma
 }
 
 // remember keeps the features of the links p pushed, under their targets
@@ -580,28 +625,31 @@ func (l *Learner) remember(p *crawler.Page, e crawler.Entry, push []crawler.Entr
 			}
 			for t := range l.topics {
 				if _, ok := mains[topicURL{t, lk.Target}]; ok {
-					old.markPushed(t, len(l.topics)) // pushed again by this batch
-					old.depth = min(old.depth, e.Depth+1)
+					old.topics[t].pushed = true // pushed again by this batch
+					old.depth = min(old.depth, int32(e.Depth+1))
 				}
 			}
 			continue
 		}
-		r := &record{source: p.FinalURL, target: target, base: make([]float64, len(l.topics)), srcRel: make([]bool, len(l.topics)),
-			score: make([]float64, len(l.topics)), credit: make([]float64, len(l.topics)), waiting: onStack, depth: e.Depth + 1}
+		r := newRecord(p.FinalURL, target, e.Depth+1, len(l.topics))
+		r.waiting = onStack
 		l.sibling(p.FinalURL).refs++
-		copy(r.base, lk.Scores)
-		for t := range l.topics {
-			r.srcRel[t] = l.rewarded(p, t)
+		for t := range r.topics {
+			if t < len(lk.Scores) {
+				r.topics[t].base = lk.Scores[t]
+			}
+			r.topics[t].srcRel = l.rewarded(p, t)
 		}
 		l.feats = sharedFeatures(l.feats[:0], p.FinalURL, lk.Target, strings.Fields(lk.Context), strings.Fields(lk.Anchor), e.Depth+1)
 		r.shared = l.words.number(nil, l.feats)
 		models := *l.models.Load()
 		for t := range l.topics {
-			r.score[t] = l.value(models, r, t)
+			rt := &r.topics[t]
+			rt.score = l.value(models, r, t)
 			// The store holds the push's value: the best of the page's
 			// links to the target, not the first one's as here.
-			if v, ok := mains[topicURL{t, lk.Target}]; ok && v != r.score[t] {
-				r.markPushed(t, len(l.topics))
+			if v, ok := mains[topicURL{t, lk.Target}]; ok && v != rt.score {
+				rt.pushed = true
 			}
 		}
 		l.keep(r)
@@ -638,9 +686,9 @@ func (l *Learner) keep(r *record) {
 		l.ring = append(l.ring, r)
 	} else {
 		o := l.ring[l.ringNext]
-		for t, lag := range o.lag {
-			if lag && o.waiting {
-				l.orphans[topicURL{t, o.target}] = o.score[t] // written at the next chance
+		for t, ot := range o.topics {
+			if ot.lag && o.waiting {
+				l.orphans[topicURL{t, o.target}] = ot.score // written at the next chance
 			}
 		}
 		l.settle(o)
@@ -707,50 +755,34 @@ func (l *Learner) Rescore() []crawler.Entry {
 		l.floors[t] = floor
 		for i, r := range l.recs {
 			v := l.vals[i]
-			moved := math.Abs(v-r.score[t]) > max(1e-9, l.opts.MinMove*max(v, r.score[t]))
-			lags := r.lag != nil && r.lag[t]
-			if !moved && !lags {
+			rt := &r.topics[t]
+			moved := math.Abs(v-rt.score) > max(1e-9, l.opts.MinMove*max(v, rt.score))
+			if !moved && !rt.lag {
 				continue
 			}
-			stored := r.score[t]
-			if lags {
-				stored = r.stored[t]
+			stored := rt.score
+			if rt.lag {
+				stored = rt.stored
 			}
 			if moved {
-				r.score[t] = v
+				rt.score = v
 			}
-			pushed := r.pushed != nil && r.pushed[t]
-			if pushed && !moved {
+			if rt.pushed && !moved {
 				continue // the store keeps the push's value, as when every move is written
 			}
-			if pushed || r.depth <= crawler.SurveyDepth || max(stored, r.score[t]) >= floor {
+			if rt.pushed || r.depth <= crawler.SurveyDepth || max(stored, rt.score) >= floor {
 				l.settleTopic(r, t)
-				if pushed {
-					r.pushed[t] = false
-				}
-				out = append(out, crawler.Entry{Topic: topic, URL: r.target, Score: r.score[t]})
+				rt.pushed = false
+				out = append(out, crawler.Entry{Topic: topic, URL: r.target, Score: rt.score})
 				continue
 			}
-			if !lags {
-				if r.lag == nil {
-					r.lag, r.stored = make([]bool, len(l.topics)), make([]float64, len(l.topics))
-				}
-				r.lag[t], r.stored[t] = true, stored
+			if !rt.lag {
+				rt.lag, rt.stored = true, stored
 				l.lagging[t]++
 			}
 		}
 	}
 	return out
-}
-
-// markPushed notes that the store may hold for r on topic t's stack
-// another value than r.score[t] (the higher of it and a push's): r's
-// moves on that stack are written, not deferred, until one is.
-func (r *record) markPushed(t, topics int) {
-	if r.pushed == nil {
-		r.pushed = make([]bool, topics)
-	}
-	r.pushed[t] = true
 }
 
 // minKeepWritten is the least number of a topic's best waiting links
@@ -779,15 +811,15 @@ func (l *Learner) takeOrphans(t int, dst []crawler.Entry) []crawler.Entry {
 
 // settleTopic notes r's value for topic t as written.
 func (l *Learner) settleTopic(r *record, t int) {
-	if r.lag != nil && r.lag[t] {
-		r.lag[t] = false
+	if rt := &r.topics[t]; rt.lag {
+		rt.lag = false
 		l.lagging[t]--
 	}
 }
 
 // settle notes all of r's values as written (or its entry gone).
 func (l *Learner) settle(r *record) {
-	for t := range r.lag {
+	for t := range r.topics {
 		l.settleTopic(r, t)
 	}
 }
@@ -826,9 +858,9 @@ func (l *Learner) Deferred(topic string) []crawler.Entry {
 		return out
 	}
 	for u, r := range l.links {
-		if r.target == u && r.lag != nil && r.lag[t] {
+		if r.target == u && r.topics[t].lag {
 			l.settleTopic(r, t)
-			out = append(out, crawler.Entry{Topic: topic, URL: u, Score: r.score[t]})
+			out = append(out, crawler.Entry{Topic: topic, URL: u, Score: r.topics[t].score})
 		}
 	}
 	return out
@@ -853,11 +885,11 @@ func (l *Learner) DeferredOf(push []crawler.Entry) []crawler.Entry {
 		if r == nil || r.target != e.URL {
 			continue
 		}
-		r.markPushed(t, len(l.topics))
-		r.depth = min(r.depth, e.Depth) // the store keeps the smaller depth
-		if r.lag != nil && r.lag[t] {
+		r.topics[t].pushed = true
+		r.depth = min(r.depth, int32(e.Depth)) // the store keeps the smaller depth
+		if r.topics[t].lag {
 			l.settleTopic(r, t)
-			out = append(out, crawler.Entry{Topic: e.Topic, URL: e.URL, Score: r.score[t]})
+			out = append(out, crawler.Entry{Topic: e.Topic, URL: e.URL, Score: r.topics[t].score})
 		}
 	}
 	return out

@@ -88,6 +88,7 @@ func (l *Learner) encodeMemory(dst []byte) []byte {
 		}
 	}
 	w.uint(uint64(len(links)))
+	var extra []string // a link's features past the shared ones
 	for _, r := range links {
 		w.str(r.target.String())
 		w.str(r.final.String())
@@ -101,12 +102,12 @@ func (l *Learner) encodeMemory(dst []byte) []byte {
 			flags |= 2
 		}
 		w.uint(flags)
-		for t := range nt {
+		for _, rt := range r.topics {
 			var f uint64
-			if r.srcRel[t] {
+			if rt.srcRel {
 				f |= 1
 			}
-			if r.pushed != nil && r.pushed[t] {
+			if rt.pushed {
 				f |= 2
 			}
 			w.uint(f)
@@ -115,21 +116,22 @@ func (l *Learner) encodeMemory(dst []byte) []byte {
 		for _, id := range r.shared {
 			w.uint(uint64(id))
 		}
-		for _, v := range r.base {
-			w.float(v)
+		for _, rt := range r.topics {
+			w.float(rt.base)
 		}
-		for t, v := range r.score {
-			if r.lag != nil && r.lag[t] {
-				v = r.stored[t] // the store's value: the move is deferred
+		for _, rt := range r.topics {
+			v := rt.score
+			if rt.lag {
+				v = rt.stored // the store's value: the move is deferred
 			}
 			w.float(v)
 		}
-		for _, v := range r.credit {
-			w.float(v)
+		for _, rt := range r.topics {
+			w.float(rt.credit)
 		}
 		if r.counted {
-			for t := range nt {
-				extra := r.taught[t][min(len(r.shared), len(r.taught[t])):]
+			for _, rt := range r.topics {
+				extra := topicFeatures(extra[:0], rt.base, rt.srcRel, rt.taught)
 				w.uint(uint64(len(extra)))
 				for _, f := range extra {
 					w.str(f)
@@ -203,26 +205,25 @@ func (l *Learner) restoreMemory(b []byte) error {
 	n := r.count()
 	links := make(map[urlnorm.URL]*record, n)
 	ring := make([]*record, 0, n)
+	var extra []string // a link's features past the shared ones
 	for range n {
 		if r.err != nil {
 			break
 		}
-		rec := &record{target: r.url(), final: r.optURL(), base: make([]float64, nt), srcRel: make([]bool, nt),
-			score: make([]float64, nt), credit: make([]float64, nt)}
+		rec := newRecord(urlnorm.URL{}, r.url(), 0, nt)
+		rec.final = r.optURL()
 		if i := r.uint(); i < uint64(len(sources)) {
 			rec.source = sources[i]
 		} else if r.err == nil {
 			r.err = errors.New("link of an unknown page")
 		}
-		rec.depth = int(r.int())
+		rec.depth = int32(r.int())
 		flags := r.uint()
 		rec.counted, rec.waiting = flags&1 != 0, flags&2 != 0
-		for t := range nt {
+		for t := range rec.topics {
 			f := r.uint()
-			rec.srcRel[t] = f&1 != 0
-			if f&2 != 0 {
-				rec.markPushed(t, nt)
-			}
+			rec.topics[t].srcRel = f&1 != 0
+			rec.topics[t].pushed = f&2 != 0
 		}
 		rec.shared = make([]uint32, r.count())
 		for i := range rec.shared {
@@ -232,25 +233,22 @@ func (l *Learner) restoreMemory(b []byte) error {
 			}
 			rec.shared[i] = uint32(v)
 		}
-		for _, vs := range [][]float64{rec.base, rec.score, rec.credit} {
-			for i := range vs {
-				vs[i] = r.float()
-			}
+		for t := range rec.topics {
+			rec.topics[t].base = r.float()
+		}
+		for t := range rec.topics {
+			rec.topics[t].score = r.float()
+		}
+		for t := range rec.topics {
+			rec.topics[t].credit = r.float()
 		}
 		if rec.counted {
-			rec.taught = make([][]string, nt)
-			for t := range nt {
-				if r.err != nil {
-					break
-				}
-				f := make([]string, 0, len(rec.shared)+4)
-				for _, i := range rec.shared {
-					f = append(f, words[i])
-				}
+			for t := range rec.topics {
+				extra = extra[:0]
 				for range r.count() {
-					f = append(f, r.str())
+					extra = append(extra, r.str())
 				}
-				rec.taught[t] = f
+				rec.topics[t].taught = r.taught(extra, &rec.topics[t])
 			}
 		}
 		if r.err != nil {
@@ -348,6 +346,20 @@ func (r *memReader) count() int {
 		return 0
 	}
 	return int(v)
+}
+
+// taught returns the class of siblings of a link counted with features
+// extra past its shared ones, which must be those of its topic's state
+// rt (topicFeatures).
+func (r *memReader) taught(extra []string, rt *linkTopic) siblingsClass {
+	var want [3]string
+	for c := range siblingsClass(len(siblingFeatures)) {
+		if slices.Equal(extra, topicFeatures(want[:0], rt.base, rt.srcRel, c)) {
+			return c
+		}
+	}
+	r.fail("the features a link was taught with")
+	return siblingsUnknown
 }
 
 func (r *memReader) float() float64 {

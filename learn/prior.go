@@ -189,7 +189,7 @@ func (l *Learner) Prime(links []PriorLink, w float64) {
 				base = pl.Base[t]
 			}
 			f = sharedFeatures(f[:0], pl.Source, pl.Target, pl.Tokens, pl.Anchor, -1)
-			f = topicFeatures(f, base, t < len(pl.Page) && pl.Page[t] >= l.rewardAt(t), nil, t)
+			f = topicFeatures(f, base, t < len(pl.Page) && pl.Page[t] >= l.rewardAt(t), siblingsUnknown)
 			l.counts[t].Add(int(pl.Class[t]), f, w)
 		}
 	}
