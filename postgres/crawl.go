@@ -774,12 +774,11 @@ func (s *Store) AwaitWork(ctx context.Context, crawl int64) (bool, error) {
 }
 
 // sweepFrontier deletes the crawl's frontier rows whose URL no longer
-// waits, once the crawl is done. Such a row is left when a push, which
-// reads its URLs' states without locking them, inserts a row for a URL
-// another process pops and leases in the meantime (or renumbers a row
-// that a pop then fails to delete by its number). A pop deletes such a
-// row when it comes to it, and nothing is fetched twice; this deletes
-// the last of them, when no pop will come.
+// waits, once the crawl is done. A URL pushed on several stacks keeps
+// its rows on the others when one of them leases it, and a push leaves
+// a row of a leased URL that another pop holds to that pop (push). A
+// pop deletes such a row when it comes to it, and nothing is fetched
+// twice; this deletes the last of them, when no pop will come.
 func (s *Store) sweepFrontier(ctx context.Context, crawl int64) error {
 	err := s.retry(ctx, func() error {
 		_, err := s.pool.Exec(ctx, `DELETE FROM frontier f USING urls u

@@ -252,6 +252,19 @@ func push(ctx context.Context, tx pgx.Tx, crawl int64, entries []crawler.Entry, 
 			ON CONFLICT (crawl_id, topic, url_id) `+conflict, crawl, topics, ids, depths, scores); err != nil {
 			return fmt.Errorf("push: %w", err)
 		}
+		// The states were read before the insert, without a lock: a
+		// URL another process leased since (its pop deleted this row
+		// and the insert, waiting for that pop's commit, made it
+		// again) no longer waits. Its row is taken out now, by a
+		// statement that sees what that pop committed; a row another
+		// pop holds is left to it.
+		if _, err := tx.Exec(ctx, `DELETE FROM frontier WHERE seq IN (
+			SELECT f.seq FROM frontier f
+			JOIN unnest($2::text[], $3::bigint[]) AS x(t, u) ON f.crawl_id = $1 AND f.topic = x.t AND f.url_id = x.u
+			JOIN urls w ON w.id = f.url_id
+			WHERE w.state <> 0 FOR UPDATE OF f SKIP LOCKED)`, crawl, topics, ids); err != nil {
+			return fmt.Errorf("push: %w", err)
+		}
 	}
 	return nil
 }

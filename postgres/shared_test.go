@@ -224,6 +224,70 @@ func TestStore_AwaitWork_sweepsStaleRows(t *testing.T) {
 	}
 }
 
+// TestStore_pushDuringPop: a push of a URL that another process's pop
+// is leasing at that moment (the pop has deleted the URL's row and not
+// committed) waits for that pop and leaves no frontier row for the
+// leased URL, on the breadth-first queue and on a topic's stack.
+func TestStore_pushDuringPop(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	for _, spec := range []crawler.CrawlSpec{
+		{Name: "queue", Strategy: crawler.StrategyBFS, Stacks: []string{""}},
+		{Name: "stack", Strategy: crawler.StrategyLink, Stacks: []string{"course"}, Topics: []string{"course"}},
+	} {
+		t.Run(spec.Name, func(t *testing.T) {
+			s := openURL(t, url, Options{})
+			st, err := s.OpenCrawl(ctx, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			topic := spec.Stacks[0]
+			target := u("h.test", "/p")
+			entry := []crawler.Entry{{Topic: topic, URL: target, Depth: 1, Score: 0.5}}
+			if err := s.Commit(ctx, st.ID, nil, entry); err != nil {
+				t.Fatal(err)
+			}
+			// Another process's pop, as Pop does it, left open.
+			pop, err := s.pool.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pop.Rollback(ctx)
+			var seq, id int64
+			if err := pop.QueryRow(ctx, `SELECT f.seq, f.url_id FROM frontier f WHERE f.crawl_id = $1 AND f.topic = $2 FOR UPDATE OF f SKIP LOCKED`,
+				st.ID, topic).Scan(&seq, &id); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pop.Exec(ctx, `DELETE FROM frontier WHERE seq = $1`, seq); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pop.Exec(ctx, `UPDATE urls SET state = 1, topic = $1, holder = NULL WHERE id = $2 AND state = 0`, topic, id); err != nil {
+				t.Fatal(err)
+			}
+			pushed := make(chan error, 1)
+			go func() { pushed <- s.Commit(ctx, st.ID, nil, entry) }()
+			select {
+			case err := <-pushed:
+				t.Fatalf("the push did not wait for the pop that holds its row: %v", err)
+			case <-time.After(300 * time.Millisecond):
+			}
+			if err := pop.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-pushed; err != nil {
+				t.Fatal(err)
+			}
+			var rows int
+			if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM frontier WHERE crawl_id = $1 AND url_id = $2`, st.ID, id).Scan(&rows); err != nil {
+				t.Fatal(err)
+			}
+			if rows != 0 {
+				t.Errorf("%d frontier rows for the URL leased while it was pushed, want none", rows)
+			}
+		})
+	}
+}
+
 // TestStore_budget: the budget holds across processes, and a failed fetch
 // gives its place back.
 func TestStore_budget(t *testing.T) {
