@@ -369,11 +369,13 @@ func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, 
 	for i, p := range pages {
 		given[i] = *p
 	}
+	newURLs := 0
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		for i, p := range pages {
 			*p = given[i]
 		}
 		w := newWaitingCount(tx, crawl)
+		defer func() { newURLs = w.stored }()
 		var stored []int64
 		succeeded := 0
 		if len(pages) > 0 {
@@ -404,6 +406,7 @@ func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, 
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	s.keepStatistics(ctx, newURLs)
 	return nil
 }
 

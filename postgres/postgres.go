@@ -80,6 +80,9 @@ type Store struct {
 	caps      map[int64]frontierCaps
 	stop      chan struct{}
 	done      chan struct{}
+	// The URLs this store has stored, and how many it will have stored
+	// when it next has the tables analyzed (keepStatistics).
+	stored, analyzeAt int
 
 	afterCommit func() error // tests: the error a commit's answer turns into (under mu)
 }
