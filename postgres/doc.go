@@ -71,6 +71,11 @@
 //   - Ending. AwaitWork keeps a process with nothing to pop waiting while
 //     others hold leases, so that no process ends a crawl others can
 //     still grow, and the last one ends it.
+//   - Statistics. Each process has the server ANALYZE urls and frontier
+//     whenever the URLs it stored double (keepStatistics): a push's and
+//     a rescore's lookups by stack and URL id are planned on them, and
+//     planned on a table's statistics from when it was small they read
+//     whole stacks.
 //   - Model. SaveModel and Model share the model a crawl was trained
 //     with: the first process to store one under a name wins, and every
 //     process uses that one.
