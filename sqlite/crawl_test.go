@@ -367,55 +367,6 @@ func BenchmarkStore_push(b *testing.B) {
 	}
 }
 
-// TestStore_PopFloor: a pop with a floor takes entries down to it and
-// stops at the first below it, reporting so; in SurveyFirst order the
-// survey's shallow entries come first whatever their value. What it
-// took stays taken; a pop after it goes on from there. Its peek stops
-// at the floor too.
-func TestStore_PopFloor(t *testing.T) {
-	ctx := context.Background()
-	names := func(es []crawler.Entry) string {
-		var out []string
-		for _, e := range es {
-			out = append(out, strings.TrimPrefix(e.URL.String(), "http://a.test"))
-		}
-		return strings.Join(out, " ")
-	}
-	for _, tc := range []struct {
-		order          crawler.Order
-		taken, after   string
-		peekTaken, nxt string
-	}{
-		{crawler.SurveyFirst, "/near /a /b", "/c", "/near", "/a /b"},
-		{crawler.BestFirst, "/a /b", "/c", "/a", "/b"},
-	} {
-		s, _ := open(t)
-		st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyLink, Stacks: []string{"t"}, Topics: []string{"t"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		push := []crawler.Entry{{Topic: "t", URL: u("/c"), Depth: 3, Score: 0.5}, {Topic: "t", URL: u("/a"), Depth: 3, Score: 0.9},
-			{Topic: "t", URL: u("/near"), Depth: crawler.SurveyDepth, Score: 0.1}, {Topic: "t", URL: u("/b"), Depth: 2, Score: 0.7}}
-		if err := s.Commit(ctx, st.ID, nil, push); err != nil {
-			t.Fatal(err)
-		}
-		peeked, next, stopped, err := s.PopFloor(ctx, st.ID, "t", tc.order, 1, 0, 5, 0.6)
-		if err != nil || stopped || names(peeked) != tc.peekTaken || names(next) != tc.nxt {
-			t.Errorf("order %d: a pop of 1 peeking 5 above 0.6 took %q and saw %q (stopped %v, %v), want %q and %q",
-				tc.order, names(peeked), names(next), stopped, err, tc.peekTaken, tc.nxt)
-		}
-		taken, _, stopped, err := s.PopFloor(ctx, st.ID, "t", tc.order, 4, 0, 0, 0.6)
-		if err != nil || !stopped || names(append(peeked, taken...)) != tc.taken {
-			t.Errorf("order %d: pops above 0.6 took %q (stopped %v, %v), want %q, stopped", tc.order, names(append(peeked, taken...)), stopped, err, tc.taken)
-		}
-		after, err := s.Pop(ctx, st.ID, "t", tc.order, 1, 0)
-		if err != nil || names(after) != tc.after {
-			t.Errorf("order %d: the pop after took %q (%v), want %q", tc.order, names(after), err, tc.after)
-		}
-		s.Close()
-	}
-}
-
 // TestOpen_pathOfAnyCharacters: a database path with the characters a
 // URI reads otherwise ('?', '#', '%') names that very file, for a crawl
 // and for a reader.

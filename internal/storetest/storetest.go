@@ -47,6 +47,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("PageRecordReadBack", func(t *testing.T) { pageRecord(t, open) })
 	t.Run("LinkRecordReadBack", func(t *testing.T) { linkRecord(t, open) })
 	t.Run("Rescore", func(t *testing.T) { rescore(t, open) })
+	t.Run("PopFloor", func(t *testing.T) { popFloor(t, open) })
 	t.Run("Learner", func(t *testing.T) { learner(t, open) })
 	t.Run("FrontierSizes", func(t *testing.T) { frontierSizes(t, open) })
 	t.Run("LearntKept", func(t *testing.T) { learntKept(t, open) })
@@ -471,6 +472,68 @@ func rescore(t *testing.T, open Open) {
 	}
 	if strings.Join(got, " ") != "/a /b /c" || es[0].Score != 0.95 {
 		t.Errorf("after rescoring /a to 0.95: popped %v (first score %v)", got, es[0].Score)
+	}
+}
+
+// popFloor: a pop with a floor (crawler.FloorPopper) takes entries down
+// to it and stops at the first below it, reporting so; in SurveyFirst
+// order the survey's shallow entries come first whatever their value. A
+// pop that reaches neither the floor nor the stack's end, or reaches the
+// end above the floor, did not stop. What it took stays taken; a pop
+// after it goes on from there. A store that peeks (crawler.Peeker) stops
+// its peek at the floor too.
+func popFloor(t *testing.T, open Open) {
+	ctx := context.Background()
+	names := func(es []crawler.Entry) string {
+		var out []string
+		for _, e := range es {
+			out = append(out, strings.TrimPrefix(e.URL.String(), "http://a.test"))
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		order        crawler.Order
+		floor        float64
+		first, next  string // a pop of 1 peeking 5
+		rest, after  string // then a pop of 4, and a Pop of 1
+		stoppedFirst bool
+		stoppedRest  bool
+	}{
+		{order: crawler.SurveyFirst, floor: 0.6, first: "/near", next: "/a /b", rest: "/a /b", after: "/c", stoppedRest: true},
+		{order: crawler.BestFirst, floor: 0.6, first: "/a", next: "/b", rest: "/b", after: "/c", stoppedRest: true},
+		{order: crawler.BestFirst, floor: 0.95, first: "", next: "", rest: "", after: "/a", stoppedFirst: true, stoppedRest: true},
+		{order: crawler.BestFirst, floor: 0.05, first: "/a", next: "/b /c /near", rest: "/b /c /near", after: ""},
+	} {
+		s, _ := open(t)
+		fp, ok := s.(crawler.FloorPopper)
+		if !ok {
+			s.Close()
+			t.Skipf("%T pops with no floor (crawler.FloorPopper)", s)
+		}
+		spec := linkSpec("t")
+		spec.Seeds = nil
+		st := mustOpen(t, s, spec)
+		push := []crawler.Entry{{Topic: "t", URL: u("/c"), Depth: 3, Score: 0.5}, {Topic: "t", URL: u("/a"), Depth: 3, Score: 0.9},
+			{Topic: "t", URL: u("/near"), Depth: crawler.SurveyDepth, Score: 0.1}, {Topic: "t", URL: u("/b"), Depth: 2, Score: 0.7}}
+		if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+			t.Fatal(err)
+		}
+		_, peeks := s.(crawler.Peeker)
+		first, next, stopped, err := fp.PopFloor(ctx, st.ID, "t", tc.order, 1, 0, 5, tc.floor)
+		if err != nil || stopped != tc.stoppedFirst || names(first) != tc.first || peeks && names(next) != tc.next || !peeks && next != nil {
+			t.Errorf("order %d: a pop of 1 peeking 5 above %v took %q and saw %q (stopped %v, %v), want %q and %q (stopped %v)",
+				tc.order, tc.floor, names(first), names(next), stopped, err, tc.first, tc.next, tc.stoppedFirst)
+		}
+		rest, _, stopped, err := fp.PopFloor(ctx, st.ID, "t", tc.order, 4, 0, 0, tc.floor)
+		if err != nil || stopped != tc.stoppedRest || names(rest) != tc.rest {
+			t.Errorf("order %d: a pop of 4 above %v after it took %q (stopped %v, %v), want %q (stopped %v)",
+				tc.order, tc.floor, names(rest), stopped, err, tc.rest, tc.stoppedRest)
+		}
+		after, err := s.Pop(ctx, st.ID, "t", tc.order, 1, 0)
+		if err != nil || names(after) != tc.after {
+			t.Errorf("order %d: the pop after took %q (%v), want %q", tc.order, names(after), err, tc.after)
+		}
+		s.Close()
 	}
 }
 
