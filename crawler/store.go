@@ -74,7 +74,8 @@ type Peeker interface {
 // A FloorPopper is a Store that can stop a pop at a floor (Deferrer):
 // PopFloor is PopPeek that takes no entry valued below floor (in
 // SurveyFirst order, none past the survey's shallow entries) and reports
-// whether it stopped at one. The entries it took stay taken.
+// whether it stopped at one. The entries it took stay taken. A store
+// that is no Peeker gives no next entries.
 type FloorPopper interface {
 	PopFloor(ctx context.Context, crawl int64, topic string, order Order, n, maxPerHost, peek int, floor float64) (taken, next []Entry, stopped bool, err error)
 }

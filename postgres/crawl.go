@@ -199,19 +199,43 @@ func popParts(order crawler.Order) []string {
 // with Options.HostDelay, an entry whose host was leased less than that
 // long ago (by any process) stays on the stack for later.
 func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost int) ([]crawler.Entry, error) {
+	out, _, err := s.pop(ctx, crawl, topic, order, n, maxPerHost, nil)
+	return out, err
+}
+
+var _ crawler.FloorPopper = (*Store)(nil)
+
+// PopFloor implements crawler.FloorPopper: Pop that stops at the first
+// entry valued below floor (in SurveyFirst order, past the survey's
+// shallow entries), taking none from there on. The store reads no
+// entries ahead (it is no crawler.Peeker): next is always nil, and a
+// crawl that guesses its rounds guesses from its pushes, as with Pop.
+func (s *Store) PopFloor(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost, peek int, floor float64) (taken, next []crawler.Entry, stopped bool, err error) {
+	taken, stopped, err = s.pop(ctx, crawl, topic, order, n, maxPerHost, &floor)
+	return taken, nil, stopped, err
+}
+
+// pop is Pop; with a floor it stops at the first entry of the stack's
+// order valued below it (stopped), except the survey's shallow entries
+// in SurveyFirst order. The entry it stops at and those after it stay
+// on the stack.
+func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost int, floor *float64) ([]crawler.Entry, bool, error) {
 	if n <= 0 {
-		return nil, nil
+		return nil, false, nil
 	}
 	ob, err := orderBy(order)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	holder := s.holderOf(crawl)
 	if holder == "" {
-		return nil, fmt.Errorf("pop: crawl %d was not opened by this store", crawl)
+		return nil, false, fmt.Errorf("pop: crawl %d was not opened by this store", crawl)
 	}
 	if err := s.reapExpired(ctx, crawl); err != nil {
-		return nil, fmt.Errorf("pop %q: %w", topic, err)
+		return nil, false, fmt.Errorf("pop %q: %w", topic, err)
+	}
+	below := func(score float64, depth int) bool {
+		return floor != nil && score < *floor && (order != crawler.SurveyFirst || depth > crawler.SurveyDepth)
 	}
 	hostGate := ""
 	if s.opts.HostDelay > 0 {
@@ -224,8 +248,9 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 		WHERE f.crawl_id = $1 AND f.topic = $2`+part+hostGate+` ORDER BY `+ob+` LIMIT $3 FOR UPDATE OF f SKIP LOCKED`)
 	}
 	var out []crawler.Entry
+	stopped := false
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		out = out[:0]
+		out, stopped = out[:0], false
 		want := n
 		if s.opts.Budget > 0 {
 			// The crawl's row orders the pops of a budgeted crawl.
@@ -242,7 +267,7 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 		}
 		w := newWaitingCount(tx, crawl)
 		seen := make(map[int64]bool)
-		for part := 0; part < len(queries) && len(out) < want; {
+		for part := 0; part < len(queries) && len(out) < want && !stopped; {
 			type cand struct {
 				seq, urlID int64
 				url, host  string
@@ -274,6 +299,10 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 				continue
 			}
 			for _, c := range cands {
+				if below(c.score, c.depth) {
+					stopped = true
+					break
+				}
 				seen[c.seq] = true
 				if s.opts.HostDelay > 0 {
 					// The host's slot: taken here, or by another process
@@ -323,9 +352,9 @@ func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawle
 		return w.save(ctx)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pop %q: %w", topic, err)
+		return nil, false, fmt.Errorf("pop %q: %w", topic, err)
 	}
-	return out, nil
+	return out, stopped, nil
 }
 
 // storedLink is a link as kept in pages.links, one JSON object a link,

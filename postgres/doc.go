@@ -11,7 +11,9 @@
 // newer scent is refused.
 //
 // Store implements crawler.Store, crawler.URLLookup,
-// crawler.SharedFrontier and revisit.WatchStore; EachPage reads a crawl's
+// crawler.SharedFrontier, crawler.FloorPopper (a learning crawl's pop
+// stops at the floor of the moves its learner deferred, which are
+// written only then) and revisit.WatchStore; EachPage reads a crawl's
 // pages back as crawler.Page records and EachLink their links as
 // crawler.PageLink records, as the SQLite store's EachPage and EachLink
 // do. Many processes, one crawl:
