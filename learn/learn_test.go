@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -20,10 +21,14 @@ import (
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/internal/pgtest"
 	"github.com/scent-crawler/scent/learn"
+	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/urlnorm"
 )
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // wordScorer is a small real Scorer: a page or link is on-topic (0.9)
 // when it holds one of the topic's words, off-topic (0.1) otherwise.
@@ -156,12 +161,26 @@ func labCrawl(t *testing.T, srv *httptest.Server, path string, cfg crawler.Confi
 // labCrawlSummary is labCrawl, with the run's summary.
 func labCrawlSummary(t *testing.T, srv *httptest.Server, path string, cfg crawler.Config) ([]fetched, crawler.Summary) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, path)
+	st, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	return labCrawlStore(t, srv, st, cfg)
+}
+
+// pageStore is a crawler.Store that reads its pages back.
+type pageStore interface {
+	crawler.Store
+	crawler.PageReader
+}
+
+// labCrawlStore runs a crawl of cfg (with labScorer) from srv's home
+// page into st and returns its fetches in their order, read back from
+// st, with the run's summary.
+func labCrawlStore(t *testing.T, srv *httptest.Server, st pageStore, cfg crawler.Config) ([]fetched, crawler.Summary) {
+	t.Helper()
+	ctx := context.Background()
 	f, err := fetch.New(fetch.Config{IgnoreRobots: true, HostParallelism: 0, Retries: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -175,20 +194,12 @@ func labCrawlSummary(t *testing.T, srv *httptest.Server, path string, cfg crawle
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := st.DB().QueryContext(ctx, `SELECT u.url, p.failure FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY p.ord`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	var out []fetched
-	for rows.Next() {
-		var u, failure string
-		if err := rows.Scan(&u, &failure); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fetched{path: strings.TrimPrefix(u, srv.URL), ok: failure == ""})
-	}
-	if err := rows.Err(); err != nil {
+	err = st.EachPage(ctx, sum.Crawl, func(p *crawler.Page) error {
+		out = append(out, fetched{path: strings.TrimPrefix(p.URL.String(), srv.URL), ok: p.Failure == ""})
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return out, sum
@@ -735,62 +746,140 @@ func (c *countingLearner) Rescore() []crawler.Entry {
 	return out
 }
 
+// stopCount counts the pops of a store that stopped at a floor.
+type stopCount int
+
+func (c *stopCount) count(taken, next []crawler.Entry, stopped bool, err error) ([]crawler.Entry, []crawler.Entry, bool, error) {
+	if stopped {
+		*c++
+	}
+	return taken, next, stopped, err
+}
+
+// sqliteCounting and pgCounting are their stores, with every optional
+// interface of them, that count the pops stopped at a floor.
+type sqliteCounting struct {
+	*sqlite.Store
+	stops stopCount
+}
+
+func (s *sqliteCounting) PopFloor(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost, peek int, floor float64) ([]crawler.Entry, []crawler.Entry, bool, error) {
+	return s.stops.count(s.Store.PopFloor(ctx, crawl, topic, order, n, maxPerHost, peek, floor))
+}
+
+type pgCounting struct {
+	*postgres.Store
+	stops stopCount
+}
+
+func (s *pgCounting) PopFloor(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost, peek int, floor float64) ([]crawler.Entry, []crawler.Entry, bool, error) {
+	return s.stops.count(s.Store.PopFloor(ctx, crawl, topic, order, n, maxPerHost, peek, floor))
+}
+
+// labStore is a store of a lab web crawl: a new, empty one (counting
+// its pops stopped at a floor), the entries left waiting on its frontier
+// with their values (of URLs still waiting: an entry of a URL fetched
+// through another stack is never popped; its value is not written once
+// the URL is), in URL order, and the count of its stopped pops.
+type labStore struct {
+	name string
+	open func(t *testing.T) (st pageStore, left func() string, stops *stopCount)
+}
+
+// labStores are the stores the lab web's crawls run on: SQLite and a
+// PostgreSQL server (pgtest; skipped where it is not installed).
+var labStores = []labStore{
+	{"sqlite", func(t *testing.T) (pageStore, func() string, *stopCount) {
+		st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "crawl.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		c := &sqliteCounting{Store: st}
+		return c, func() string {
+			var left string
+			err := st.DB().QueryRow(`SELECT COALESCE(group_concat(url || ' ' || score, ' | '), '')
+				FROM (SELECT u.url, f.score FROM frontier f JOIN urls u ON u.id = f.url_id WHERE u.state = 0 ORDER BY u.url)`).Scan(&left)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return left
+		}, &c.stops
+	}},
+	{"postgres", func(t *testing.T) (pageStore, func() string, *stopCount) {
+		st, err := postgres.Open(context.Background(), pgtest.URL(t), postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		c := &pgCounting{Store: st}
+		return c, func() string {
+			var left string
+			err := st.Pool().QueryRow(context.Background(), `SELECT COALESCE(string_agg(u.url || ' ' || f.score, ' | ' ORDER BY u.url), '')
+				FROM frontier f JOIN urls u ON u.id = f.url_id WHERE u.state = 0`).Scan(&left)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return left
+		}, &c.stops
+	}},
+}
+
 // TestCrawler_deferredMovesAsEager: a learner that defers the moves the
 // next pops do not need (here all but each topic's 2 best waiting
 // links) makes the crawl that writing every move at once makes, on a
-// jittered web with redirects, guessing its rounds or not, and writes
-// fewer moves with its rescores.
+// jittered web with redirects, guessing its rounds or not, on each
+// store, and writes fewer moves with its rescores; the store's pops
+// stop at the floor (crawler.FloorPopper).
 func TestCrawler_deferredMovesAsEager(t *testing.T) {
 	srv, _ := labWebJitter(t, true)
-	// crawl returns the fetches in order, the moves written by the
-	// rescores and the frontier left: its entries of URLs still waiting
-	// and their values (an entry of a URL fetched through another stack
-	// is never popped; its value is not written once the URL is).
-	crawl := func(opts learn.Options, speculate bool, budget int) ([]string, int, string) {
-		l, err := learn.New(labScorer.Topics(), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cl := &countingLearner{Learner: l}
-		cfg := crawler.Config{Workers: 4, Lockstep: true, Speculate: speculate, MaxPages: budget, Learner: cl}
-		path := filepath.Join(t.TempDir(), "crawl.db")
-		var order []string
-		for _, f := range labCrawl(t, srv, path, cfg) {
-			order = append(order, f.path)
-		}
-		st, err := sqlite.Open(context.Background(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		var left string
-		err = st.DB().QueryRow(`SELECT COALESCE(group_concat(u.url || ' ' || f.score, ' | '), '')
-			FROM (SELECT * FROM frontier ORDER BY url_id) f JOIN urls u ON u.id = f.url_id WHERE u.state = 0`).Scan(&left)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return order, cl.moves, left
-	}
-	lazy := learn.Options{KeepWritten: 2, MinBatch: 4}
-	eager := lazy
-	eager.Eager = true
-	for _, speculate := range []bool{false, true} {
-		want, all, _ := crawl(eager, speculate, 0)
-		got, written, _ := crawl(lazy, speculate, 0)
-		if strings.Join(got, " ") != strings.Join(want, " ") {
-			t.Fatalf("speculate %v: deferring moves, the crawl fetched\n%v\nwriting them at once\n%v", speculate, got, want)
-		}
-		t.Logf("speculate %v: %d fetches; rescores wrote %d moves at once, %d deferring", speculate, len(got), all, written)
-		if written >= all {
-			t.Errorf("speculate %v: the rescores wrote %d moves deferring, %d at once: nothing was deferred", speculate, written, all)
-		}
-	}
-	// A crawl that ends with links waiting writes its deferred moves: the
-	// frontier it leaves is the one writing every move at once leaves.
-	_, _, want := crawl(eager, true, 30)
-	_, _, got := crawl(lazy, true, 30)
-	if got != want || want == "" {
-		t.Errorf("the frontier left deferring moves:\n%s\nwriting them at once:\n%s", got, want)
+	for _, ls := range labStores {
+		t.Run(ls.name, func(t *testing.T) {
+			// crawl returns the fetches in order, the moves written by
+			// the rescores, the frontier left and the pops that stopped
+			// at the floor.
+			crawl := func(opts learn.Options, speculate bool, budget int) ([]string, int, string, int) {
+				l, err := learn.New(labScorer.Topics(), opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cl := &countingLearner{Learner: l}
+				cfg := crawler.Config{Workers: 4, Lockstep: true, Speculate: speculate, MaxPages: budget, Learner: cl}
+				st, left, stops := ls.open(t)
+				fs, _ := labCrawlStore(t, srv, st, cfg)
+				var order []string
+				for _, f := range fs {
+					order = append(order, f.path)
+				}
+				return order, cl.moves, left(), int(*stops)
+			}
+			lazy := learn.Options{KeepWritten: 2, MinBatch: 4}
+			eager := lazy
+			eager.Eager = true
+			for _, speculate := range []bool{false, true} {
+				want, all, _, _ := crawl(eager, speculate, 0)
+				got, written, _, stops := crawl(lazy, speculate, 0)
+				if strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Fatalf("speculate %v: deferring moves, the crawl fetched\n%v\nwriting them at once\n%v", speculate, got, want)
+				}
+				t.Logf("speculate %v: %d fetches; rescores wrote %d moves at once, %d deferring; %d pops stopped at the floor",
+					speculate, len(got), all, written, stops)
+				if written >= all {
+					t.Errorf("speculate %v: the rescores wrote %d moves deferring, %d at once: nothing was deferred", speculate, written, all)
+				}
+				if stops == 0 {
+					t.Errorf("speculate %v: no pop stopped at the floor: the floor was not exercised", speculate)
+				}
+			}
+			// A crawl that ends with links waiting writes its deferred
+			// moves: the frontier it leaves is the one writing every
+			// move at once leaves.
+			_, _, want, _ := crawl(eager, true, 30)
+			_, _, got, _ := crawl(lazy, true, 30)
+			if got != want || want == "" {
+				t.Errorf("the frontier left deferring moves:\n%s\nwriting them at once:\n%s", got, want)
+			}
+		})
 	}
 }
 
