@@ -148,11 +148,28 @@ func validateTrain(ff *fetchFlags, mf *modelFlags, model, jsonOut string) error 
 	if err := mf.validate(); err != nil {
 		return err
 	}
-	if err := atomicfile.CheckWritableDir(filepath.Dir(model), "--model"); err != nil {
+	if err := checkOutputFile(model, "--model"); err != nil {
 		return err
 	}
 	if jsonOut != "" {
-		return atomicfile.CheckWritableDir(filepath.Dir(jsonOut), "--report-json")
+		return checkOutputFile(jsonOut, "--report-json")
+	}
+	return nil
+}
+
+// checkOutputFile reports, for the flag that names it, whether path can
+// be written by writeFileAtomic: its folder exists and is writable, and
+// path is neither a directory nor an SQLite database, which would be
+// found out only when the work is done, or be written over.
+func checkOutputFile(path, flag string) error {
+	if err := atomicfile.CheckWritableDir(filepath.Dir(path), flag); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: %s is a directory; give a file", flag, path)
+	}
+	if isSQLite(path) {
+		return fmt.Errorf("%s: %s is an SQLite database (a crawl's?): not written over; give another output file", flag, path)
 	}
 	return nil
 }

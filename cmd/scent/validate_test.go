@@ -161,6 +161,51 @@ func TestOutput_neverOverADatabase(t *testing.T) {
 	}
 }
 
+// TestTrain_outputsCheckedFirst: scent train refuses, before it fetches
+// an example, a --model or --report-json that is a directory or an SQLite
+// database (a crawl's --db given by mistake), which it would otherwise
+// fail to write, or silently replace, only after all the training.
+func TestTrain_outputsCheckedFirst(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, "<html><body>course lecture <a href=/x>x</a></body></html>")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644)
+	db := filepath.Join(dir, "c.db")
+	s, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	before, _ := os.ReadFile(db)
+	model := filepath.Join(dir, "m.json")
+	train := []string{"train", "--seeds", seeds, "--delay", "0"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(train, "--model", db), "is an SQLite database"},
+		{append(train, "--model", dir), "is a directory"},
+		{append(train, "--model", model, "--report-json", db), "is an SQLite database"},
+		{append(train, "--model", model, "--report-json", dir), "is a directory"},
+	} {
+		out, err := runScent(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("scent %s: error %v, want one containing %q\n%s", strings.Join(tc.args, " "), err, tc.want, out)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests made by trainings whose outputs cannot be written", n)
+	}
+	if after, _ := os.ReadFile(db); string(after) != string(before) {
+		t.Error("the database was written over")
+	}
+}
+
 // TestExperiment_topicTheSeedsDoNotReach: an experiment on a topic the
 // group trains on but the seeds reach no page of reports 0 targets; it is
 // no error (report's refusal of labels that never name the topic is for
