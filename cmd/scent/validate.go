@@ -41,14 +41,16 @@ func (f *modelFlags) validate() error {
 	if !(f.Threshold > 0 && f.Threshold <= 1) {
 		return fmt.Errorf("--threshold must be in (0, 1], not %g", f.Threshold)
 	}
-	if _, err := f.Classify(); err != nil {
-		return err
-	}
+	// The flags' own checks come before the classifier's options, which
+	// take a zero K as the default and would name no flag.
 	if f.Window < 1 {
 		return fmt.Errorf("--window must be at least 1, not %d", f.Window)
 	}
 	if f.K < 1 {
 		return fmt.Errorf("--k must be at least 1, not %d", f.K)
+	}
+	if _, err := f.Classify(); err != nil {
+		return err
 	}
 	if !(f.M > 0) || math.IsInf(f.M, 0) {
 		return fmt.Errorf("--m must be a positive number, not %g (0 would give unseen words no chance at all)", f.M)

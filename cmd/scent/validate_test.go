@@ -43,6 +43,7 @@ func TestValidate_beforeWork(t *testing.T) {
 		{append(crawl, "--db", db, "--workers", "0"), "--workers"},
 		{append(crawl, "--db", db, "--warc", filepath.Join(dir, "w"), "--warc-max-size", "0"), "--warc-max-size"},
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--k", "0"}, "--k"},
+		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--k", "-5"}, "--k must be at least 1, not -5"},
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--m", "0"}, "--m"},
 		{[]string{"report", "--db", db, "--every", "0"}, "--every"},
 		{[]string{"seeds", archive, "--topic", "course,course"}, "given twice"},
