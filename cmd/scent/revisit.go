@@ -165,8 +165,16 @@ func runRevisitShared(cmd *cobra.Command, rf *revisitFlags, o postgres.Options, 
 // config is the revisit of crawl the flags ask for.
 func (rf *revisitFlags) config(cmd *cobra.Command, crawl int64) revisit.Config {
 	cfg := revisit.Config{Crawl: crawl, OlderThan: rf.olderThan, SitemapLastMod: rf.sitemapLastMod, Costs: rf.costs, Workers: rf.workers, Now: rf.now}
-	if !rf.quiet && isTerminal(os.Stderr) {
+	// A line that rewrites itself on a terminal; a plain, time-stamped
+	// line every --progress-every otherwise (a log file, a pipe), as a
+	// crawl logs every --log-every.
+	switch {
+	case rf.quiet:
+	case isTerminal(os.Stderr):
 		cfg.Progress = cmd.ErrOrStderr()
+	default:
+		cfg.Progress = &plainLines{w: cmd.ErrOrStderr(), now: time.Now}
+		cfg.ProgressEvery = rf.watch.every
 	}
 	return cfg
 }

@@ -53,6 +53,48 @@ func TestCrawl_plainProgress(t *testing.T) {
 	t.Logf("%d progress lines", n)
 }
 
+// TestRevisit_plainProgress: with stderr not a terminal, a revisit (one
+// pass, not --watch) logs plain, time-stamped progress lines every
+// --progress-every, as a crawl does every --log-every, and --quiet
+// silences them.
+func TestRevisit_plainProgress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	bin := scentBinary(t)
+	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: 40, Delay: 10 * time.Millisecond})
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/p0\n"), 0o644)
+	db := filepath.Join(dir, "c.db")
+	if out, err := exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs",
+		"--delay", "0", "--host-parallelism", "0", "--quiet").CombinedOutput(); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	revisit := func(quiet bool) string {
+		args := []string{"revisit", "--db", db, "--delay", "0", "--workers", "1", "--progress-every", "50ms"}
+		if quiet {
+			args = append(args, "--quiet")
+		}
+		cmd := exec.Command(bin, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if out, err := cmd.Output(); err != nil || !strings.Contains(string(out), "40 pages checked") {
+			t.Fatalf("revisit: %v\n%s\n%s", err, out, stderr.String())
+		}
+		return stderr.String()
+	}
+	stderr := revisit(false)
+	re := regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ checked \d+: changed \d+, unchanged \d+`)
+	if n := len(re.FindAllString(stderr, -1)); n < 2 || strings.Contains(stderr, "\r") {
+		t.Errorf("stderr of a revisit without terminal: %d plain progress lines, carriage returns %v; want 2 or more, none:\n%s",
+			n, strings.Contains(stderr, "\r"), stderr)
+	}
+	if stderr := revisit(true); stderr != "" {
+		t.Errorf("revisit --quiet wrote to stderr:\n%s", stderr)
+	}
+}
+
 // TestCrawl_noZeroSummaryBeforeError: a crawl that fails before fetching
 // anything prints the error only.
 func TestCrawl_noZeroSummaryBeforeError(t *testing.T) {

@@ -35,7 +35,7 @@ func (w *watchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&w.policy, "policy", "sqrt", "with --watch: how --capacity is shared by change rate — sqrt (fetches in proportion to the square root of the rate: the freshest in results/refresh), optimal, uniform, proportional — or groups (the paper's intervals)")
 	fs.StringVar(&w.hours, "hours", "paper", "with --watch: hour-of-day rule, paper (00:00 or 12:00) or after-changes")
 	fs.StringVar(&w.until, "until", "", "with --watch: stop at this time (RFC 3339); default never")
-	fs.DurationVar(&w.every, "progress-every", 10*time.Second, "with --watch: time between progress lines")
+	fs.DurationVar(&w.every, "progress-every", 10*time.Second, "time between progress lines: with --watch, or when stderr is not a terminal (plain, time-stamped lines)")
 	fs.StringVar(&w.clockEpoch, "clock-epoch", "", "with --clock-scale: the moment (RFC 3339) from which the clock runs faster")
 	fs.Float64Var(&w.clockScale, "clock-scale", 0, "run the clock this many times faster (tests and demonstrations)")
 	fs.MarkHidden("clock-epoch")
