@@ -240,7 +240,9 @@ func (o *outage) Fetch(ctx context.Context, u urlnorm.URL, hdr http.Header) (*fe
 	}
 	if err == nil || !fetch.Transient(err) || o.retryLater < 0 {
 		delete(o.tries, u)
-		if err == nil {
+		if err == nil || !fetch.Transient(err) {
+			// A page fetched or a final answer (a 404): the host's
+			// failures in a row are over.
 			delete(o.hosts, host)
 		}
 		return res, err
