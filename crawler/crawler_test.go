@@ -177,6 +177,72 @@ func TestCrawler_Run_badInput(t *testing.T) {
 	}
 }
 
+// TestCrawler_bfsPassesAStuckFetch: a breadth-first crawl commits its
+// results in the order it sent them, but one fetch that does not come
+// back (a server holding the connection) does not stop it: the crawl
+// fetches the other pages meanwhile, and stores the stuck one once it
+// answers.
+func TestCrawler_bfsPassesAStuckFetch(t *testing.T) {
+	const n = 200
+	var links strings.Builder
+	links.WriteString(`<html><body><a href="/stuck">stuck</a>`)
+	pagesOf := map[string]string{"/robots.txt": ""}
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&links, ` <a href="/p%d">p</a>`, i)
+		pagesOf[fmt.Sprintf("/p%d", i)] = "<html><body>a page</body></html>"
+	}
+	pagesOf["/"] = links.String() + "</body></html>"
+	release := make(chan struct{})
+	s := crawlertest.NewSite(t, pagesOf, map[string]http.HandlerFunc{
+		"/stuck": func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-release:
+				fmt.Fprint(w, "<html><body>late</body></html>")
+			case <-r.Context().Done():
+			}
+		},
+	})
+	st := openStore(t)
+	f := crawlertest.NewFetcher(t, fetch.Config{Timeout: time.Minute})
+	c, err := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4, RetryLater: -1}, st, f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}")
+		done <- err
+	}()
+	stored := func() int {
+		var k int
+		if err := st.DB().QueryRow(`SELECT count(*) FROM pages`).Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for stored() < n && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if k := stored(); k < n {
+		t.Errorf("with /stuck held, %d pages stored in 30 s, want the other %d", k, n)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, p := range pages(t, st) {
+		got[strings.TrimPrefix(p.url, s.Server.URL)] = p.fail
+	}
+	if len(got) != n+2 {
+		t.Errorf("%d pages stored, want %d", len(got), n+2)
+	}
+	if fail, ok := got["/stuck"]; !ok || fail != "" {
+		t.Errorf("/stuck: stored %v, failure %q; want stored once it answered", ok, fail)
+	}
+}
+
 func TestConfig_Validate(t *testing.T) {
 	bad := []crawler.Config{
 		{Strategy: "dfs"},

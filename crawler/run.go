@@ -419,6 +419,13 @@ func (r *run) receive(res result) {
 		r.unflushed = append(r.unflushed, res)
 	} else {
 		r.unflushed = r.ordered.receive(res, r.unflushed)
+		if !r.lockstep && len(r.ordered.held) >= 4*r.c.cfg.Workers {
+			// A fetch far slower than those sent after it (a server
+			// that holds its connection, a fetch retried) would stop
+			// the crawl here (step): the results held are committed
+			// without it, and it is when it comes back.
+			r.unflushed = r.ordered.pass(r.unflushed)
+		}
 	}
 	for _, res := range r.unflushed[n:] {
 		if !res.canceled {
@@ -659,7 +666,7 @@ func (r *run) end(finish string, runErr error) (Summary, error) {
 	}
 	if r.ordered != nil {
 		n := len(r.unflushed)
-		r.unflushed = r.ordered.rest(r.unflushed)
+		r.unflushed = r.ordered.pass(r.unflushed)
 		for _, res := range r.unflushed[n:] {
 			if !res.canceled {
 				r.c.observeNorm(res.page)
@@ -722,7 +729,8 @@ func (r *run) group(d time.Duration) error {
 // workers. A breadth-first queue that commits in that order receives its
 // pushes as a single worker would make them, so which pages a bfs crawl
 // fetches does not depend on which fetch finishes first. Results waiting
-// for an earlier one are at most the fetches in flight.
+// for an earlier one are at most the fetches in flight, or 4 × Workers
+// in a crawl not in lockstep, which then passes the ones it waits for.
 type inOrder struct {
 	sent     map[urlnorm.URL]int // entry URL → send number
 	held     map[int]result
@@ -739,10 +747,14 @@ func (o *inOrder) send(e Entry) {
 	o.nextSend++
 }
 
-// receive holds r and appends to out the results now in order.
+// receive holds r and appends to out the results now in order; a result
+// passed (pass) is appended at once.
 func (o *inOrder) receive(r result, out []result) []result {
 	n := o.sent[r.entry.URL]
 	delete(o.sent, r.entry.URL)
+	if n < o.nextOut {
+		return append(out, r)
+	}
 	o.held[n] = r
 	for {
 		r, ok := o.held[o.nextOut]
@@ -755,8 +767,10 @@ func (o *inOrder) receive(r result, out []result) []result {
 	}
 }
 
-// rest appends to out the results still held, in send order.
-func (o *inOrder) rest(out []result) []result {
+// pass appends to out the results held, in send order, without waiting
+// for those sent before them that are still out: these are given back
+// as they come (receive).
+func (o *inOrder) pass(out []result) []result {
 	keys := make([]int, 0, len(o.held))
 	for k := range o.held {
 		keys = append(keys, k)
@@ -764,6 +778,7 @@ func (o *inOrder) rest(out []result) []result {
 	slices.Sort(keys)
 	for _, k := range keys {
 		out = append(out, o.held[k])
+		o.nextOut = max(o.nextOut, k+1)
 	}
 	clear(o.held)
 	return out
