@@ -205,6 +205,7 @@ func TestExperimentOpts_cells(t *testing.T) {
 			"course-link-stack-k50-n10-t0.5", "course-link-stack-k200-n10-t0.9", ""},
 		{"bad k", func(o *Grid) { o.Ks = []string{"10,x"} }, 0, "", "", `--k "x"`},
 		{"zero window", func(o *Grid) { o.Windows = []string{"0"} }, 0, "", "", `--window "0"`},
+		{"window wider than a page", func(o *Grid) { o.Windows = []string{"10,200001"} }, 0, "", "", "--window 200001: want at most 200000"},
 		{"threshold above 1", func(o *Grid) { o.Thresholds = []string{"1.5"} }, 0, "", "", `--threshold "1.5"`},
 		{"bad strategy", func(o *Grid) { o.Strategies = []string{"link,dfs"} }, 0, "", "", "unknown strategy"},
 		{"bad frontier", func(o *Grid) { o.Frontiers = []string{"queue"} }, 0, "", "", "unknown frontier"},

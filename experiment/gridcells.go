@@ -169,6 +169,11 @@ func (o Grid) cells() ([]gridCell, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, n := range windows {
+		if n > training.MaxWindow {
+			return nil, fmt.Errorf("--window %d: want at most %d", n, training.MaxWindow)
+		}
+	}
 	ths, err := parseThresholdList(o.Thresholds)
 	if err != nil {
 		return nil, err

@@ -78,6 +78,28 @@ func RecordRewards(m *classify.Model, rep *training.Report) {
 	}
 }
 
+// CheckRewards checks m's record of reward thresholds (RecordRewards),
+// when it has one: comma-separated "topic=threshold" pairs, each topic
+// one of m's and each threshold in (0, 1]. A model without the record
+// leaves the learner its default.
+func CheckRewards(m *classify.Model) error {
+	rec := m.Meta(MetaRewards)
+	if rec == "" {
+		return nil
+	}
+	for _, pair := range strings.Split(rec, ",") {
+		topic, v, ok := strings.Cut(pair, "=")
+		th, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil || !(th > 0 && th <= 1) {
+			return fmt.Errorf("meta %s %q: want topic=threshold pairs, comma-separated, each threshold in (0, 1]", MetaRewards, rec)
+		}
+		if !slices.Contains(m.Topics(), topic) {
+			return fmt.Errorf("meta %s %q: no topic %q in the model (it has %s)", MetaRewards, rec, topic, strings.Join(m.Topics(), ", "))
+		}
+	}
+	return nil
+}
+
 // RecordedRewards returns the reward thresholds recorded in m
 // (RecordRewards) for topics, in their order, 0 for a topic without one
 // (the learner's default), or nil when m records none or the record is

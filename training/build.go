@@ -114,6 +114,26 @@ const (
 	MetaURLTokens = "url_tokens" // "true" when link features include URL path words
 )
 
+// MaxWindow is the widest link-context window n (tokens on each side of
+// a link) a model may learn from and record: a page keeps at most
+// segment.DefaultMaxTokens tokens, so a wider window takes in nothing
+// more.
+const MaxWindow = segment.DefaultMaxTokens
+
+// CheckMeta checks what Build recorded in m that NewScorer reads: the
+// window, when m records one, must be a whole number from 1 to
+// MaxWindow. A model without it scores with the default window.
+func CheckMeta(m *classify.Model) error {
+	v := m.Meta(MetaWindow)
+	if v == "" {
+		return nil
+	}
+	if n, err := strconv.Atoi(v); err != nil || n < 1 || n > MaxWindow {
+		return fmt.Errorf("meta %s %q: want a whole number of tokens from 1 to %d", MetaWindow, v, MaxWindow)
+	}
+	return nil
+}
+
 // trainWithMeta trains a model on examples and records how its documents were
 // made, so that NewScorer scores pages the same way.
 func trainWithMeta(examples []classify.Example, opts Options) (*classify.Model, error) {

@@ -102,6 +102,9 @@ func trainModel(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *
 	return m, rep, err
 }
 
+// loadModel reads the model file at path and checks what it records
+// besides the classifier (training.CheckMeta, experiment.CheckRewards), so
+// that a damaged field is refused naming the file rather than ignored.
 func loadModel(path string) (*classify.Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -109,6 +112,12 @@ func loadModel(path string) (*classify.Model, error) {
 	}
 	defer f.Close()
 	m, err := classify.Load(f)
+	if err == nil {
+		err = training.CheckMeta(m)
+	}
+	if err == nil {
+		err = experiment.CheckRewards(m)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}

@@ -43,8 +43,8 @@ func (f *modelFlags) validate() error {
 	}
 	// The flags' own checks come before the classifier's options, which
 	// take a zero K as the default and would name no flag.
-	if f.Window < 1 {
-		return fmt.Errorf("--window must be at least 1, not %d", f.Window)
+	if f.Window < 1 || f.Window > training.MaxWindow {
+		return fmt.Errorf("--window must be from 1 to %d, not %d", training.MaxWindow, f.Window)
 	}
 	if f.K < 1 {
 		return fmt.Errorf("--k must be at least 1, not %d", f.K)

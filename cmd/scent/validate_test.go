@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -45,6 +46,7 @@ func TestValidate_beforeWork(t *testing.T) {
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--k", "0"}, "--k"},
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--k", "-5"}, "--k must be at least 1, not -5"},
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--m", "0"}, "--m"},
+		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--window", "200001"}, "--window must be from 1 to 200000, not 200001"},
 		{[]string{"report", "--db", db, "--every", "0"}, "--every"},
 		{[]string{"seeds", archive, "--topic", "course,course"}, "given twice"},
 		{[]string{"results", t.TempDir(), "-o", "-"}, "nothing to tabulate"},
@@ -236,5 +238,104 @@ func TestLabels_tellsSkippedFiles(t *testing.T) {
 	}
 	if strings.Contains(out, "\nftp://m.test") || !strings.Contains(out, "1 files of "+dir+" are no page and are left out") {
 		t.Errorf("labels of a collection with an ftp: file:\n%s", out)
+	}
+}
+
+// TestModel_damagedMeta: a model file whose record of its window or of
+// its reward thresholds is damaged is refused, by every command that
+// reads one, naming the file, the field and the value; a model without
+// those records (their defaults apply) is not.
+func TestModel_damagedMeta(t *testing.T) {
+	srv := topicSite(t)
+	dir := t.TempDir()
+	var seeds strings.Builder
+	fmt.Fprintf(&seeds, "seed %s/\n", srv.URL)
+	for i := 10; i < 20; i++ {
+		fmt.Fprintf(&seeds, "course %s/c%d\nother %s/o%d\n", srv.URL, i, srv.URL, i)
+	}
+	seedFile := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seedFile, []byte(seeds.String()), 0o644)
+	trained := filepath.Join(dir, "model.json")
+	if out, err := runScent(t, "train", "--seeds", seedFile, "--model", trained, "--folds", "0", "--delay", "0"); err != nil {
+		t.Fatalf("train: %v\n%s", err, out)
+	}
+	raw, err := os.ReadFile(trained)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// withMeta writes a copy of the trained model whose meta has key set
+	// to value, or removed when value is nil.
+	withMeta := func(name, key string, value any) string {
+		var f map[string]any
+		if err := json.Unmarshal(raw, &f); err != nil {
+			t.Fatal(err)
+		}
+		meta, _ := f["meta"].(map[string]any)
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		if value == nil {
+			delete(meta, key)
+		} else {
+			meta[key] = value
+		}
+		f["meta"] = meta
+		b, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	archive := collectiontest.Write(t)
+	for i, tc := range []struct {
+		key, value string
+	}{
+		{"window", "abc"},
+		{"window", "-3"},
+		{"window", "0"},
+		{"window", "100000000000"},
+		{"reward_thresholds", "course=7"},
+		{"reward_thresholds", "nope=0.5"},
+		{"reward_thresholds", "course=x"},
+		{"reward_thresholds", "course"},
+	} {
+		model := withMeta(fmt.Sprintf("bad%d", i), tc.key, tc.value)
+		for _, args := range [][]string{
+			{"judge", archive, "--model", model, "--topic", "course"},
+			{"crawl", "--seeds", seedFile, "--db", filepath.Join(dir, fmt.Sprintf("bad%d.db", i)), "--model", model, "--max-pages", "1", "--delay", "0"},
+		} {
+			out, err := runScent(t, args...)
+			if err == nil {
+				t.Errorf("scent %s with meta %s=%q: no error\n%s", args[0], tc.key, tc.value, out)
+				continue
+			}
+			for _, want := range []string{model, tc.key, fmt.Sprintf("%q", tc.value)} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("scent %s with meta %s=%q: error %q does not name %s", args[0], tc.key, tc.value, err, want)
+				}
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("scent %s with meta %s=%q: error of more than one line: %q", args[0], tc.key, tc.value, err)
+			}
+		}
+	}
+	for i, model := range []string{
+		trained,
+		withMeta("nowindow", "window", nil),
+		withMeta("rewards", "reward_thresholds", "course=0.5"),
+		withMeta("norewards", "reward_thresholds", nil),
+	} {
+		for _, args := range [][]string{
+			{"judge", archive, "--model", model, "--topic", "course"},
+			{"crawl", "--seeds", seedFile, "--db", filepath.Join(dir, fmt.Sprintf("good%d.db", i)), "--model", model, "--max-pages", "1", "--delay", "0"},
+		} {
+			if out, err := runScent(t, args...); err != nil {
+				t.Errorf("scent %s --model %s: %v\n%s", args[0], model, err, out)
+			}
+		}
 	}
 }
