@@ -33,6 +33,9 @@ func applyConfig(cmd *cobra.Command, path string) error {
 		if err := v.ReadInConfig(); err != nil {
 			return fmt.Errorf("config file %s: %w", path, err)
 		}
+		if err := checkConfigValues(v); err != nil {
+			return fmt.Errorf("config file %s: %w", path, err)
+		}
 		settings = v.AllSettings()
 		if err := checkConfigKeys(cmd.Root(), settings); err != nil {
 			return fmt.Errorf("config file %s: %w", path, err)
@@ -91,6 +94,22 @@ func configValue(v any) string {
 // upper case with - and + as _.
 func envName(flag string) string {
 	return "SCENT_" + strings.ToUpper(strings.NewReplacer("-", "_", "+", "_").Replace(flag))
+}
+
+// checkConfigValues reports the keys of a config file that have no value
+// (YAML's "key:" or null, JSON's null), which viper leaves out of its
+// settings as if they were not there: the flag would keep its default
+// without a word. An empty string is a value, which the flag checks.
+func checkConfigValues(v *viper.Viper) error {
+	keys := v.AllKeys()
+	sort.Strings(keys)
+	var errs []error
+	for _, k := range keys {
+		if v.Get(k) == nil {
+			errs = append(errs, fmt.Errorf("key %q has no value (give one or remove the key)", k))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // checkConfigKeys reports the keys of a config file that name neither a

@@ -68,6 +68,58 @@ func TestApplyConfig_unknownKeys(t *testing.T) {
 	}
 }
 
+// TestApplyConfig_emptyValues: a key present with no value (YAML's
+// "key:" or null, JSON's null) is refused naming the key and the file,
+// not left to the flag's default; an empty string is a value.
+func TestApplyConfig_emptyValues(t *testing.T) {
+	t.Setenv("SCENT_MAX_PAGES", "")
+	t.Setenv("SCENT_DB", "")
+	t.Setenv("SCENT_DELAY", "")
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, file, want string }{
+		{"scent.yaml", "max-pages:\n", `key "max-pages" has no value`},
+		{"scent.yaml", "db:\nworkers: 2\n", `key "db" has no value`},
+		{"scent.yaml", "db: ~\n", `key "db" has no value`},
+		{"scent.yaml", "db: null\n", `key "db" has no value`},
+		{"scent.yaml", "crawl:\n  delay:\n", `key "crawl.delay" has no value`},
+		{"scent.yaml", "crawl:\n", `key "crawl" has no value`},
+		{"scent.json", `{"max-pages": null}`, `key "max-pages" has no value`},
+		{"scent.json", `{"crawl": {"db": null}}`, `key "crawl.db" has no value`},
+	} {
+		cfg := filepath.Join(dir, tc.name)
+		os.WriteFile(cfg, []byte(tc.file), 0o644)
+		c, _, _ := newRootCmd().Find([]string{"crawl"})
+		err := applyConfig(c, cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "config file "+cfg) {
+			t.Errorf("%q: error %v, want one naming %s and containing %s", tc.file, err, cfg, tc.want)
+		}
+	}
+	for _, tc := range []struct{ name, file string }{
+		{"scent.yaml", "db: \"\"\n"},
+		{"scent.json", `{"db": ""}`},
+		{"scent.toml", "db = \"\"\n"},
+	} {
+		cfg := filepath.Join(dir, tc.name)
+		os.WriteFile(cfg, []byte(tc.file), 0o644)
+		c, _, _ := newRootCmd().Find([]string{"crawl"})
+		if err := applyConfig(c, cfg); err != nil {
+			t.Errorf("%q: %v", tc.file, err)
+		}
+	}
+	// As a user runs it: refused before anything is crawled.
+	cfg := filepath.Join(dir, "scent.yaml")
+	os.WriteFile(cfg, []byte("max-pages:\n"), 0o644)
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte("seed http://127.0.0.1:1/\n"), 0o644)
+	db := filepath.Join(dir, "c.db")
+	if out, err := runScent(t, "crawl", "--config", cfg, "--seeds", seeds, "--db", db); err == nil || !strings.Contains(err.Error(), `key "max-pages" has no value`) {
+		t.Errorf("crawl --config with max-pages and no value: error %v\n%s", err, out)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("the crawl's database was written")
+	}
+}
+
 // TestConfig_exportAfterCrawlSection runs the command as a user does:
 // a scent.yaml with a crawl section in the working directory must not
 // break export.
