@@ -94,10 +94,18 @@ schedule).`,
 	return cmd
 }
 
+// runRevisit checks the flags, then revisits the crawl in rf.db once or,
+// with --watch, as pages fall due.
 func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 	ctx := cmd.Context()
 	if rf.workers <= 0 {
 		return fmt.Errorf("--workers must be at least 1, not %d", rf.workers)
+	}
+	// Checked here, before the store is opened: the revisit would refuse
+	// it only once started, after a summary of no pages, and not at all
+	// when no progress line is printed (--quiet, a terminal).
+	if rf.watch.every < 0 {
+		return fmt.Errorf("--progress-every must not be negative, not %s", rf.watch.every)
 	}
 	if err := rf.costs.Validate(); err != nil {
 		return fmt.Errorf("revisit: %w", err)

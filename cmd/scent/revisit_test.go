@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -139,5 +140,41 @@ func TestRevisitCmd(t *testing.T) {
 	}
 	if _, err := run("revisit", "--db", db, "--t", "2"); err == nil {
 		t.Error("revisit with t = 2 gave no error")
+	}
+}
+
+// TestRevisit_progressEveryChecked: a negative --progress-every is
+// refused before any page is checked, with the error alone (no summary
+// of 0 pages checked), whether progress lines would be printed or not.
+func TestRevisit_progressEveryChecked(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, `<html><body>home <a href="/x">x</a></body></html>`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "scent.db")
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte("seed "+srv.URL+"/\n"), 0o644)
+	if out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--delay", "0", "--quiet"); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	hits.Store(0)
+	for _, args := range [][]string{
+		{"revisit", "--db", db, "--delay", "0", "--progress-every", "-1s"},
+		{"revisit", "--db", db, "--delay", "0", "--progress-every", "-1s", "--quiet"},
+		{"revisit", "--db", db, "--delay", "0", "--progress-every", "-1s", "--watch"},
+	} {
+		out, err := runScent(t, args...)
+		if err == nil || !strings.Contains(err.Error(), "--progress-every must not be negative, not -1s") {
+			t.Errorf("scent %s: error %v, want one about --progress-every", strings.Join(args, " "), err)
+		}
+		if strings.Contains(out, "checked") {
+			t.Errorf("scent %s printed before its error:\n%s", strings.Join(args, " "), out)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests made by revisits whose flags were invalid", n)
 	}
 }
