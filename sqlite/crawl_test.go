@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -124,6 +125,55 @@ func TestOpen_refusesNewerSchema(t *testing.T) {
 	s.Close()
 	if _, err := Open(ctx, path); err == nil || !strings.Contains(err.Error(), "newer") {
 		t.Errorf("Open of a newer schema: %v", err)
+	}
+}
+
+// TestCheckExisting: what Open would refuse for its content (a newer
+// schema, another program's tables) CheckExisting refuses, reading only;
+// what Open takes (no file, an empty one, an older schema, the current
+// one) it passes.
+func TestCheckExisting(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	current, cur := open(t)
+	current.Close()
+	newer, nw := open(t)
+	if _, err := newer.DB().Exec(`PRAGMA user_version = 999`); err != nil {
+		t.Fatal(err)
+	}
+	newer.Close()
+	foreign := filepath.Join(dir, "foreign.db")
+	db, err := sql.Open(driverName, foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE notes(x)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	older := filepath.Join(dir, "v12.db")
+	migrateTo(t, older, 12).Close()
+	empty := filepath.Join(dir, "empty.db")
+	os.WriteFile(empty, nil, 0o644)
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(dir, "missing.db"), ""},
+		{empty, ""},
+		{older, ""},
+		{cur, ""},
+		{nw, "database schema version 999 is newer than this scent understands"},
+		{foreign, "not a scent database"},
+	} {
+		before, _ := os.ReadFile(tc.path)
+		err := CheckExisting(ctx, tc.path)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.path, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path)):
+			t.Errorf("%s: error %v, want one naming it and containing %q", tc.path, err, tc.want)
+		}
+		if after, _ := os.ReadFile(tc.path); string(after) != string(before) {
+			t.Errorf("%s was written", tc.path)
+		}
 	}
 }
 

@@ -48,6 +48,36 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
+// CheckExisting reports, reading only, whether Open would refuse the
+// database at path for what it holds: a schema newer than this scent's,
+// or another program's tables (ErrNotScent). A missing file, an empty
+// one and an older schema, which Open upgrades, are no error. A command
+// that works long before it opens its store (training a model) calls it
+// first, so that the refusal comes before the work.
+func CheckExisting(ctx context.Context, path string) error {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	db, _, err := openReadOnlyDB(ctx, path)
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", path, err)
+	}
+	defer db.Close()
+	cur, err := schemaVersion(ctx, db)
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", path, err)
+	}
+	if n := SchemaVersion(); cur > n {
+		return fmt.Errorf("open store %s: database schema version %d is newer than this scent understands (%d); use a newer scent", path, cur, n)
+	}
+	if cur == 0 {
+		if err := (&Store{db: db}).checkForeign(ctx); err != nil {
+			return fmt.Errorf("open store %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
 // checkSchema reports whether the database holds scent's current schema,
 // without changing anything.
 func (s *Store) checkSchema(ctx context.Context) error {

@@ -147,6 +147,13 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if err := cf.validate(); err != nil {
 		return nil, err
 	}
+	// A database of a newer scent, or of another program, is refused
+	// now, not when the store is opened after the model is trained.
+	if !postgres.IsURL(cf.db) {
+		if err := sqlite.CheckExisting(ctx, cf.db); err != nil {
+			return nil, err
+		}
+	}
 	strategy, err := crawler.ParseStrategy(cf.strategy)
 	if err != nil {
 		return nil, err

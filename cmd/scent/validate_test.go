@@ -339,3 +339,57 @@ func TestModel_damagedMeta(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawl_newerDatabaseRefusedFirst: scent crawl on a database of a
+// newer scent (its schema version above this one's), or of another
+// program, refuses it before it fetches an example to train its model,
+// and leaves the database as it was.
+func TestCrawl_newerDatabaseRefusedFirst(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, "<html><body>course lecture <a href=/x>x</a></body></html>")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644)
+	ctx := context.Background()
+	newer := filepath.Join(dir, "newer.db")
+	s, err := sqlite.Open(ctx, newer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB().ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", sqlite.SchemaVersion()+1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	foreign := filepath.Join(dir, "foreign.db")
+	s, err = sqlite.Open(ctx, foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB().ExecContext(ctx, "PRAGMA user_version = 0"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for db, want := range map[string]string{
+		newer:   fmt.Sprintf("database schema version %d is newer than this scent understands (%d)", sqlite.SchemaVersion()+1, sqlite.SchemaVersion()),
+		foreign: "not a scent database",
+	} {
+		before, _ := os.ReadFile(db)
+		out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, "--delay", "0", "--quiet")
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), db) {
+			t.Errorf("crawl --db %s: error %v, want one naming the file and containing %q\n%s", db, err, want, out)
+		}
+		if after, _ := os.ReadFile(db); string(after) != string(before) {
+			t.Errorf("%s was written", db)
+		}
+		if _, err := os.Stat(db + ".model.json"); err == nil {
+			t.Errorf("a model was written for %s", db)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests made by crawls whose database is refused", n)
+	}
+}
