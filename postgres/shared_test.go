@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	neturl "net/url"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/internal/pgtest"
+	"github.com/scent-crawler/scent/internal/storetest"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -613,9 +613,9 @@ func twoProcesses(t *testing.T, url string, spec crawler.CrawlSpec) ([]*Store, [
 	return stores, ids
 }
 
-// BenchmarkStore_push is the cost of a commit's links on a topic's stack
-// of 25,000 waiting links: 30 new URLs, or 30 waiting ones pushed again
-// (sqlite's BenchmarkStore_push on PostgreSQL).
+// BenchmarkStore_push is sqlite's BenchmarkStore_push on PostgreSQL: a
+// round's pushes onto a best-first stack of 25,000 entries
+// (storetest.BenchPush). It reports the time a link.
 func BenchmarkStore_push(b *testing.B) {
 	ctx := context.Background()
 	s, err := Open(ctx, pgtest.URL(b), Options{})
@@ -627,40 +627,5 @@ func BenchmarkStore_push(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	const n, batch = 25_000, 30
-	es := make([]crawler.Entry, n)
-	for i := range es {
-		es[i] = crawler.Entry{Topic: "robots", URL: u("h.test", fmt.Sprintf("/p%d/l%d.html", i/50, i%50)), Depth: 2, Score: rng.Float64()}
-	}
-	for i := 0; i < n; i += 500 {
-		if err := s.Commit(ctx, st.ID, nil, es[i:i+500]); err != nil {
-			b.Fatal(err)
-		}
-	}
-	push := make([]crawler.Entry, batch)
-	next := 0
-	for _, again := range []bool{false, true} {
-		name := "new"
-		if again {
-			name = "again"
-		}
-		b.Run(name, func(b *testing.B) {
-			for b.Loop() {
-				for k := range push {
-					if again {
-						push[k] = es[rng.IntN(n)]
-					} else {
-						push[k] = crawler.Entry{Topic: "robots", URL: u("h.test", fmt.Sprintf("/new%d.html", next)), Depth: 2}
-						next++
-					}
-					push[k].Score = rng.Float64()
-				}
-				if err := s.Commit(ctx, st.ID, nil, push); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*batch), "µs/link")
-		})
-	}
+	storetest.BenchPush(b, s, st.ID)
 }
