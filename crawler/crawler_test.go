@@ -179,10 +179,12 @@ func TestCrawler_Run_badInput(t *testing.T) {
 
 // TestCrawler_bfsPassesAStuckFetch: a breadth-first crawl commits its
 // results in the order it sent them, but one fetch that does not come
-// back (a server holding the connection) does not stop it: the crawl
-// fetches the other pages meanwhile, and stores the stuck one once it
-// answers.
+// back (a server holding the connection) does not stop it: after a
+// while (passAfter, here 200 ms) the crawl commits the results held
+// without it and fetches the other pages meanwhile, and stores the stuck
+// one once it answers.
 func TestCrawler_bfsPassesAStuckFetch(t *testing.T) {
+	defer crawler.SetPassAfter(200 * time.Millisecond)()
 	const n = 200
 	var links strings.Builder
 	links.WriteString(`<html><body><a href="/stuck">stuck</a>`)

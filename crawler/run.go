@@ -343,9 +343,20 @@ func (r *run) step() error {
 	var send chan job
 	var head job
 	// Results held for an earlier, slow fetch stop new fetches at
-	// 4 × Workers, which bounds their memory.
+	// 4 × Workers, which bounds their memory. Not in lockstep, a fetch
+	// out for passAfter while they wait (a server holding its
+	// connection, a fetch retried) is passed: the results held are
+	// committed without it, and it is when it comes back.
+	var pass <-chan time.Time
 	if len(r.pending) > 0 && (r.ordered == nil || len(r.ordered.held) < 4*r.c.cfg.Workers) {
 		send, head = r.work, r.pending[0]
+	} else if len(r.pending) > 0 && !r.lockstep {
+		wait := time.Until(r.ordered.awaitedSince().Add(passAfter))
+		if wait <= 0 {
+			r.passHeld()
+			return nil
+		}
+		pass = time.After(wait)
 	}
 	var committed <-chan error
 	if r.batch != nil {
@@ -368,6 +379,8 @@ func (r *run) step() error {
 		return r.done(err)
 	case <-r.flushTimer:
 		r.flushTimer, r.flushDue = nil, true
+	case <-pass:
+		r.passHeld()
 	case <-tick:
 		r.progress(r.ctx, false)
 	case <-r.out.wake():
@@ -419,13 +432,6 @@ func (r *run) receive(res result) {
 		r.unflushed = append(r.unflushed, res)
 	} else {
 		r.unflushed = r.ordered.receive(res, r.unflushed)
-		if !r.lockstep && len(r.ordered.held) >= 4*r.c.cfg.Workers {
-			// A fetch far slower than those sent after it (a server
-			// that holds its connection, a fetch retried) would stop
-			// the crawl here (step): the results held are committed
-			// without it, and it is when it comes back.
-			r.unflushed = r.ordered.pass(r.unflushed)
-		}
 	}
 	for _, res := range r.unflushed[n:] {
 		if !res.canceled {
@@ -436,6 +442,29 @@ func (r *run) receive(res result) {
 	// lockstep round, by what it knew at its start (publishNorm at pop).
 	if !r.lockstep && n < len(r.unflushed) {
 		r.c.publishNorm()
+	}
+}
+
+// passAfter is how long a crawl not in lockstep waits for a fetch that
+// holds back 4 × Workers results sent after it before it commits them
+// without it (step).
+var passAfter = 5 * time.Second
+
+// passHeld commits the results held for an earlier fetch still out
+// (inOrder.pass), as receive does the results it gives in order.
+func (r *run) passHeld() {
+	n := len(r.unflushed)
+	r.unflushed = r.ordered.pass(r.unflushed)
+	for _, res := range r.unflushed[n:] {
+		if !res.canceled {
+			r.c.observeNorm(res.page)
+		}
+	}
+	if n < len(r.unflushed) {
+		r.c.publishNorm()
+	}
+	if r.flushTimer == nil && !r.flushDue && len(r.unflushed) > 0 {
+		r.flushTimer = time.After(50 * time.Millisecond)
 	}
 }
 
@@ -733,18 +762,31 @@ func (r *run) group(d time.Duration) error {
 // in a crawl not in lockstep, which then passes the ones it waits for.
 type inOrder struct {
 	sent     map[urlnorm.URL]int // entry URL → send number
+	sentAt   map[int]time.Time   // send number → when, for the results out
 	held     map[int]result
 	nextSend int
 	nextOut  int
 }
 
 func newInOrder() *inOrder {
-	return &inOrder{sent: make(map[urlnorm.URL]int), held: make(map[int]result)}
+	return &inOrder{sent: make(map[urlnorm.URL]int), sentAt: make(map[int]time.Time), held: make(map[int]result)}
 }
 
 func (o *inOrder) send(e Entry) {
 	o.sent[e.URL] = o.nextSend
+	o.sentAt[o.nextSend] = time.Now()
 	o.nextSend++
+}
+
+// awaitedSince is when the earliest result still out was sent.
+func (o *inOrder) awaitedSince() time.Time {
+	var first time.Time
+	for _, t := range o.sentAt {
+		if first.IsZero() || t.Before(first) {
+			first = t
+		}
+	}
+	return first
 }
 
 // receive holds r and appends to out the results now in order; a result
@@ -752,6 +794,7 @@ func (o *inOrder) send(e Entry) {
 func (o *inOrder) receive(r result, out []result) []result {
 	n := o.sent[r.entry.URL]
 	delete(o.sent, r.entry.URL)
+	delete(o.sentAt, n)
 	if n < o.nextOut {
 		return append(out, r)
 	}
