@@ -60,7 +60,7 @@ func CheckExisting(ctx context.Context, path string) error {
 	}
 	db, _, err := openReadOnlyDB(ctx, path)
 	if err != nil {
-		return fmt.Errorf("open store %s: %w", path, err)
+		return err // it names the file
 	}
 	defer db.Close()
 	cur, err := schemaVersion(ctx, db)
