@@ -178,6 +178,9 @@ func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store,
 		return nil, err
 	}
 	m, err := classify.Load(bytes.NewReader(b))
+	if err == nil {
+		err = checkModel(m)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("model of crawl %s in the database: %w", cf.name, err)
 	}

@@ -245,6 +245,17 @@ func TestCrawl_postgresReplay(t *testing.T) {
 	if got := pgCount(t, db, `SELECT count(*) FROM pages WHERE failure = ''`); got != 200 {
 		t.Errorf("after the second process %d successful pages, want the budget of 200", got)
 	}
+	// A stored model whose record of its window is damaged is refused,
+	// as a model file is.
+	tag, err := conn.Exec(context.Background(), `UPDATE models SET model = convert_to(regexp_replace(convert_from(model, 'UTF8'), '"window": *"[0-9]+"', '"window":"abc"'), 'UTF8')`)
+	if err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("damage the stored model: %v, %d rows", err, tag.RowsAffected())
+	}
+	args[slices.Index(args, "--max-pages")+1] = "250"
+	out, err = runScent(t, args...)
+	if err == nil || !strings.Contains(err.Error(), `meta window "abc"`) {
+		t.Errorf("a process with the stored model damaged: %v, want the window named\n%s", err, out)
+	}
 }
 
 // TestRevisit_postgres: scent revisit on a crawl kept on PostgreSQL

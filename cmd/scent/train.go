@@ -113,15 +113,22 @@ func loadModel(path string) (*classify.Model, error) {
 	defer f.Close()
 	m, err := classify.Load(f)
 	if err == nil {
-		err = training.CheckMeta(m)
-	}
-	if err == nil {
-		err = experiment.CheckRewards(m)
+		err = checkModel(m)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
 	return m, nil
+}
+
+// checkModel checks what a loaded model records for the crawl: its
+// window (training.CheckMeta) and the learner's reward thresholds
+// (experiment.CheckRewards).
+func checkModel(m *classify.Model) error {
+	if err := training.CheckMeta(m); err != nil {
+		return err
+	}
+	return experiment.CheckRewards(m)
 }
 
 // printRewards prints the link learner's reward thresholds recorded in
