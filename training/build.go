@@ -120,16 +120,23 @@ const (
 // more.
 const MaxWindow = segment.DefaultMaxTokens
 
-// CheckMeta checks what Build recorded in m that NewScorer reads: the
-// window, when m records one, must be a whole number from 1 to
-// MaxWindow. A model without it scores with the default window.
+// CheckMeta checks what Build recorded in m that NewScorer reads, each
+// when m records it: the window, a whole number from 1 to MaxWindow;
+// the documents, a name ParseDocuments knows; the URL tokens, true or
+// false. A model without them scores with their defaults.
 func CheckMeta(m *classify.Model) error {
-	v := m.Meta(MetaWindow)
-	if v == "" {
-		return nil
+	if v := m.Meta(MetaWindow); v != "" {
+		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > MaxWindow {
+			return fmt.Errorf("meta %s %q: want a whole number of tokens from 1 to %d", MetaWindow, v, MaxWindow)
+		}
 	}
-	if n, err := strconv.Atoi(v); err != nil || n < 1 || n > MaxWindow {
-		return fmt.Errorf("meta %s %q: want a whole number of tokens from 1 to %d", MetaWindow, v, MaxWindow)
+	if v := m.Meta(MetaDocuments); v != "" {
+		if _, err := ParseDocuments(v); err != nil {
+			return fmt.Errorf("meta %s %q: want pages, windows, pages+windows, links or windows+links", MetaDocuments, v)
+		}
+	}
+	if v := m.Meta(MetaURLTokens); v != "" && v != "true" && v != "false" {
+		return fmt.Errorf("meta %s %q: want true or false", MetaURLTokens, v)
 	}
 	return nil
 }

@@ -241,10 +241,11 @@ func TestLabels_tellsSkippedFiles(t *testing.T) {
 	}
 }
 
-// TestModel_damagedMeta: a model file whose record of its window or of
-// its reward thresholds is damaged is refused, by every command that
-// reads one, naming the file, the field and the value; a model without
-// those records (their defaults apply) is not.
+// TestModel_damagedMeta: a model file whose record of its window, its
+// documents, its URL tokens or its reward thresholds is damaged is
+// refused, by every command that reads one, naming the file, the field
+// and the value; a model without those records (their defaults apply)
+// is not.
 func TestModel_damagedMeta(t *testing.T) {
 	srv := topicSite(t)
 	dir := t.TempDir()
@@ -302,6 +303,8 @@ func TestModel_damagedMeta(t *testing.T) {
 		{"reward_thresholds", "nope=0.5"},
 		{"reward_thresholds", "course=x"},
 		{"reward_thresholds", "course"},
+		{"documents", "paragraphs"},
+		{"url_tokens", "yes"},
 	} {
 		model := withMeta(fmt.Sprintf("bad%d", i), tc.key, tc.value)
 		for _, args := range [][]string{
