@@ -408,10 +408,16 @@ func (r *run) received(res result) error {
 		}
 		break
 	}
+	r.armFlush()
+	return nil
+}
+
+// armFlush starts the batch timer (50 ms) for results waiting to be
+// committed, unless it runs or a flush is due already.
+func (r *run) armFlush() {
 	if r.flushTimer == nil && !r.flushDue && len(r.unflushed) > 0 {
 		r.flushTimer = time.After(50 * time.Millisecond)
 	}
-	return nil
 }
 
 // receive counts a result back from a worker and holds it for commit;
@@ -433,11 +439,7 @@ func (r *run) receive(res result) {
 	} else {
 		r.unflushed = r.ordered.receive(res, r.unflushed)
 	}
-	for _, res := range r.unflushed[n:] {
-		if !res.canceled {
-			r.c.observeNorm(res.page)
-		}
-	}
+	r.observe(n)
 	// A crawl not in lockstep measures by what it knows at once; a
 	// lockstep round, by what it knew at its start (publishNorm at pop).
 	if !r.lockstep && n < len(r.unflushed) {
@@ -455,16 +457,20 @@ var passAfter = 5 * time.Second
 func (r *run) passHeld() {
 	n := len(r.unflushed)
 	r.unflushed = r.ordered.pass(r.unflushed)
-	for _, res := range r.unflushed[n:] {
-		if !res.canceled {
-			r.c.observeNorm(res.page)
-		}
-	}
+	r.observe(n)
 	if n < len(r.unflushed) {
 		r.c.publishNorm()
 	}
-	if r.flushTimer == nil && !r.flushDue && len(r.unflushed) > 0 {
-		r.flushTimer = time.After(50 * time.Millisecond)
+	r.armFlush()
+}
+
+// observe has the site normalization rules count the results held for
+// commit from r.unflushed[from] on (sitenorm.go).
+func (r *run) observe(from int) {
+	for _, res := range r.unflushed[from:] {
+		if !res.canceled {
+			r.c.observeNorm(res.page)
+		}
 	}
 }
 
@@ -696,11 +702,7 @@ func (r *run) end(finish string, runErr error) (Summary, error) {
 	if r.ordered != nil {
 		n := len(r.unflushed)
 		r.unflushed = r.ordered.pass(r.unflushed)
-		for _, res := range r.unflushed[n:] {
-			if !res.canceled {
-				r.c.observeNorm(res.page)
-			}
-		}
+		r.observe(n)
 	}
 	if err := r.flush(0); err != nil && runErr == nil {
 		runErr = err
@@ -778,16 +780,9 @@ func (o *inOrder) send(e Entry) {
 	o.nextSend++
 }
 
-// awaitedSince is when the earliest result still out was sent.
-func (o *inOrder) awaitedSince() time.Time {
-	var first time.Time
-	for _, t := range o.sentAt {
-		if first.IsZero() || t.Before(first) {
-			first = t
-		}
-	}
-	return first
-}
+// awaitedSince is when the result the others wait for was sent: the
+// next in order (one passed before and still out holds none back).
+func (o *inOrder) awaitedSince() time.Time { return o.sentAt[o.nextOut] }
 
 // receive holds r and appends to out the results now in order; a result
 // passed (pass) is appended at once.
