@@ -87,12 +87,11 @@ func CheckRewards(m *classify.Model) error {
 	if rec == "" {
 		return nil
 	}
-	for _, pair := range strings.Split(rec, ",") {
-		topic, v, ok := strings.Cut(pair, "=")
-		th, err := strconv.ParseFloat(v, 64)
-		if !ok || err != nil || !(th > 0 && th <= 1) {
-			return fmt.Errorf("meta %s %q: want topic=threshold pairs, comma-separated, each threshold in (0, 1]", MetaRewards, rec)
-		}
+	topics, _, ok := rewardPairs(rec)
+	if !ok {
+		return fmt.Errorf("meta %s %q: want topic=threshold pairs, comma-separated, each threshold in (0, 1]", MetaRewards, rec)
+	}
+	for _, topic := range topics {
 		if !slices.Contains(m.Topics(), topic) {
 			return fmt.Errorf("meta %s %q: no topic %q in the model (it has %s)", MetaRewards, rec, topic, strings.Join(m.Topics(), ", "))
 		}
@@ -109,18 +108,33 @@ func RecordedRewards(m *classify.Model, topics []string) []float64 {
 	if rec == "" {
 		return nil
 	}
+	recorded, ths, ok := rewardPairs(rec)
+	if !ok {
+		return nil
+	}
 	out := make([]float64, len(topics))
+	for j, topic := range recorded {
+		if i := slices.Index(topics, topic); i >= 0 {
+			out[i] = ths[j]
+		}
+	}
+	return out
+}
+
+// rewardPairs reads a record of reward thresholds (MetaRewards): its
+// topics and thresholds, in its order, or false when it is not
+// comma-separated "topic=threshold" pairs each with a threshold in
+// (0, 1].
+func rewardPairs(rec string) (topics []string, ths []float64, ok bool) {
 	for _, pair := range strings.Split(rec, ",") {
 		topic, v, ok := strings.Cut(pair, "=")
 		th, err := strconv.ParseFloat(v, 64)
 		if !ok || err != nil || !(th > 0 && th <= 1) {
-			return nil
+			return nil, nil, false
 		}
-		if i := slices.Index(topics, topic); i >= 0 {
-			out[i] = th
-		}
+		topics, ths = append(topics, topic), append(ths, th)
 	}
-	return out
+	return topics, ths, true
 }
 
 // pageScorer scores links with one model and pages with another, whose
