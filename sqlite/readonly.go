@@ -49,8 +49,8 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 }
 
 // CheckExisting reports, reading only, whether Open would refuse the
-// database at path for what it holds: a schema newer than this scent's,
-// or another program's tables (ErrNotScent). A missing file, an empty
+// database at path for what it holds (checkMigratable): a schema newer
+// than this scent's, or another program's tables (ErrNotScent). A missing file, an empty
 // one and an older schema, which Open upgrades, are no error. A command
 // that works long before it opens its store (training a model) calls it
 // first, so that the refusal comes before the work.
@@ -63,17 +63,8 @@ func CheckExisting(ctx context.Context, path string) error {
 		return err // it names the file
 	}
 	defer db.Close()
-	cur, err := schemaVersion(ctx, db)
-	if err != nil {
+	if _, err := (&Store{db: db}).checkMigratable(ctx); err != nil {
 		return fmt.Errorf("open store %s: %w", path, err)
-	}
-	if n := SchemaVersion(); cur > n {
-		return fmt.Errorf("open store %s: database schema version %d is newer than this scent understands (%d); use a newer scent", path, cur, n)
-	}
-	if cur == 0 {
-		if err := (&Store{db: db}).checkForeign(ctx); err != nil {
-			return fmt.Errorf("open store %s: %w", path, err)
-		}
 	}
 	return nil
 }
@@ -92,7 +83,7 @@ func (s *Store) checkSchema(ctx context.Context) error {
 		return fmt.Errorf("%w: it is empty (no crawl was stored in it)", ErrNotScent)
 	}
 	if n := SchemaVersion(); cur > n {
-		return fmt.Errorf("database schema version %d is newer than this scent understands (%d); use a newer scent", cur, n)
+		return errNewerSchema(cur, n)
 	} else if cur < n {
 		return fmt.Errorf("database schema version %d: %w (%d)", cur, ErrOldSchema, n)
 	}

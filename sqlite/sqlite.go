@@ -121,22 +121,38 @@ var migrationSteps = map[int]func(context.Context, *sql.Tx) error{
 	13: compressTexts,
 }
 
+// checkMigratable returns the database's schema version, or why migrate
+// refuses it: a schema newer than this scent's, or, with none, another
+// program's tables (ErrNotScent).
+func (s *Store) checkMigratable(ctx context.Context) (int, error) {
+	cur, err := schemaVersion(ctx, s.db)
+	if err != nil {
+		return 0, err
+	}
+	if n := SchemaVersion(); cur > n {
+		return 0, errNewerSchema(cur, n)
+	}
+	if cur == 0 {
+		if err := s.checkForeign(ctx); err != nil {
+			return 0, err
+		}
+	}
+	return cur, nil
+}
+
+// errNewerSchema is the refusal of a database written by a newer scent.
+func errNewerSchema(cur, n int) error {
+	return fmt.Errorf("database schema version %d is newer than this scent understands (%d); use a newer scent", cur, n)
+}
+
 func (s *Store) migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
 	}
-	cur, err := schemaVersion(ctx, s.db)
+	cur, err := s.checkMigratable(ctx)
 	if err != nil {
 		return err
-	}
-	if cur > len(ms) {
-		return fmt.Errorf("database schema version %d is newer than this scent understands (%d); use a newer scent", cur, len(ms))
-	}
-	if cur == 0 {
-		if err := s.checkForeign(ctx); err != nil {
-			return err
-		}
 	}
 	for _, m := range ms[cur:] {
 		tx, err := s.db.BeginTx(ctx, nil)
