@@ -303,15 +303,15 @@ const analyzeFirst = 1000
 // first time at analyzeFirst. A push and a rescore look their rows up by
 // crawl, stack and URL id: on statistics of a table still small the
 // server takes a stack's own index for it and reads all of the stack's
-// rows for each (BenchmarkStore_push: 1.3 ms a link on a stack of 25,000
-// against 0.14 ms with fresh statistics). Autovacuum gathers them too,
+// rows for each (BenchmarkStore_push: on a stack of 25,000, "stale"
+// against "fresh"). Autovacuum gathers them too,
 // but at most once a minute and after a tenth of a table has changed;
 // a crawl's tables grow faster at its start. An ANALYZE that fails is
 // let go: statistics only choose plans.
 func (s *Store) keepStatistics(ctx context.Context, stored int) {
 	s.mu.Lock()
 	s.stored += stored
-	due := stored > 0 && s.stored >= max(s.analyzeAt, analyzeFirst)
+	due := stored > 0 && s.stored >= max(s.analyzeAt, analyzeFirst) && !s.noAnalyze
 	if due {
 		s.analyzeAt = 2 * s.stored
 	}

@@ -81,8 +81,10 @@ type Store struct {
 	stop      chan struct{}
 	done      chan struct{}
 	// The URLs this store has stored, and how many it will have stored
-	// when it next has the tables analyzed (keepStatistics).
+	// when it next has the tables analyzed (keepStatistics); noAnalyze:
+	// tests, it never does (BenchmarkStore_push's stale statistics).
 	stored, analyzeAt int
+	noAnalyze         bool
 
 	afterCommit func() error // tests: the error a commit's answer turns into (under mu)
 }

@@ -615,17 +615,28 @@ func twoProcesses(t *testing.T, url string, spec crawler.CrawlSpec) ([]*Store, [
 
 // BenchmarkStore_push is sqlite's BenchmarkStore_push on PostgreSQL: a
 // round's pushes onto a best-first stack of 25,000 entries
-// (storetest.BenchPush). It reports the time a link.
+// (storetest.BenchPush), with the statistics the store keeps fresh
+// (keepStatistics) and with none gathered since the tables were empty.
+// It reports the time a link.
 func BenchmarkStore_push(b *testing.B) {
-	ctx := context.Background()
-	s, err := Open(ctx, pgtest.URL(b), Options{})
-	if err != nil {
-		b.Fatal(err)
+	for _, stale := range []bool{false, true} {
+		name := "fresh"
+		if stale {
+			name = "stale"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			s, err := Open(ctx, pgtest.URL(b), Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			s.noAnalyze = stale
+			st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "bench", Strategy: crawler.StrategyLink, Stacks: []string{"robots"}, Topics: []string{"robots"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			storetest.BenchPush(b, s, st.ID)
+		})
 	}
-	defer s.Close()
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "bench", Strategy: crawler.StrategyLink, Stacks: []string{"robots"}, Topics: []string{"robots"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	storetest.BenchPush(b, s, st.ID)
 }
