@@ -199,40 +199,49 @@ func popParts(order crawler.Order) []string {
 // with Options.HostDelay, an entry whose host was leased less than that
 // long ago (by any process) stays on the stack for later.
 func (s *Store) Pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost int) ([]crawler.Entry, error) {
-	out, _, err := s.pop(ctx, crawl, topic, order, n, maxPerHost, nil)
+	out, _, _, err := s.pop(ctx, crawl, topic, order, n, maxPerHost, 0, nil)
 	return out, err
 }
 
-var _ crawler.FloorPopper = (*Store)(nil)
+var (
+	_ crawler.Peeker      = (*Store)(nil)
+	_ crawler.FloorPopper = (*Store)(nil)
+)
 
-// PopFloor implements crawler.FloorPopper: Pop that stops at the first
-// entry valued below floor (in SurveyFirst order, past the survey's
-// shallow entries), taking none from there on. The store reads no
-// entries ahead (it is no crawler.Peeker): next is always nil, and a
-// crawl that guesses its rounds guesses from its pushes, as with Pop.
-func (s *Store) PopFloor(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost, peek int, floor float64) (taken, next []crawler.Entry, stopped bool, err error) {
-	taken, stopped, err = s.pop(ctx, crawl, topic, order, n, maxPerHost, &floor)
-	return taken, nil, stopped, err
+// PopPeek implements crawler.Peeker: Pop, and up to peek of the entries
+// that come next on the stack, read in the same transaction after those
+// taken (peekNext) and not taken.
+func (s *Store) PopPeek(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost, peek int) (taken, next []crawler.Entry, err error) {
+	taken, next, _, err = s.pop(ctx, crawl, topic, order, n, maxPerHost, peek, nil)
+	return taken, next, err
 }
 
-// pop is Pop; with a floor it stops at the first entry of the stack's
-// order valued below it (stopped), except the survey's shallow entries
-// in SurveyFirst order. The entry it stops at and those after it stay
-// on the stack.
-func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost int, floor *float64) ([]crawler.Entry, bool, error) {
+// PopFloor implements crawler.FloorPopper: PopPeek that stops at the
+// first entry valued below floor (in SurveyFirst order, past the
+// survey's shallow entries), taking none from there on; its peek stops
+// there too.
+func (s *Store) PopFloor(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost, peek int, floor float64) (taken, next []crawler.Entry, stopped bool, err error) {
+	return s.pop(ctx, crawl, topic, order, n, maxPerHost, peek, &floor)
+}
+
+// pop is Pop, and it peeks at up to peek entries after those it takes;
+// with a floor it stops at the first entry of the stack's order valued
+// below it (stopped), except the survey's shallow entries in SurveyFirst
+// order. The entry it stops at and those after it stay on the stack.
+func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawler.Order, n, maxPerHost, peek int, floor *float64) ([]crawler.Entry, []crawler.Entry, bool, error) {
 	if n <= 0 {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	ob, err := orderBy(order)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	holder := s.holderOf(crawl)
 	if holder == "" {
-		return nil, false, fmt.Errorf("pop: crawl %d was not opened by this store", crawl)
+		return nil, nil, false, fmt.Errorf("pop: crawl %d was not opened by this store", crawl)
 	}
 	if err := s.reapExpired(ctx, crawl); err != nil {
-		return nil, false, fmt.Errorf("pop %q: %w", topic, err)
+		return nil, nil, false, fmt.Errorf("pop %q: %w", topic, err)
 	}
 	below := func(score float64, depth int) bool {
 		return floor != nil && score < *floor && (order != crawler.SurveyFirst || depth > crawler.SurveyDepth)
@@ -241,16 +250,29 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 	if s.opts.HostDelay > 0 {
 		hostGate = ` AND NOT EXISTS (SELECT 1 FROM hosts h WHERE h.crawl_id = f.crawl_id AND h.host = u.host AND h.next_at > now())`
 	}
-	var queries []string
+	// A part's peek reads the rows its pop would read next: those of URLs
+	// still waiting, and, with a floor, those below it, where the pop
+	// would stop (below).
+	waiting := `u.state = 0`
+	if floor != nil {
+		waiting = `(u.state = 0 OR f.score < $4)`
+		if order == crawler.SurveyFirst {
+			waiting = `(u.state = 0 OR (f.score < $4 AND f.depth > ` + strconv.Itoa(crawler.SurveyDepth) + `))`
+		}
+	}
+	var queries, peeks []string
 	for _, part := range popParts(order) {
 		queries = append(queries, `SELECT f.seq, f.url_id, u.url, u.host, u.state, f.depth, f.score
 		FROM frontier f JOIN urls u ON u.id = f.url_id
 		WHERE f.crawl_id = $1 AND f.topic = $2`+part+hostGate+` ORDER BY `+ob+` LIMIT $3 FOR UPDATE OF f SKIP LOCKED`)
+		peeks = append(peeks, `SELECT f.seq, u.url, u.state, f.depth, f.score
+		FROM frontier f JOIN urls u ON u.id = f.url_id
+		WHERE f.crawl_id = $1 AND f.topic = $2`+part+hostGate+` AND `+waiting+` ORDER BY `+ob+` LIMIT $3 FOR KEY SHARE OF f SKIP LOCKED`)
 	}
-	var out []crawler.Entry
+	var out, next []crawler.Entry
 	stopped := false
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		out, stopped = out[:0], false
+		out, next, stopped = out[:0], nil, false
 		want := n
 		if s.opts.Budget > 0 {
 			// The crawl's row orders the pops of a budgeted crawl.
@@ -267,7 +289,9 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 		}
 		w := newWaitingCount(tx, crawl)
 		seen := make(map[int64]bool)
-		for part := 0; part < len(queries) && len(out) < want && !stopped; {
+		kept := 0 // entries of seen left on the stack
+		part := 0
+		for part < len(queries) && len(out) < want && !stopped {
 			type cand struct {
 				seq, urlID int64
 				url, host  string
@@ -314,6 +338,7 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 						return err
 					}
 					if tag.RowsAffected() == 0 {
+						kept++
 						continue
 					}
 				}
@@ -349,12 +374,82 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 				out = append(out, crawler.Entry{Topic: topic, URL: u, Depth: c.depth, Score: c.score})
 			}
 		}
+		// A pop that stopped at the floor or reached the stack's end
+		// has nothing to peek at.
+		if peek > 0 && !stopped && part < len(queries) {
+			args := []any{crawl, topic, peek + kept}
+			if floor != nil {
+				args = append(args, *floor)
+			}
+			var err error
+			if next, err = peekNext(ctx, tx, peeks[part:], args, topic, peek, seen, below); err != nil {
+				return fmt.Errorf("peek: %w", err)
+			}
+		}
 		return w.save(ctx)
 	})
 	if err != nil {
-		return nil, false, fmt.Errorf("pop %q: %w", topic, err)
+		return nil, nil, false, fmt.Errorf("pop %q: %w", topic, err)
 	}
-	return out, stopped, nil
+	return out, next, stopped, nil
+}
+
+// peekNext reads, in a pop's transaction after the entries it took, up
+// to peek entries still waiting on topic's stack that come next in its
+// order: the rows of queries (pop's peeks, with args), one query after
+// the other, up to the first row below the floor, where the pop would
+// stop. The rows the pop saw (seen) are passed over, and so are the
+// entries another process is taking (SKIP LOCKED); none is locked: the
+// read's row locks are given back (ROLLBACK TO SAVEPOINT) before the pop
+// goes on. All queries go to the server in one round trip.
+func peekNext(ctx context.Context, tx pgx.Tx, queries []string, args []any, topic string, peek int, seen map[int64]bool, below func(score float64, depth int) bool) ([]crawler.Entry, error) {
+	b := &pgx.Batch{}
+	b.Queue(`SAVEPOINT peek`)
+	for _, q := range queries {
+		b.Queue(q, args...)
+	}
+	b.Queue(`ROLLBACK TO SAVEPOINT peek`)
+	br := tx.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	var next []crawler.Entry
+	done := false
+	for range queries {
+		rows, err := br.Query()
+		if err != nil {
+			return nil, err
+		}
+		for !done && rows.Next() {
+			var seq int64
+			var url string
+			var state, depth int
+			var score float64
+			if err := rows.Scan(&seq, &url, &state, &depth, &score); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			switch {
+			case seen[seq]:
+			case below(score, depth):
+				done = true
+			case state == 0:
+				if u, err := urlnorm.Parse(url); err == nil {
+					next = append(next, crawler.Entry{Topic: topic, URL: u, Depth: depth, Score: score})
+				}
+				done = len(next) >= peek
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	return next, br.Close()
 }
 
 // storedLink is a link as kept in pages.links, one JSON object a link,

@@ -11,9 +11,11 @@
 // newer scent is refused.
 //
 // Store implements crawler.Store, crawler.URLLookup,
-// crawler.SharedFrontier, crawler.FloorPopper (a learning crawl's pop
-// stops at the floor of the moves its learner deferred, which are
-// written only then) and revisit.WatchStore; EachPage reads a crawl's
+// crawler.SharedFrontier, crawler.Peeker (a pop also reads the entries
+// next on its stack, from which a lockstep crawl guesses its next round),
+// crawler.FloorPopper (a learning crawl's pop stops at the floor of the
+// moves its learner deferred, which are written only then) and
+// revisit.WatchStore; EachPage reads a crawl's
 // pages back as crawler.Page records and EachLink their links as
 // crawler.PageLink records, as the SQLite store's EachPage and EachLink
 // do. Many processes, one crawl:
@@ -23,9 +25,13 @@
 //     claims the entries of a stack with SELECT … FOR UPDATE SKIP LOCKED,
 //     so processes popping at once take different entries without
 //     waiting, and marks their URLs leased to the holder (urls.state 1,
-//     urls.holder). A process killed with -9 stops renewing: once its
-//     expiry passes, the next Pop of any process puts its leased URLs back
-//     on top of their stacks. Close gives a process's leases back at once.
+//     urls.holder). A pop's peek (PopPeek) reads the entries after those
+//     it took, passing over those another process is taking (SKIP
+//     LOCKED), and leaves them neither locked nor leased: any process's
+//     pop may take them. A process killed with -9 stops renewing: once
+//     its expiry passes, the next Pop of any process puts its leased URLs
+//     back on top of their stacks. Close gives a process's leases back at
+//     once.
 //   - Exactly once. A URL is leased only from state 0 (waiting), and a
 //     page is stored once per URL (pages.url_id is unique): a process that
 //     outlived its lease and commits late stores nothing twice.

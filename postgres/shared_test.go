@@ -289,6 +289,103 @@ func TestStore_pushDuringPop(t *testing.T) {
 	}
 }
 
+// TestStore_PopPeek_othersEntries: a pop's peek passes over the
+// entries another process's pop is taking at that moment (their rows
+// locked), and leaves none of those it reads locked: while the pop that
+// peeked has not committed, another process's pop may take them.
+func TestStore_PopPeek_othersEntries(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	s := openURL(t, url, Options{})
+	other := openURL(t, url, Options{})
+	spec := crawler.CrawlSpec{Name: "peek", Strategy: crawler.StrategyLink, Stacks: []string{"t"}, Topics: []string{"t"}}
+	st, err := s.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.OpenCrawl(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	var push []crawler.Entry
+	for i, score := range []float64{0.9, 0.8, 0.7, 0.6, 0.5, 0.4} {
+		push = append(push, crawler.Entry{Topic: "t", URL: u("h.test", fmt.Sprintf("/%d", i+1)), Depth: 1, Score: score})
+	}
+	if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+		t.Fatal(err)
+	}
+	paths := func(es []crawler.Entry) string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.URL.Path())
+		}
+		return strings.Join(out, " ")
+	}
+	const waiting = `SELECT coalesce(string_agg(u.url, ' ' ORDER BY f.score DESC), '') FROM
+		(SELECT f.url_id, f.score FROM frontier f WHERE f.crawl_id = $1 AND f.topic = 't' ORDER BY f.score DESC FOR UPDATE OF f SKIP LOCKED) f
+		JOIN urls u ON u.id = f.url_id`
+
+	// Another process's pop, as Pop does it, holds /2's row.
+	pop, err := other.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pop.Rollback(ctx)
+	if _, err := pop.Exec(ctx, `SELECT f.seq FROM frontier f JOIN urls u ON u.id = f.url_id WHERE u.url = $1 FOR UPDATE OF f`, push[1].URL.String()); err != nil {
+		t.Fatal(err)
+	}
+	taken, next, err := s.PopPeek(ctx, st.ID, "t", crawler.BestFirst, 1, 0, 3)
+	if err != nil || paths(taken) != "/1" || paths(next) != "/3 /4 /5" {
+		t.Errorf("with /2 held by another pop: took %q and saw %q (%v), want /1 and /3 /4 /5", paths(taken), paths(next), err)
+	}
+	if err := pop.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// The crawl's row held, the next pop waits to commit, after its peek.
+	hold, err := other.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback(ctx)
+	if _, err := hold.Exec(ctx, `SELECT 1 FROM crawls WHERE id = $1 FOR UPDATE`, st.ID); err != nil {
+		t.Fatal(err)
+	}
+	type popped struct {
+		taken, next []crawler.Entry
+		err         error
+	}
+	done := make(chan popped, 1)
+	go func() {
+		taken, next, err := s.PopPeek(ctx, st.ID, "t", crawler.BestFirst, 1, 0, 2)
+		done <- popped{taken, next, err}
+	}()
+	for blocked := false; !blocked; {
+		select {
+		case p := <-done:
+			t.Fatalf("the pop did not wait for the crawl's row: took %q, saw %q (%v)", paths(p.taken), paths(p.next), p.err)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if err := other.pool.QueryRow(ctx, `SELECT count(*) > 0 FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE crawls SET waiting%'`).Scan(&blocked); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// /2 is the waiting pop's; /3 and /4, which it peeked at, are free.
+	var free string
+	if err := other.pool.QueryRow(ctx, waiting, st.ID).Scan(&free); err != nil {
+		t.Fatal(err)
+	}
+	if want := "http://h.test/3 http://h.test/4 http://h.test/5 http://h.test/6"; free != want {
+		t.Errorf("while a pop that peeked waits, another pop may take %q, want %q", free, want)
+	}
+	if err := hold.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := <-done; p.err != nil || paths(p.taken) != "/2" || paths(p.next) != "/3 /4" {
+		t.Errorf("the pop took %q and saw %q (%v), want /2 and /3 /4", paths(p.taken), paths(p.next), p.err)
+	}
+}
+
 // TestStore_budget: the budget holds across processes, and a failed fetch
 // gives its place back.
 func TestStore_budget(t *testing.T) {

@@ -43,46 +43,6 @@ func popAll(t *testing.T, s *Store, crawl int64, topic string, order crawler.Ord
 	}
 }
 
-// TestStore_PopPeek: a pop that peeks takes what Pop takes and reads the
-// entries next on the stack without taking them: the next pop takes them.
-func TestStore_PopPeek(t *testing.T) {
-	ctx := context.Background()
-	s, _ := open(t)
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyLink, Stacks: []string{"t"}, Topics: []string{"t"}, Seeds: []urlnorm.URL{u("/seed")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	popAll(t, s, st.ID, "t", crawler.BestFirst)
-	var push []crawler.Entry
-	for i, sc := range []float64{0.1, 0.9, 0.5, 0.7, 0.3} {
-		push = append(push, crawler.Entry{Topic: "t", URL: u(fmt.Sprintf("/%d", i)), Depth: i, Score: sc})
-	}
-	if err := s.Commit(ctx, st.ID, nil, push); err != nil {
-		t.Fatal(err)
-	}
-	paths := func(es []crawler.Entry) string {
-		var out []string
-		for _, e := range es {
-			out = append(out, strings.TrimPrefix(e.URL.String(), "http://a.test")+fmt.Sprintf("@%d,%.1f", e.Depth, e.Score))
-		}
-		return strings.Join(out, " ")
-	}
-	taken, next, err := s.PopPeek(ctx, st.ID, "t", crawler.BestFirst, 2, 0, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := paths(taken)+" | "+paths(next), "/1@1,0.9 /3@3,0.7 | /2@2,0.5 /4@4,0.3"; got != want {
-		t.Errorf("PopPeek = %s, want %s", got, want)
-	}
-	rest, err := s.Pop(ctx, st.ID, "t", crawler.BestFirst, 10, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := paths(rest), "/2@2,0.5 /4@4,0.3 /0@0,0.1"; got != want {
-		t.Errorf("the pop after = %s, want %s (the peeked entries not taken)", got, want)
-	}
-}
-
 // TestStore_OpenCrawl_countsRequeuedLeases: what a process leased and
 // never committed is counted as requeued when the crawl is opened again
 // (storetest's ResumeRequeuesLeases checks that it is served again).

@@ -48,6 +48,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("LinkRecordReadBack", func(t *testing.T) { linkRecord(t, open) })
 	t.Run("Rescore", func(t *testing.T) { rescore(t, open) })
 	t.Run("PopFloor", func(t *testing.T) { popFloor(t, open) })
+	t.Run("PopPeek", func(t *testing.T) { popPeek(t, open) })
 	t.Run("Learner", func(t *testing.T) { learner(t, open) })
 	t.Run("FrontierSizes", func(t *testing.T) { frontierSizes(t, open) })
 	t.Run("LearntKept", func(t *testing.T) { learntKept(t, open) })
@@ -532,6 +533,73 @@ func popFloor(t *testing.T, open Open) {
 		after, err := s.Pop(ctx, st.ID, "t", tc.order, 1, 0)
 		if err != nil || names(after) != tc.after {
 			t.Errorf("order %d: the pop after took %q (%v), want %q", tc.order, names(after), err, tc.after)
+		}
+		s.Close()
+	}
+}
+
+// popPeek: a pop that peeks (crawler.Peeker) takes what Pop takes and
+// reads up to peek of the entries that come next on the stack, in its
+// order (across SurveyFirst's two parts too), as they were pushed, and
+// leaves them waiting: the pops after take them. An entry of a URL
+// leased through another stack is not waiting: no pop takes it and no
+// peek sees it. A pop peeking at 0 entries sees none.
+func popPeek(t *testing.T, open Open) {
+	ctx := context.Background()
+	// Pushed in this order, each on t; /x on t~reserve too.
+	push := []crawler.Entry{{URL: u("/0"), Depth: 3, Score: 0.1}, {URL: u("/1"), Depth: 2, Score: 0.9}, {URL: u("/x"), Depth: 2, Score: 0.6},
+		{URL: u("/2"), Depth: 1, Score: 0.5}, {URL: u("/3"), Depth: 3, Score: 0.7}, {URL: u("/4"), Depth: 2, Score: 0.3}}
+	pushed := make(map[urlnorm.URL]crawler.Entry)
+	for i := range push {
+		push[i].Topic = "t"
+		pushed[push[i].URL] = push[i]
+	}
+	names := func(es []crawler.Entry) string {
+		var out []string
+		for _, e := range es {
+			out = append(out, strings.TrimPrefix(e.URL.String(), "http://a.test"))
+			if p := pushed[e.URL]; e != p {
+				t.Errorf("%s came back as %+v, pushed as %+v", e.URL, e, p)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		order             crawler.Order
+		first, next, rest string // a pop of 1 peeking 3, then pops of 1
+	}{
+		{crawler.LIFO, "/4", "/3 /2 /1", "/3 /2 /1 /0"},
+		{crawler.FIFO, "/0", "/1 /2 /3", "/1 /2 /3 /4"},
+		{crawler.BestFirst, "/1", "/3 /2 /4", "/3 /2 /4 /0"},
+		{crawler.Shallowest, "/2", "/1 /4 /3", "/1 /4 /3 /0"},
+		{crawler.SurveyFirst, "/2", "/1 /3 /4", "/1 /3 /4 /0"},
+	} {
+		s, _ := open(t)
+		pk, ok := s.(crawler.Peeker)
+		if !ok {
+			s.Close()
+			t.Skipf("%T does not peek (crawler.Peeker)", s)
+		}
+		spec := linkSpec("t", "t~reserve")
+		spec.Seeds = nil
+		st := mustOpen(t, s, spec)
+		if err := s.Commit(ctx, st.ID, nil, append(slices.Clone(push), crawler.Entry{Topic: "t~reserve", URL: u("/x")})); err != nil {
+			t.Fatal(err)
+		}
+		if es, err := s.Pop(ctx, st.ID, "t~reserve", crawler.LIFO, 1, 0); err != nil || len(es) != 1 {
+			t.Fatalf("pop of t~reserve: %v, %v; want /x", es, err)
+		}
+		first, next, err := pk.PopPeek(ctx, st.ID, "t", tc.order, 1, 0, 3)
+		if err != nil || names(first) != tc.first || names(next) != tc.next {
+			t.Errorf("order %d: a pop of 1 peeking 3 took %q and saw %q (%v), want %q and %q", tc.order, names(first), names(next), err, tc.first, tc.next)
+		}
+		second, next, err := pk.PopPeek(ctx, st.ID, "t", tc.order, 1, 0, 0)
+		if err != nil || len(next) != 0 {
+			t.Errorf("order %d: a pop peeking at 0 saw %q (%v), want none", tc.order, names(next), err)
+		}
+		rest := append([]string{names(second)}, popAll(t, s, st.ID, "t", tc.order)...)
+		if strings.Join(rest, " ") != tc.rest {
+			t.Errorf("order %d: the pops after took %v, want %s", tc.order, rest, tc.rest)
 		}
 		s.Close()
 	}
