@@ -339,6 +339,17 @@ func BenchmarkStore_push(b *testing.B) {
 	storetest.BenchPush(b, s, st.ID)
 }
 
+// BenchmarkStore_pop: a round's pop of 16 entries from a best-first
+// stack of 25,000, with and without the peek at the 16 after them
+// (storetest.BenchPop), each on a database of its own. It reports the
+// time a pop.
+func BenchmarkStore_pop(b *testing.B) {
+	storetest.BenchPop(b, func(b *testing.B) (crawler.Store, int64) {
+		s, st := benchLinkCrawl(b)
+		return s, st.ID
+	})
+}
+
 // TestOpen_pathOfAnyCharacters: a database path with the characters a
 // URI reads otherwise ('?', '#', '%') names that very file, for a crawl
 // and for a reader.

@@ -55,3 +55,60 @@ func BenchPush(b *testing.B, s crawler.Store, crawl int64) {
 		})
 	}
 }
+
+// BenchPop measures a lockstep round's pop of 16 entries from a
+// best-first stack of 25,000, as a crawl that does not guess its rounds
+// pops it ("plain": Pop) and as one that does ("peek": PopPeek, reading
+// the 16 entries after those it takes; skipped for a store that is no
+// crawler.Peeker), each on a store of its own that open makes: a new
+// database holding crawl, a crawl of the one stack "robots". Between
+// pops, not timed, 16 new entries are pushed. It reports the time a
+// pop.
+func BenchPop(b *testing.B, open func(b *testing.B) (s crawler.Store, crawl int64)) {
+	const n, round = 25_000, 16
+	for _, peek := range []int{0, round} {
+		name := "plain"
+		if peek > 0 {
+			name = "peek"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			s, crawl := open(b)
+			pk, peeks := s.(crawler.Peeker)
+			if peek > 0 && !peeks {
+				b.Skipf("%T does not peek (crawler.Peeker)", s)
+			}
+			rng := rand.New(rand.NewPCG(3, 4))
+			es := make([]crawler.Entry, 500)
+			next := 0
+			fill := func(k int) {
+				for i := range k {
+					es[i] = crawler.Entry{Topic: "robots", URL: urlnorm.MustParse(fmt.Sprintf("http://h.test/p%d.html", next)), Depth: 2, Score: rng.Float64()}
+					next++
+				}
+				if err := s.Commit(ctx, crawl, nil, es[:k]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for range n / len(es) {
+				fill(len(es))
+			}
+			for b.Loop() {
+				var taken, seen []crawler.Entry
+				var err error
+				if peek > 0 {
+					taken, seen, err = pk.PopPeek(ctx, crawl, "robots", crawler.BestFirst, round, 0, peek)
+				} else {
+					taken, err = s.Pop(ctx, crawl, "robots", crawler.BestFirst, round, 0)
+				}
+				if err != nil || len(taken) != round || len(seen) != peek {
+					b.Fatalf("pop: %d taken, %d seen, %v", len(taken), len(seen), err)
+				}
+				b.StopTimer()
+				fill(round)
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/pop")
+		})
+	}
+}
