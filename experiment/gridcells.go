@@ -98,8 +98,18 @@ type Grid struct {
 	Keep bool
 }
 
+// Validate checks the grid's lists and then its Spec (which creates the
+// output folder), so that a bad list leaves no folder behind.
+func (o Grid) Validate() error {
+	if _, err := o.cells(); err != nil {
+		return err
+	}
+	return o.Spec.Validate()
+}
+
 // Specs expands the grid into its experiments, in the order they run
 // (breadth-first once per topic set: it has no classifier).
+
 func (o Grid) Specs() ([]Spec, error) {
 	cells, err := o.cells()
 	if err != nil {

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -224,6 +226,28 @@ func TestExperiment_topicTheSeedsDoNotReach(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "report.json")); err != nil {
 		t.Errorf("no report: %v", err)
+	}
+}
+
+// TestExperiment_badListMakesNoFolder: a grid list that does not parse
+// is refused before the --out folder is made.
+func TestExperiment_badListMakesNoFolder(t *testing.T) {
+	dir := collectiontest.Write(t)
+	for i, args := range [][]string{
+		{"--window", "abc"},
+		{"--window", "5,abc"},
+		{"--k", "0"},
+		{"--threshold", "2"},
+		{"--strategy", "link,nope"},
+	} {
+		out := filepath.Join(t.TempDir(), fmt.Sprintf("exp%d", i))
+		o, err := runScent(t, append([]string{"experiment", dir, "--topic", "course", "--budget", "5", "--out", out}, args...)...)
+		if err == nil {
+			t.Errorf("experiment %s: no error\n%s", strings.Join(args, " "), o)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("experiment %s: --out folder made (%v)", strings.Join(args, " "), err)
+		}
 	}
 }
 
