@@ -349,6 +349,7 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 		}
 	}
 	sort.Slice(rep.Failed, func(i, j int) bool { return rep.Failed[i].Source < rep.Failed[j].Source })
+	keepForTraining(docs)
 	var examples []classify.Example
 	count := make(map[string]int)
 	for _, d := range docs {
@@ -545,6 +546,35 @@ func classesOf(docs []doc) map[urlnorm.URL]string {
 		}
 	}
 	return classOf
+}
+
+// keepForTraining lets go of what training does not read in the pages
+// of docs, which are held until cross-validation ends: their text and
+// title, and the segments of links to pages that are not examples.
+// Training reads a page's tokens and the links between examples
+// (appendLinks, crossValidate).
+func keepForTraining(docs []doc) {
+	classOf := classesOf(docs)
+	for _, d := range docs {
+		p := d.page
+		p.Text, p.Title = "", ""
+		n := 0
+		for _, s := range p.Segments {
+			if _, ok := classOf[s.URL]; ok && s.URL != p.URL {
+				n++
+			}
+		}
+		if n == len(p.Segments) {
+			continue
+		}
+		kept := make([]segment.Segment, 0, n)
+		for _, s := range p.Segments {
+			if _, ok := classOf[s.URL]; ok && s.URL != p.URL {
+				kept = append(kept, s)
+			}
+		}
+		p.Segments = kept
+	}
 }
 
 // appendLinks appends the segments of d's links to other examples,
