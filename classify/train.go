@@ -29,10 +29,41 @@ func Train(examples []Example, opts Options) (*Model, error) {
 		return nil, fmt.Errorf("train: %w", err)
 	}
 	opts = opts.withDefaults()
+	t, err := tallyOf(examples, opts.Event == EventMultinomial, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	m := t.model(opts)
+	m.hash = trainingHash(examples)
+	return m, nil
+}
+
+// tally is what a model is made of: the classes in the fixed order, the
+// documents of each, and per term and class the documents holding it (and
+// its occurrences, for the multinomial model).
+type tally struct {
+	classes []string
+	docs    []int    // per class
+	tokens  []int    // per class: tokens counted
+	words   []string // row → term
+	dfc     []int32  // row*nc + class
+	cnt     []int64  // row*nc + class, multinomial only
+	// With rows: each example's class, and the rows of its terms,
+	// rows[at[i]:at[i+1]], so that its counts can be taken back.
+	class []int
+	rows  []int32
+	at    []int
+}
+
+// tallyOf counts examples; multi counts occurrences too, rows records
+// each example's terms.
+func tallyOf(examples []Example, multi, rows bool) (*tally, error) {
 	if len(examples) == 0 {
 		return nil, fmt.Errorf("train: %w", ErrNoExamples)
 	}
-
 	// Classes and their document counts, in the fixed order.
 	count := map[string]int{}
 	for i, ex := range examples {
@@ -47,21 +78,20 @@ func Train(examples []Example, opts Options) (*Model, error) {
 	}
 	nc := len(classes)
 	cls := make(map[string]int, nc)
-	docs := make([]int, nc)
+	t := &tally{classes: classes, docs: make([]int, nc), tokens: make([]int, nc)}
 	for i, c := range classes {
 		cls[c] = i
-		docs[i] = count[c]
+		t.docs[i] = count[c]
+	}
+	if rows {
+		t.class = make([]int, 0, len(examples))
+		t.at = make([]int, 1, len(examples)+1)
 	}
 
 	// Vocabulary with per-class document frequency (and occurrence counts
 	// for the multinomial model).
-	multi := opts.Event == EventMultinomial
 	ids := map[string]int32{}
-	var words []string
-	var dfc []int32 // term*nc + class
-	var cnt []int64 // term*nc + class, multinomial only
 	var seen []int32
-	tokens := make([]int, nc)
 	for i, ex := range examples {
 		c := cls[ex.Class]
 		gen := int32(i + 1)
@@ -71,54 +101,81 @@ func Train(examples []Example, opts Options) (*Model, error) {
 			}
 			k, ok := ids[tok]
 			if !ok {
-				k = int32(len(words))
+				k = int32(len(t.words))
 				ids[tok] = k
-				words = append(words, tok)
-				dfc = append(dfc, make([]int32, nc)...)
+				t.words = append(t.words, tok)
+				t.dfc = append(t.dfc, make([]int32, nc)...)
 				if multi {
-					cnt = append(cnt, make([]int64, nc)...)
+					t.cnt = append(t.cnt, make([]int64, nc)...)
 				}
 				seen = append(seen, 0)
 			}
-			tokens[c]++
+			t.tokens[c]++
 			if multi {
-				cnt[int(k)*nc+c]++
+				t.cnt[int(k)*nc+c]++
 			}
 			if seen[k] != gen {
 				seen[k] = gen
-				dfc[int(k)*nc+c]++
+				t.dfc[int(k)*nc+c]++
+				if rows {
+					t.rows = append(t.rows, k)
+				}
 			}
 		}
-	}
-	for c, n := range tokens {
-		if n == 0 {
-			return nil, fmt.Errorf("train: class %q has no tokens in its %d documents", classes[c], docs[c])
+		if rows {
+			t.class = append(t.class, c)
+			t.at = append(t.at, len(t.rows))
 		}
 	}
+	return t, nil
+}
+
+// check says which class has no token, if one has none.
+func (t *tally) check() error {
+	for c, n := range t.tokens {
+		if n == 0 {
+			return fmt.Errorf("train: class %q has no tokens in its %d documents", t.classes[c], t.docs[c])
+		}
+	}
+	return nil
+}
+
+// model builds the model of the tally: the opts.K terms of highest
+// χ²max, ties broken by term, and θ by the m-estimate. Terms no document
+// holds (a fold's tally with its own examples taken back) are not
+// candidates. opts has its defaults; the model records no training-set
+// hash.
+func (t *tally) model(opts Options) *Model {
+	nc := len(t.classes)
+	n := 0
+	for _, d := range t.docs {
+		n += d
+	}
+	multi := opts.Event == EventMultinomial
 
 	// χ² of every term and class, and the selection by χ²max.
-	n := len(examples)
-	chi := make([]float64, len(words)*nc)
-	chiMax := make([]float64, len(words))
-	df := make([]int, len(words))
-	for k := range words {
-		row := dfc[k*nc : k*nc+nc]
+	chi := make([]float64, len(t.words)*nc)
+	chiMax := make([]float64, len(t.words))
+	df := make([]int, len(t.words))
+	order := make([]int, 0, len(t.words))
+	for k := range t.words {
+		row := t.dfc[k*nc : k*nc+nc]
 		for _, v := range row {
 			df[k] += int(v)
+		}
+		if df[k] == 0 {
+			continue
 		}
 		best := 0.0
 		for c, v := range row {
 			a := float64(v)
 			b := float64(df[k]) - a
-			x := Chi2(a, b, float64(docs[c])-a, float64(n-docs[c])-b)
+			x := Chi2(a, b, float64(t.docs[c])-a, float64(n-t.docs[c])-b)
 			chi[k*nc+c] = x
 			best = max(best, x)
 		}
 		chiMax[k] = best
-	}
-	order := make([]int, len(words))
-	for i := range order {
-		order[i] = i
+		order = append(order, k)
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		if chiMax[a] != chiMax[b] {
@@ -127,7 +184,7 @@ func Train(examples []Example, opts Options) (*Model, error) {
 			}
 			return 1
 		}
-		return strings.Compare(words[a], words[b])
+		return strings.Compare(t.words[a], t.words[b])
 	})
 	if len(order) > opts.K {
 		order = order[:opts.K]
@@ -140,15 +197,15 @@ func Train(examples []Example, opts Options) (*Model, error) {
 		tot = make([]float64, nc)
 		for _, k := range order {
 			for c := range nc {
-				tot[c] += float64(cnt[k*nc+c])
-				all += float64(cnt[k*nc+c])
+				tot[c] += float64(t.cnt[k*nc+c])
+				all += float64(t.cnt[k*nc+c])
 			}
 		}
 	}
 	terms := make([]term, len(order))
 	for i, k := range order {
-		t := term{
-			text:    words[k],
+		tm := term{
+			text:    t.words[k],
 			chi2max: chiMax[k],
 			df:      df[k],
 			chi2:    slices.Clone(chi[k*nc : k*nc+nc]),
@@ -157,35 +214,34 @@ func Train(examples []Example, opts Options) (*Model, error) {
 		if multi {
 			var ck float64
 			for c := range nc {
-				ck += float64(cnt[k*nc+c])
+				ck += float64(t.cnt[k*nc+c])
 			}
 			p := ck / all
 			for c := range nc {
-				t.theta[c] = clampTheta((float64(cnt[k*nc+c]) + opts.M*p) / (tot[c] + opts.M))
+				tm.theta[c] = clampTheta((float64(t.cnt[k*nc+c]) + opts.M*p) / (tot[c] + opts.M))
 			}
 		} else {
 			p := float64(df[k]) / float64(n)
 			for c := range nc {
-				t.theta[c] = clampTheta((float64(dfc[k*nc+c]) + opts.M*p) / (float64(docs[c]) + opts.M))
+				tm.theta[c] = clampTheta((float64(t.dfc[k*nc+c]) + opts.M*p) / (float64(t.docs[c]) + opts.M))
 			}
 		}
-		terms[i] = t
+		terms[i] = tm
 	}
 
 	m := &Model{
 		opts:    opts,
-		classes: classes,
+		classes: slices.Clone(t.classes),
 		priors:  make([]float64, nc),
-		docs:    docs,
+		docs:    slices.Clone(t.docs),
 		thresh:  newThresholds(nc, opts.Threshold),
 		terms:   terms,
-		hash:    trainingHash(examples),
 	}
 	for c := range nc {
-		m.priors[c] = float64(docs[c]) / float64(n)
+		m.priors[c] = float64(t.docs[c]) / float64(n)
 	}
 	m.prepare()
-	return m, nil
+	return m
 }
 
 // orderClasses returns the class names in the model's fixed order: topics

@@ -148,12 +148,17 @@ func trainWithMeta(examples []classify.Example, opts Options) (*classify.Model, 
 	if err != nil {
 		return nil, err
 	}
+	setMeta(m, opts)
+	return m, nil
+}
+
+// setMeta records in m how its documents were made.
+func setMeta(m *classify.Model, opts Options) {
 	m.SetMeta(MetaDocuments, string(opts.Documents))
 	m.SetMeta(MetaWindow, strconv.Itoa(windowOf(opts)))
 	if opts.Segment.URLTokens {
 		m.SetMeta(MetaURLTokens, "true")
 	}
-	return m, nil
 }
 
 // windowOf is the segment window n of opts.
@@ -457,23 +462,27 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 	for j, th := range opts.CVThresholds {
 		extra[j].th = fixed(th)
 	}
-	for k := 0; k < folds; k++ {
-		var train []classify.Example
-		for i, d := range docs {
-			if fold(i) != k {
-				train = append(train, examplesOf(d.class, d.page, opts)...)
-				if opts.Documents.withLinks() {
-					train = appendLinks(train, d, classOf)
-				}
-			}
+	// Every fold trains on the documents of the pages outside it.
+	var examples []classify.Example
+	var exFold []int
+	for i, d := range docs {
+		n := len(examples)
+		examples = append(examples, examplesOf(d.class, d.page, opts)...)
+		if opts.Documents.withLinks() {
+			examples = appendLinks(examples, d, classOf)
 		}
-		m, err := trainWithMeta(train, opts)
+		for range len(examples) - n {
+			exFold = append(exFold, fold(i))
+		}
+	}
+	err := classify.TrainFolds(examples, exFold, folds, opts.Classify, func(k int, m *classify.Model, err error) error {
 		if err != nil {
-			continue // a fold without some class cannot be scored
+			return nil // a fold without some class cannot be scored
 		}
+		setMeta(m, opts)
 		sc := NewScorer(m)
 		if len(sc.Topics()) == 0 {
-			continue
+			return nil
 		}
 		var buf []float64
 		var toks []string
@@ -499,6 +508,10 @@ func crossValidate(docs []doc, opts Options, rep *Report) error {
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	rep.Page, rep.Segment = pages.evaluations(&segs, folds)
 	rep.Segments = segs.n
