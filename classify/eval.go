@@ -101,19 +101,11 @@ func CrossValidate(examples []Example, folds int, opts Options, seed int64) (Eva
 	fp := make([]int, len(classes))
 	fn := make([]int, len(classes))
 	correct := 0
-	var train []Example
 	var post []float64
 	var rel []bool
-	for f := range folds {
-		train = train[:0]
-		for i, ex := range examples {
-			if fold[i] != f {
-				train = append(train, ex)
-			}
-		}
-		m, err := Train(train, opts)
+	err := TrainFolds(examples, fold, folds, opts, func(f int, m *Model, err error) error {
 		if err != nil {
-			return Evaluation{}, fmt.Errorf("cross-validate: fold %d: %w", f+1, err)
+			return fmt.Errorf("cross-validate: fold %d: %w", f+1, err)
 		}
 		// Map the fold model's class order onto ours.
 		at := make([]int, len(classes))
@@ -150,6 +142,10 @@ func CrossValidate(examples []Example, folds int, opts Options, seed int64) (Eva
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return Evaluation{}, err
 	}
 
 	ev := Evaluation{Folds: folds, Documents: len(examples), Accuracy: float64(correct) / float64(len(examples))}
