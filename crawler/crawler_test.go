@@ -2,6 +2,7 @@ package crawler_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"net/http"
@@ -76,12 +77,17 @@ func TestCrawler_Run_badInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := bytes.Repeat([]byte("<p>junk</p>"), 50<<20/11)
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write(bytes.Repeat([]byte("<p>bomb</p>"), 100<<20/11)) //nolint:errcheck // a bytes.Buffer does not fail
+	zw.Close()                                                //nolint:errcheck // a bytes.Buffer does not fail
+	bomb := zb.Bytes()                                        // 100 MB in about 100 KB
 	s := crawlertest.NewSite(t, map[string]string{
 		"/robots.txt": "",
 		"/": `<html><body>
 			<a href="/broken">x</a> <a href="/big">x</a> <a href="/binary">x</a> <a href="/loop1">x</a>
 			<a href="/flaky">x</a> <a href="/slow">x</a> <a href="/private/secret">x</a> <a href="/korean">x</a>
-			<a href="` + b.URL + `/b-page">x</a> <a href="/missing">x</a></body></html>`,
+			<a href="` + b.URL + `/b-page">x</a> <a href="/missing">x</a> <a href="/bomb">x</a></body></html>`,
 		"/broken": `<html><body><div><p>unclosed <a href="/ok">ok link<b><i></div></table></a></a>`,
 		"/ok":     `<html><body>fine</body></html>`,
 	}, map[string]http.HandlerFunc{
@@ -91,6 +97,10 @@ func TestCrawler_Run_badInput(t *testing.T) {
 		"/big": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			w.Write(big) // chunked: no Content-Length
+		},
+		"/bomb": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; x=gzip") // colly inflates what names gzip
+			w.Write(bomb)
 		},
 		"/binary": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/octet-stream")
@@ -139,6 +149,7 @@ func TestCrawler_Run_badInput(t *testing.T) {
 	}
 	wantFail := map[string]string{
 		"/big":            "too-large",
+		"/bomb":           "too-large",
 		"/binary":         "content-type",
 		"/loop1":          "redirect",
 		"/slow":           "timeout",

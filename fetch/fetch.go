@@ -363,7 +363,11 @@ type ctxTransport struct {
 func (t *ctxTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	id := req.Header.Get(idHeader)
 	if id == "" {
-		return t.base.RoundTrip(req)
+		resp, err := t.base.RoundTrip(req)
+		if resp != nil {
+			gunzipHere(resp, req)
+		}
+		return resp, err
 	}
 	ctx := req.Context()
 	cl := t.f.lookup(id)
@@ -386,6 +390,7 @@ func (t *ctxTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		c.wrap(resp, t.f.cfg.MaxBodyBytes+1)
 	}
 	if resp != nil {
+		gunzipHere(resp, req)
 		// colly finds the call by the id in the response's request.
 		resp.Request = req
 	}

@@ -2,11 +2,13 @@ package fetch
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -594,4 +596,74 @@ func TestFetcher_Fetch_noCookies(t *testing.T) {
 	if n := sent.Load(); n != 0 {
 		t.Errorf("the cookie was sent back %d times", n)
 	}
+}
+
+// TestFetcher_Fetch_gzipBomb: a small gzip body that inflates far past
+// --max-body fails as too-large, having read no more than the limit,
+// wherever it is decompressed: by the transport (Content-Encoding), or
+// as colly would (a Content-Type naming gzip, a path ending in .xml.gz).
+// A body there that is not gzip is an encoding failure; a real one is
+// read.
+func TestFetcher_Fetch_gzipBomb(t *testing.T) {
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	zero := make([]byte, 1<<20)
+	for range 200 {
+		zw.Write(zero) //nolint:errcheck // a bytes.Buffer does not fail
+	}
+	zw.Close() //nolint:errcheck // a bytes.Buffer does not fail
+	bomb := b.Bytes()
+	page := gzipBytes(t, "<html><body>inflated page</body></html>")
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := bomb
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.NotFound(w, r)
+			return
+		case "/encoding":
+			w.Header().Set("Content-Type", "text/html")
+			w.Header().Set("Content-Encoding", "gzip")
+		case "/type", "/type-page", "/type-broken":
+			w.Header().Set("Content-Type", "text/html; x=gzip")
+		case "/s.xml.gz":
+			w.Header().Set("Content-Type", "text/html")
+		}
+		switch r.URL.Path {
+		case "/type-page":
+			body = page
+		case "/type-broken":
+			body = []byte("<html>not gzip</html>")
+		}
+		w.Write(body) //nolint:errcheck // the client may have gone
+	}))
+	f := newFetcher(t, Config{MaxBodyBytes: 1 << 20, Retries: -1})
+	for _, path := range []string{"/encoding", "/type", "/s.xml.gz"} {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		_, err := fetchWithin(t, context.Background(), f, s.url(t, path))
+		runtime.ReadMemStats(&m1)
+		wantReason(t, err, ReasonTooLarge)
+		if got := m1.TotalAlloc - m0.TotalAlloc; got > 32<<20 {
+			t.Errorf("%s: %d MB allocated for a 1 MB limit (the bomb inflates to 200 MB)", path, got>>20)
+		}
+	}
+	res, err := fetchWithin(t, context.Background(), f, s.url(t, "/type-page"))
+	if err != nil || !strings.Contains(string(res.Body), "inflated page") {
+		t.Errorf("a gzip page named so by its type: %v, body %q", err, res.Body)
+	}
+	_, err = fetchWithin(t, context.Background(), f, s.url(t, "/type-broken"))
+	wantReason(t, err, ReasonEncoding)
+}
+
+func gzipBytes(t *testing.T, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
