@@ -278,19 +278,25 @@ type call struct {
 const idHeader = "X-Scent-Fetch"
 
 // New returns a Fetcher with the given policies.
+// maxHeaderBytes bounds a response's header: far above what servers send
+// (a few kilobytes), far below net/http's default of 10 MB, which a
+// hostile server could make every worker hold at once.
+const maxHeaderBytes = 1 << 20
+
 func New(cfg Config) (*Fetcher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
 	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       60 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: cfg.Timeout,
+		Proxy:                  http.ProxyFromEnvironment,
+		DialContext:            (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:           256,
+		MaxIdleConnsPerHost:    64,
+		IdleConnTimeout:        60 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ResponseHeaderTimeout:  cfg.Timeout,
+		MaxResponseHeaderBytes: maxHeaderBytes,
 	}
 	if cfg.Proxy != "" {
 		pu, _ := url.Parse(cfg.Proxy)
@@ -693,6 +699,8 @@ func classifyErr(u urlnorm.URL, err error, proxied bool) (*Result, time.Duration
 		return nil, -1, &Error{URL: u, Reason: ReasonEncoding, Err: err}
 	case strings.Contains(err.Error(), "failed to parse Location header"):
 		return nil, -1, &Error{URL: u, Reason: ReasonBadURL, Err: err} // net/http's words
+	case strings.Contains(err.Error(), "server response headers exceeded"):
+		return nil, -1, &Error{URL: u, Reason: ReasonTooLarge, Err: err} // net/http's words
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {

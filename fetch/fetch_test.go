@@ -667,3 +667,31 @@ func gzipBytes(t *testing.T, s string) []byte {
 	}
 	return b.Bytes()
 }
+
+// TestFetcher_Fetch_hugeHeader: a response header of 8 MB fails the page
+// as too-large, once, without reading it whole.
+func TestFetcher_Fetch_hugeHeader(t *testing.T) {
+	var asked atomic.Int32
+	big := strings.Repeat("a", 8<<20)
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		asked.Add(1)
+		w.Header().Set("X-Big", big)
+		fmt.Fprint(w, "<html><body>page</body></html>")
+	}))
+	f := newFetcher(t, Config{Retries: 2})
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	_, err := fetchWithin(t, context.Background(), f, s.url(t, "/h"))
+	runtime.ReadMemStats(&m1)
+	wantReason(t, err, ReasonTooLarge)
+	if asked.Load() != 1 {
+		t.Errorf("asked %d times, want once: the failure is final", asked.Load())
+	}
+	if got := m1.TotalAlloc - m0.TotalAlloc; got > 8<<20 {
+		t.Errorf("%d MB allocated for an 8 MB header", got>>20)
+	}
+}
