@@ -2,6 +2,7 @@ package segment
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -199,14 +200,24 @@ func (s *splitter) mark() int {
 	return len(s.marks) - 1
 }
 
+// maxTokenBytes bounds one token of a page (a run of text, a tag with
+// its attributes, a comment, a script): the tokenizer holds a token
+// whole, and a longer one ends the reading of the page, which is then
+// Truncated. A run of text this long holds more than MaxTokens words.
+const maxTokenBytes = 4 << 20
+
 func (s *splitter) parse(doc []byte) {
 	z := html.NewTokenizer(bytes.NewReader(doc))
+	z.SetMaxBuf(maxTokenBytes)
 	for !s.truncated {
 		tt := z.Next()
 		skip, title := s.skipText, s.inTitle
 		s.skipText, s.inTitle = false, false
 		switch tt {
 		case html.ErrorToken:
+			if errors.Is(z.Err(), html.ErrBufferExceeded) {
+				s.truncated = true
+			}
 			s.closeAnchor()
 			return
 		case html.TextToken:

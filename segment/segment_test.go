@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -483,6 +484,41 @@ func TestSplit_limits(t *testing.T) {
 	}
 	if len(p.Tokens) != 1 || len(p.Tokens[0]) != 1<<20 {
 		t.Errorf("huge word: %d tokens", len(p.Tokens))
+	}
+}
+
+// TestSplit_hugeToken: a token longer than maxTokenBytes (a tag of a
+// million attributes, a comment, a script) ends the reading of the page:
+// the links and words before it are kept and the page is Truncated. The
+// tokenizer would otherwise hold the whole token, and a tag's attributes
+// cost several times their bytes.
+func TestSplit_hugeToken(t *testing.T) {
+	head := `<html><body><p>before words <a href="/first">first link</a></p>`
+	tail := `<p>after words <a href="/last">last link</a></p></body></html>`
+	var attrs strings.Builder
+	for i := 0; attrs.Len() <= maxTokenBytes; i++ {
+		fmt.Fprintf(&attrs, ` a%d="v"`, i)
+	}
+	for name, middle := range map[string]string{
+		"tag":     "<div" + attrs.String() + ">x</div>",
+		"comment": "<!--" + strings.Repeat("-", maxTokenBytes+1) + "-->",
+		"script":  "<script>" + strings.Repeat("a=1;", maxTokenBytes/4+1) + "</script>",
+	} {
+		p, err := Split([]byte(head+middle+tail), "text/html", urlnorm.MustParse(testPageURL), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.Truncated || !slices.Equal(p.Tokens, []string{"before", "words", "first", "link"}) || len(p.Segments) != 1 {
+			t.Errorf("%s: truncated %v, tokens %q, %d segments; want the words and link before it", name, p.Truncated, p.Tokens, len(p.Segments))
+		}
+	}
+	// Just under the bound, the page is read whole.
+	p, err := Split([]byte(head+"<!--"+strings.Repeat("-", maxTokenBytes/2)+"-->"+tail), "text/html", urlnorm.MustParse(testPageURL), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Truncated || len(p.Segments) != 2 {
+		t.Errorf("a comment of half the bound: truncated %v, %d segments", p.Truncated, len(p.Segments))
 	}
 }
 
