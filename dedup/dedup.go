@@ -195,7 +195,7 @@ func ClusterArchive(ctx context.Context, path string) (*Clusterer, []*replay.Pag
 		if p.Status == 200 {
 			// Files that are not text (binary, unknown charset) have no
 			// words, like pages the crawler records as failed.
-			if pg, err := segment.Split(p.Body, p.ContentType(), p.URL, segment.Options{}); err == nil {
+			if pg, err := segment.Split(p.Body(), p.ContentType(), p.URL, segment.Options{}); err == nil {
 				text = pg.Text
 			}
 		}

@@ -71,7 +71,7 @@ func JudgeEval(path string, m *classify.Model, topics []string, group string) ([
 		if !ok || !p.IsHTML() {
 			continue
 		}
-		pg, err := segment.Split(p.Body, p.ContentType(), p.URL, sc.Segment())
+		pg, err := segment.Split(p.Body(), p.ContentType(), p.URL, sc.Segment())
 		if err != nil {
 			continue // not a page a crawl would judge either
 		}

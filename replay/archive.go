@@ -30,13 +30,18 @@ type Page struct {
 	// Header holds the stored response headers (Content-Type,
 	// Last-Modified, …) as ParseStored returns them; nil for bare bodies.
 	Header http.Header
-	// Body is the stored body.
-	Body []byte
+	body   body // the stored body; Body returns it
 	// Status is 200, or 301/302 for a stored redirect.
 	Status int
 	// Name is the file's path inside the collection, "class/group/file".
 	Name string
 }
+
+// Body returns the stored body, a new slice each call.
+func (p *Page) Body() []byte { return p.body.bytes() }
+
+// Size returns the length of the stored body.
+func (p *Page) Size() int { return p.body.size }
 
 // ContentType returns the stored Content-Type, or "text/html" when none was
 // stored.
@@ -291,6 +296,7 @@ func build(raw []rawFile, o Options) (*Archive, error) {
 	a.stats.Files = len(raw)
 	a.stats.FilesPerLabel = make(map[string]int)
 	byURL := make(map[urlnorm.URL][]*Page, len(raw))
+	var bodies [][]byte // of a.files
 	for _, f := range raw {
 		label, group, file, ok := splitName(f.name)
 		if !ok {
@@ -315,10 +321,12 @@ func build(raw []rawFile, o Options) (*Archive, error) {
 			a.stats.Redirects++
 		}
 		a.stats.DroppedHeaderLines += st.Dropped
-		p := &Page{URL: u, Label: label, Group: group, Header: st.Header, Body: st.Body, Status: st.Status, Name: f.name}
+		p := &Page{URL: u, Label: label, Group: group, Header: st.Header, Status: st.Status, Name: f.name}
 		a.files = append(a.files, p)
+		bodies = append(bodies, st.Body)
 		byURL[u] = append(byURL[u], p)
 	}
+	compressAll(a.files, bodies)
 	if len(byURL) == 0 {
 		if len(a.skipped) > 0 {
 			return nil, fmt.Errorf("no http pages found: %d files read, %d skipped (the first, %s: %s)", a.stats.Files, len(a.skipped), a.skipped[0].Name, a.skipped[0].Reason)

@@ -133,8 +133,8 @@ func TestArchive_Labels(t *testing.T) {
 			if !ok {
 				t.Fatalf("Lookup(%s) failed", u)
 			}
-			if p.Label != tt.label || p.Group != tt.group || !strings.Contains(string(p.Body), tt.body) {
-				t.Errorf("page = %s/%s %q, want %s/%s containing %q", p.Label, p.Group, p.Body, tt.label, tt.group, tt.body)
+			if p.Label != tt.label || p.Group != tt.group || !strings.Contains(string(p.Body()), tt.body) {
+				t.Errorf("page = %s/%s %q, want %s/%s containing %q", p.Label, p.Group, p.Body(), tt.label, tt.group, tt.body)
 			}
 		})
 	}

@@ -95,8 +95,8 @@ func TestCorpus_Handler(t *testing.T) {
 		r := httptest.NewRequest("GET", p.URL.String(), nil)
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
-		if w.Code != p.Status || !bytes.Equal(w.Body.Bytes(), p.Body) {
-			t.Errorf("%s: status %d with %d bytes, want %d with %d", p.URL, w.Code, w.Body.Len(), p.Status, len(p.Body))
+		if w.Code != p.Status || !bytes.Equal(w.Body.Bytes(), p.Body()) {
+			t.Errorf("%s: status %d with %d bytes, want %d with %d", p.URL, w.Code, w.Body.Len(), p.Status, p.Size())
 			continue
 		}
 		if p.Status != 200 && w.Header().Get("Location") == "" {

@@ -10,7 +10,7 @@
 // unpacked folder, and data flows like this:
 //
 //	file name ──urlnorm.Parse──► Page.URL      (ftp:, file: names skipped)
-//	file data ──ParseStored────► Page.Header, Page.Body, Page.Status
+//	file data ──ParseStored────► Page.Header, Page.Body (kept compressed), Page.Status
 //	files of one URL ──choose──► one Page and one Label (Label.Rule says why)
 //	pages ──buildRoutes────────► one prepared response per served URL
 //	request ──NewHandler───────► map lookup ──► stored headers and body

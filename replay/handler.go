@@ -15,7 +15,7 @@ type route struct {
 	page   *Page
 	status int
 	header http.Header // complete and read-only; every value has cap == len
-	body   []byte
+	body   []byte      // of a redirect; a page's is page.body
 }
 
 // Index documents tried for directory URLs, in order of preference.
@@ -94,13 +94,13 @@ func pageRoute(p *Page) *route {
 	if len(h["Content-Type"]) == 0 {
 		h["Content-Type"] = []string{"text/html"}
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(p.Body))}
+	h["Content-Length"] = []string{strconv.Itoa(p.Size())}
 	if loc := p.Header.Get("Location"); loc != "" {
 		if u, err := p.URL.Resolve(loc); err == nil {
 			h["Location"] = []string{u.String()}
 		}
 	}
-	return &route{page: p, status: p.Status, header: h, body: p.Body}
+	return &route{page: p, status: p.Status, header: h}
 }
 
 // redirectRoute prepares a 301 to target.
@@ -217,7 +217,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hdr[k] = v
 	}
 	w.WriteHeader(rt.status)
-	if r.Method != http.MethodHead {
+	switch {
+	case r.Method == http.MethodHead:
+	case rt.page != nil:
+		rt.page.body.writeTo(w) //nolint:errcheck // the client went away; nothing to do
+	default:
 		w.Write(rt.body) //nolint:errcheck // the client went away; nothing to do
 	}
 }

@@ -45,7 +45,7 @@ func (p *Page) Links() []urlnorm.URL {
 		return nil
 	}
 	base, baseSet := p.URL, false
-	z := html.NewTokenizer(bytes.NewReader(p.Body))
+	z := html.NewTokenizer(bytes.NewReader(p.Body()))
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
@@ -103,7 +103,7 @@ func (p *Page) RawLinks() []urlnorm.URL {
 	if !p.IsHTML() {
 		return nil
 	}
-	ms := rawLinkRe.FindAllSubmatch(p.Body, -1)
+	ms := rawLinkRe.FindAllSubmatch(p.Body(), -1)
 	base := p.URL
 	for _, m := range ms {
 		if strings.EqualFold(string(m[1]), "base") {
