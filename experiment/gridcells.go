@@ -109,7 +109,6 @@ func (o Grid) Validate() error {
 
 // Specs expands the grid into its experiments, in the order they run
 // (breadth-first once per topic set: it has no classifier).
-
 func (o Grid) Specs() ([]Spec, error) {
 	cells, err := o.cells()
 	if err != nil {

@@ -277,12 +277,12 @@ type call struct {
 
 const idHeader = "X-Scent-Fetch"
 
-// New returns a Fetcher with the given policies.
 // maxHeaderBytes bounds a response's header: far above what servers send
 // (a few kilobytes), far below net/http's default of 10 MB, which a
 // hostile server could make every worker hold at once.
 const maxHeaderBytes = 1 << 20
 
+// New returns a Fetcher with the given policies.
 func New(cfg Config) (*Fetcher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err

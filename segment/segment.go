@@ -203,7 +203,8 @@ func (s *splitter) mark() int {
 // maxTokenBytes bounds one token of a page (a run of text, a tag with
 // its attributes, a comment, a script): the tokenizer holds a token
 // whole, and a longer one ends the reading of the page, which is then
-// Truncated. A run of text this long holds more than MaxTokens words.
+// Truncated. A run of text this long holds more words than a page is
+// read for by default (DefaultMaxTokens, at about eight bytes a word).
 const maxTokenBytes = 4 << 20
 
 func (s *splitter) parse(doc []byte) {
