@@ -201,13 +201,7 @@ func TestCommands_trainCrawlExportReport(t *testing.T) {
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
-	var seeds strings.Builder
-	fmt.Fprintf(&seeds, "seed %s/\n", srv.URL)
-	for i := 10; i < 20; i++ {
-		fmt.Fprintf(&seeds, "course %s/c%d\nother %s/o%d\n", srv.URL, i, srv.URL, i)
-	}
-	seedFile := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seedFile, []byte(seeds.String()), 0o644)
+	seedFile := topicSeeds(t, srv.URL, dir)
 	db := filepath.Join(dir, "t.db")
 	run := func(args ...string) string {
 		t.Helper()

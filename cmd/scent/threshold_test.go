@@ -10,6 +10,22 @@ import (
 	"testing"
 )
 
+// topicSeeds writes into dir the seed file of a topic site at url
+// (topicSite's shape): its root as the seed, course pages 10 to 19 as
+// examples and news pages 10 to 19 as negatives. It returns its path.
+func topicSeeds(t *testing.T, url, dir string) string {
+	var seeds strings.Builder
+	fmt.Fprintf(&seeds, "seed %s/\n", url)
+	for i := 10; i < 20; i++ {
+		fmt.Fprintf(&seeds, "course %s/c%d\nother %s/o%d\n", url, i, url, i)
+	}
+	path := filepath.Join(dir, "seeds.txt")
+	if err := os.WriteFile(path, []byte(seeds.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // topicSite serves a department page linking to a chain of course pages
 // and a chain of news pages; each course page also links to a news page.
 func topicSite(t *testing.T) *httptest.Server {
@@ -42,13 +58,7 @@ func sscan(s, format string, i *int) bool {
 func TestCrawl_thresholdWithModel(t *testing.T) {
 	srv := topicSite(t)
 	dir := t.TempDir()
-	var seeds strings.Builder
-	fmt.Fprintf(&seeds, "seed %s/\n", srv.URL)
-	for i := 10; i < 20; i++ {
-		fmt.Fprintf(&seeds, "course %s/c%d\nother %s/o%d\n", srv.URL, i, srv.URL, i)
-	}
-	seedFile := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seedFile, []byte(seeds.String()), 0o644)
+	seedFile := topicSeeds(t, srv.URL, dir)
 	model := filepath.Join(dir, "model.json")
 	if out, err := runScent(t, "train", "--seeds", seedFile, "--model", model, "--folds", "0", "--delay", "0"); err != nil {
 		t.Fatalf("train: %v\n%s", err, out)

@@ -20,18 +20,28 @@ import (
 	"github.com/scent-crawler/scent/sqlite"
 )
 
-// TestValidate_beforeWork: bad flags are refused before any example is
-// fetched, any model trained or any output written.
-func TestValidate_beforeWork(t *testing.T) {
-	var hits atomic.Int64
+// countedSeeds writes into dir a seed file of one course and one other
+// example on a server that counts its requests, and returns its path and
+// the count.
+func countedSeeds(t *testing.T, dir string) (string, *atomic.Int64) {
+	hits := new(atomic.Int64)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		fmt.Fprint(w, "<html><body>course lecture <a href=/x>x</a></body></html>")
 	}))
-	defer srv.Close()
-	dir := t.TempDir()
+	t.Cleanup(srv.Close)
 	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644)
+	if err := os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return seeds, hits
+}
+
+// TestValidate_beforeWork: bad flags are refused before any example is
+// fetched, any model trained or any output written.
+func TestValidate_beforeWork(t *testing.T) {
+	dir := t.TempDir()
+	seeds, hits := countedSeeds(t, dir)
 	file := filepath.Join(dir, "a-file")
 	os.WriteFile(file, []byte("x"), 0o644)
 	archive := collectiontest.Write(t)
@@ -171,15 +181,8 @@ func TestOutput_neverOverADatabase(t *testing.T) {
 // database (a crawl's --db given by mistake), which it would otherwise
 // fail to write, or silently replace, only after all the training.
 func TestTrain_outputsCheckedFirst(t *testing.T) {
-	var hits atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		fmt.Fprint(w, "<html><body>course lecture <a href=/x>x</a></body></html>")
-	}))
-	defer srv.Close()
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644)
+	seeds, hits := countedSeeds(t, dir)
 	db := filepath.Join(dir, "c.db")
 	s, err := sqlite.Open(context.Background(), db)
 	if err != nil {
@@ -273,13 +276,7 @@ func TestLabels_tellsSkippedFiles(t *testing.T) {
 func TestModel_damagedMeta(t *testing.T) {
 	srv := topicSite(t)
 	dir := t.TempDir()
-	var seeds strings.Builder
-	fmt.Fprintf(&seeds, "seed %s/\n", srv.URL)
-	for i := 10; i < 20; i++ {
-		fmt.Fprintf(&seeds, "course %s/c%d\nother %s/o%d\n", srv.URL, i, srv.URL, i)
-	}
-	seedFile := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seedFile, []byte(seeds.String()), 0o644)
+	seedFile := topicSeeds(t, srv.URL, dir)
 	trained := filepath.Join(dir, "model.json")
 	if out, err := runScent(t, "train", "--seeds", seedFile, "--model", trained, "--folds", "0", "--delay", "0"); err != nil {
 		t.Fatalf("train: %v\n%s", err, out)
@@ -372,15 +369,8 @@ func TestModel_damagedMeta(t *testing.T) {
 // program, refuses it before it fetches an example to train its model,
 // and leaves the database as it was.
 func TestCrawl_newerDatabaseRefusedFirst(t *testing.T) {
-	var hits atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		fmt.Fprint(w, "<html><body>course lecture <a href=/x>x</a></body></html>")
-	}))
-	defer srv.Close()
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644)
+	seeds, hits := countedSeeds(t, dir)
 	ctx := context.Background()
 	newer := filepath.Join(dir, "newer.db")
 	s, err := sqlite.Open(ctx, newer)
