@@ -15,8 +15,26 @@ import (
 type Writers struct {
 	level int
 	dict  []byte
-	idle  chan *flate.Writer
+	idle  chan *Writer
 }
+
+// Writer is a DEFLATE writer of Writers, for a stream written in parts.
+type Writer struct {
+	fw  *flate.Writer
+	dst sink
+}
+
+// sink is where a Writer's output goes: an idle writer points nowhere, so
+// that it keeps no output of its last stream alive.
+type sink struct{ w io.Writer }
+
+func (s *sink) Write(p []byte) (int, error) { return s.w.Write(p) }
+
+// Write compresses p.
+func (w *Writer) Write(p []byte) (int, error) { return w.fw.Write(p) }
+
+// Close ends the stream, writing what is buffered.
+func (w *Writer) Close() error { return w.fw.Close() }
 
 // NewWriters returns Writers at level (1 to 9) with dict, keeping up to
 // capacity idle writers. It panics on a level flate refuses.
@@ -24,26 +42,42 @@ func NewWriters(level int, dict []byte, capacity int) *Writers {
 	if _, err := flate.NewWriterDict(io.Discard, level, dict); err != nil {
 		panic("deflate: " + err.Error())
 	}
-	return &Writers{level: level, dict: dict, idle: make(chan *flate.Writer, capacity)}
+	return &Writers{level: level, dict: dict, idle: make(chan *Writer, capacity)}
 }
 
 // Append appends b compressed to dst and returns the extended slice.
 func (ws *Writers) Append(dst, b []byte) []byte {
-	var w *flate.Writer
 	buf := bytes.NewBuffer(dst)
-	select {
-	case w = <-ws.idle:
-		w.Reset(buf) // keeps the dictionary
-	default:
-		w, _ = flate.NewWriterDict(buf, ws.level, ws.dict)
-	}
+	w := ws.Get(buf)
 	_, _ = w.Write(b)
 	_ = w.Close()
+	ws.Put(w)
+	return buf.Bytes()
+}
+
+// Get returns a writer compressing into dst. Give it back with Put once
+// it is closed.
+func (ws *Writers) Get(dst io.Writer) *Writer {
+	select {
+	case w := <-ws.idle:
+		w.dst.w = dst
+		w.fw.Reset(&w.dst) // keeps the dictionary
+		return w
+	default:
+		w := &Writer{dst: sink{dst}}
+		w.fw, _ = flate.NewWriterDict(&w.dst, ws.level, ws.dict) // the level was checked
+		return w
+	}
+}
+
+// Put keeps w, closed, for a later Get, unless capacity writers are
+// idle already.
+func (ws *Writers) Put(w *Writer) {
+	w.dst.w = nil
 	select {
 	case ws.idle <- w:
 	default:
 	}
-	return buf.Bytes()
 }
 
 // AppendSmall appends b compressed against dict to dst, without a

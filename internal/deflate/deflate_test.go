@@ -124,3 +124,32 @@ func TestAppendSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestWriters_stream compresses a stream written in parts through writers
+// taken and given back, and checks that a writer given back points at no
+// output of its last stream.
+func TestWriters_stream(t *testing.T) {
+	dict := []byte("HTTP/1.1 200 OK\r\n")
+	ws := NewWriters(3, dict, 2)
+	part := bytes.Repeat([]byte("HTTP/1.1 200 OK\r\n<p>a part of a stream</p>\n"), 1000)
+	for round := range 3 {
+		var out bytes.Buffer
+		w := ws.Get(&out)
+		for range 5 {
+			if _, err := w.Write(part); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ws.Put(w)
+		if w.dst.w != nil {
+			t.Fatalf("round %d: an idle writer still points at its output", round)
+		}
+		got, err := Inflate(out.Bytes(), dict, 0)
+		if err != nil || !bytes.Equal(got, bytes.Repeat(part, 5)) {
+			t.Fatalf("round %d: %d bytes back, %v", round, len(got), err)
+		}
+	}
+}
