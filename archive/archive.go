@@ -57,7 +57,10 @@ func (w *Writer) WritePage(ctx context.Context, p *crawler.Page) error {
 	for _, e := range p.Exchanges {
 		req := warc.NewRecord(warc.TypeRequest, e.Date, e.URL, e.Request)
 		req.Header.Add("Content-Type", "application/http; msgtype=request")
-		resp := w.response(e)
+		resp, err := w.response(e)
+		if err != nil {
+			return fmt.Errorf("archive %s: %w", p.URL, err)
+		}
 		req.Header.Add("WARC-Concurrent-To", resp.ID())
 		recs = append(recs, req, resp)
 		last = resp
@@ -118,8 +121,12 @@ func (w *Writer) WriteRevisit(ctx context.Context, checked, original string, dat
 
 // response makes the response record of e, or a revisit record when its
 // payload was archived before.
-func (w *Writer) response(e *fetch.Exchange) *warc.Record {
-	head, body := splitHTTP(e.Response)
+func (w *Writer) response(e *fetch.Exchange) (*warc.Record, error) {
+	raw, err := e.RawResponse()
+	if err != nil {
+		return nil, fmt.Errorf("raw response of %s: %w", e.URL, err)
+	}
+	head, body := splitHTTP(raw)
 	digest := warc.Digest(body)
 	complete := len(head) >= 12 && head[9] == '2' && len(body) > 0 && !e.Truncated // a complete 2xx payload
 	if o, dup := w.mem.byDigest(digest); complete && dup {
@@ -130,9 +137,9 @@ func (w *Writer) response(e *fetch.Exchange) *warc.Record {
 		r.Header.Add("WARC-Refers-To-Target-URI", o.uri)
 		r.Header.Add("WARC-Refers-To-Date", o.date)
 		r.Header.Add("WARC-Payload-Digest", digest)
-		return r
+		return r, nil
 	}
-	r := warc.NewRecord(warc.TypeResponse, e.Date, e.URL, e.Response)
+	r := warc.NewRecord(warc.TypeResponse, e.Date, e.URL, raw)
 	r.Header.Add("Content-Type", "application/http; msgtype=response")
 	r.Header.Add("WARC-Payload-Digest", digest)
 	if e.Truncated {
@@ -141,7 +148,7 @@ func (w *Writer) response(e *fetch.Exchange) *warc.Record {
 	if complete {
 		w.mem.remember(origin{id: r.ID(), uri: e.URL, date: r.Header.Get("WARC-Date"), digest: digest})
 	}
-	return r
+	return r, nil
 }
 
 // splitHTTP cuts an HTTP message after its header's blank line.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"strings"
@@ -346,4 +348,64 @@ func readRecords(t *testing.T, d *warc.Dir) []*warc.Record {
 		}
 	}
 	return recs
+}
+
+// TestWriter_WritePage_largeFetched: a page fetched with its raw exchange
+// kept, long enough for the fetcher to hold its response compressed
+// only, is archived with the response as the server sent it.
+func TestWriter_WritePage_largeFetched(t *testing.T) {
+	body := bytes.Repeat([]byte("<p>a large page about web crawling</p>\n"), 3<<20/39)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(body)
+	}))
+	defer s.Close()
+	f, err := fetch.New(fetch.Config{KeepRaw: true, IgnoreRobots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx := context.Background()
+	u := urlnorm.MustParse(s.URL + "/large")
+	res, err := f.Fetch(ctx, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Exchanges) != 1 || res.Exchanges[0].Response != nil {
+		t.Fatalf("%d exchanges; want one, held compressed only", len(res.Exchanges))
+	}
+	d, err := warc.OpenDir(ctx, warc.DirConfig{Path: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &crawler.Page{URL: u, FinalURL: u, Topic: "course", Status: 200, FetchedAt: time.Now(), Exchanges: res.Exchanges}
+	if err := NewWriter(d, []string{"course"}).WritePage(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := d.Files()
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := warc.NewReader(bytes.NewReader(data))
+	for {
+		r, err := rd.Next()
+		if err == io.EOF {
+			t.Fatal("no response record")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Type() != warc.TypeResponse {
+			continue
+		}
+		head, got := splitHTTP(r.Block)
+		if !bytes.HasPrefix(head, []byte("HTTP/1.1 200 OK\r\n")) || !bytes.Equal(got, body) || r.Header.Get("WARC-Payload-Digest") != warc.Digest(body) {
+			t.Errorf("response record: head %q, body of %d bytes (want %d, equal %v)", head, len(got), len(body), bytes.Equal(got, body))
+		}
+		return
+	}
 }

@@ -32,7 +32,9 @@
 //     (Result.Exchanges: status line, headers and body before charset
 //     conversion, one per redirect hop), for archives, compressed
 //     as they are recorded, on the fetch's goroutine (Exchange.Deflated,
-//     DEFLATE against the preset dictionary RawDict);
+//     DEFLATE against the preset dictionary RawDict); a response of over
+//     a megabyte is compressed as it is read and held compressed only
+//     (Exchange.RawResponse);
 //   - a maximum body size, allowed content types checked on the headers
 //     (the body of a refused page is never downloaded) and a redirect limit
 //     with loop detection;

@@ -447,30 +447,41 @@ func BenchmarkFetch(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 }
 
-// BenchmarkFetch_large fetches a 4 MB page whose length the server
-// gives, keeping the raw exchange as a crawl does: its B/op is what one
-// large page costs the fetcher (colly's read of the body, the raw
-// response and its compressed form).
+// BenchmarkFetch_large fetches a 4 MB page, keeping the raw exchange as
+// a crawl does, from a server that gives its length and from one that
+// sends it chunked: its B/op is what one large page costs the fetcher
+// (colly's read of the body, the raw response and its compressed form).
 func BenchmarkFetch_large(b *testing.B) {
-	body := strings.Repeat("<p>a large page of text, line after line of it</p>\n", 4<<20/50)
-	s := newServer(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		_, _ = w.Write([]byte(body))
-	}))
-	f := newFetcher(b, Config{KeepRaw: true})
-	u := s.url(b, "/bench")
-	ctx := context.Background()
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := f.Fetch(ctx, u, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(res.Body) != len(body) || len(res.Exchanges) != 1 || res.Exchanges[0].Truncated {
-			b.Fatalf("body has %d bytes, want %d; %d exchanges", len(res.Body), len(body), len(res.Exchanges))
-		}
+	body := []byte(strings.Repeat("<p>a large page of text, line after line of it</p>\n", 4<<20/50))
+	for _, c := range []struct {
+		name   string
+		length bool
+	}{{"length", true}, {"chunked", false}} {
+		b.Run(c.name, func(b *testing.B) {
+			s := newServer(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				if c.length {
+					w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+				}
+				for i := 0; i < len(body); i += 64 << 10 {
+					_, _ = w.Write(body[i:min(i+64<<10, len(body))])
+				}
+			}))
+			f := newFetcher(b, Config{KeepRaw: true})
+			u := s.url(b, "/bench")
+			ctx := context.Background()
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := f.Fetch(ctx, u, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Body) != len(body) || len(res.Exchanges) != 1 || res.Exchanges[0].Truncated {
+					b.Fatalf("body has %d bytes, want %d; %d exchanges", len(res.Body), len(body), len(res.Exchanges))
+				}
+			}
+		})
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/scent-crawler/scent/internal/deflate"
 )
 
 // Exchange is one HTTP request and its response as they went over the
@@ -22,6 +24,9 @@ type Exchange struct {
 	// Response is the status line, the headers and the body as received,
 	// before any charset conversion. Transfer codings (chunked) are
 	// removed, and Content-Length is kept only when the server sent it.
+	// The fetcher keeps a response of over a megabyte compressed only,
+	// as it reads it: Response is then nil, and RawResponse and
+	// ResponseSize give it and its length.
 	Response []byte
 	// Truncated is set when the body was not read to its end (a refused
 	// content type, a body over the size limit, a broken connection);
@@ -31,15 +36,47 @@ type Exchange struct {
 	// Request and Response compressed (see Deflated), when deflated.
 	zRequest, zResponse []byte
 	deflated            bool
+	// size is the length of Response when the fetcher kept it compressed
+	// only (streamed): Response is then nil and RawResponse inflates it.
+	size     int
+	streamed bool
 }
 
-// Body returns the response's body: what follows the header of Response.
+// RawResponse returns Response, decompressed first when the fetcher kept
+// it compressed only: a response of more than streamAt bytes is
+// compressed as it is read, so that a large page is not held twice.
+func (e *Exchange) RawResponse() ([]byte, error) {
+	if !e.streamed {
+		return e.Response, nil
+	}
+	return InflateRaw(e.zResponse)
+}
+
+// ResponseSize returns the length of the response as received.
+func (e *Exchange) ResponseSize() int {
+	if e.streamed {
+		return e.size
+	}
+	return len(e.Response)
+}
+
+// Body returns the response's body: what follows the header of the
+// response (RawResponse).
 func (e *Exchange) Body() []byte {
-	if i := bytes.Index(e.Response, []byte("\r\n\r\n")); i >= 0 {
-		return e.Response[i+4:]
+	r, err := e.RawResponse()
+	if err != nil {
+		return nil
+	}
+	if i := bytes.Index(r, []byte("\r\n\r\n")); i >= 0 {
+		return r[i+4:]
 	}
 	return nil
 }
+
+// streamAt is the length past which a capture compresses the response as
+// it is read instead of holding it whole: a writer's tables (about a
+// megabyte at rawLevel) are then less than the response.
+const streamAt = 1 << 20
 
 // capture collects one exchange while colly reads its response.
 type capture struct {
@@ -47,6 +84,11 @@ type capture struct {
 	ex   Exchange
 	resp bytes.Buffer // the response's head, then its body as read
 	done bool         // the body was read to its end
+	// Past streamAt bytes, the response so far and all that follows go
+	// through zw into z, and resp is dropped; n counts the bytes.
+	zw *deflate.Writer
+	z  bytes.Buffer
+	n  int
 }
 
 // exchange returns the exchange captured. The response is the capture's
@@ -56,10 +98,34 @@ func (c *capture) exchange() *Exchange {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.ex
-	e.Response = c.resp.Bytes()
 	e.Truncated = !c.done
-	e.zRequest, e.zResponse, e.deflated = deflateRaw(e.Request), deflateRaw(e.Response), true
+	e.zRequest, e.deflated = deflateRaw(e.Request), true
+	if c.zw != nil {
+		_ = c.zw.Close() // into a bytes.Buffer: no error
+		rawWriters.Put(c.zw)
+		c.zw = nil
+		e.zResponse, e.size, e.streamed = c.z.Bytes(), c.n, true
+		return &e
+	}
+	e.Response = c.resp.Bytes()
+	e.zResponse = deflateRaw(e.Response)
 	return &e
+}
+
+// write adds p to the response captured; c.mu is held.
+func (c *capture) write(p []byte) {
+	if c.zw == nil && c.resp.Len()+len(p) > streamAt {
+		c.zw = rawWriters.Get(&c.z)
+		_, _ = c.zw.Write(c.resp.Bytes())
+		c.n = c.resp.Len()
+		c.resp = bytes.Buffer{}
+	}
+	if c.zw == nil {
+		c.resp.Write(p)
+		return
+	}
+	_, _ = c.zw.Write(p)
+	c.n += len(p)
 }
 
 // startCapture records req (as sent) and returns the capture to fill
@@ -82,7 +148,7 @@ func startCapture(req *http.Request) *capture {
 // wrap records resp's status line and headers and tees its body, up to
 // limit bytes, into the capture. A body whose length the server gave is
 // read into room made for it at once, not into a buffer that doubles as
-// it fills.
+// it fills, unless it is long enough to be compressed as it is read.
 func (c *capture) wrap(resp *http.Response, limit int64) {
 	b := &c.resp
 	proto := resp.Proto
@@ -96,8 +162,8 @@ func (c *capture) wrap(resp *http.Response, limit int64) {
 	b.WriteString(proto + " " + status + "\r\n")
 	_ = resp.Header.Write(b)
 	b.WriteString("\r\n")
-	if n := resp.ContentLength; n > 0 {
-		b.Grow(int(min(n, limit)))
+	if n := resp.ContentLength; n > 0 && int64(b.Len())+n <= streamAt {
+		b.Grow(int(n))
 	}
 	if resp.Body == nil || resp.Body == http.NoBody {
 		c.done = true
@@ -120,7 +186,7 @@ func (t *teeBody) Read(p []byte) (int, error) {
 		t.dropped = true
 	}
 	if k := min(int64(n), t.left); k > 0 {
-		t.c.resp.Write(p[:k])
+		t.c.write(p[:k])
 		t.left -= k
 	}
 	if err == io.EOF {

@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,6 +58,73 @@ func TestFetcher_Fetch_keepRaw(t *testing.T) {
 		}
 		if bytes.Equal(res.Body, latin1) {
 			t.Errorf("decoded body should be UTF-8")
+		}
+	}
+}
+
+// TestFetcher_Fetch_keepRawLarge: a response longer than streamAt is
+// compressed as it is read; it reads back as sent, whole or cut at the
+// body limit, with the length or chunked, and is held compressed only.
+func TestFetcher_Fetch_keepRawLarge(t *testing.T) {
+	body := make([]byte, 3*streamAt)
+	for i := range body {
+		body[i] = "<p>scent </p>\n"[i%14]
+	}
+	copy(body[streamAt:], bytes.Repeat([]byte{0xe9, 0x01, 0x7f}, 1000)) // not only text
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/length" {
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		}
+		for i := 0; i < len(body); i += 32 << 10 {
+			_, _ = w.Write(body[i:min(i+32<<10, len(body))])
+		}
+	}))
+	for _, c := range []struct {
+		path      string
+		limit     int64
+		truncated bool
+	}{
+		{"/length", 0, false},
+		{"/chunked", 0, false},
+		{"/chunked", 2 * streamAt, true},
+	} {
+		f, err := New(Config{KeepRaw: true, IgnoreRobots: true, MaxBodyBytes: c.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := f.Fetch(context.Background(), s.url(t, c.path), nil)
+		f.Close()
+		if c.truncated {
+			if err == nil {
+				t.Fatalf("%s past a %d-byte limit: no error", c.path, c.limit)
+			}
+			if res == nil || len(res.Exchanges) != 1 {
+				t.Fatalf("%s past the limit: result %+v", c.path, res)
+			}
+		} else if err != nil || len(res.Exchanges) != 1 {
+			t.Fatalf("%s: %v, %+v", c.path, err, res)
+		}
+		e := res.Exchanges[0]
+		raw, err := e.RawResponse()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := body
+		if c.truncated {
+			want = body[:c.limit+1] // the limit and the byte that passed it
+		}
+		if e.Response != nil || e.Truncated != c.truncated || !bytes.Equal(e.Body(), want) || e.ResponseSize() != len(raw) {
+			t.Errorf("%s: held plain %v, truncated %v, body of %d bytes (want %d, equal %v), size %d of %d",
+				c.path, e.Response != nil, e.Truncated, len(e.Body()), len(want), bytes.Equal(e.Body(), want), e.ResponseSize(), len(raw))
+		}
+		if !strings.HasPrefix(string(raw), "HTTP/1.1 200 OK\r\n") {
+			t.Errorf("%s: response starts %q", c.path, raw[:min(40, len(raw))])
+		}
+		if _, z := e.Deflated(); len(z) > len(raw)/4 {
+			t.Errorf("%s: %d bytes compressed to %d", c.path, len(raw), len(z))
+		} else if back, err := InflateRaw(z); err != nil || !bytes.Equal(back, raw) {
+			t.Errorf("%s: Deflated reads back as %d bytes, %v", c.path, len(back), err)
 		}
 	}
 }

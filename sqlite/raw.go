@@ -38,7 +38,7 @@ func insertRaw(ctx context.Context, tx cachedTx, pageID int64, u, final urlnorm.
 		}
 		req, resp := e.Deflated()
 		if _, err := tx.exec(ctx, insertRawSQL, pageID, hop, target, e.Date.UTC().Format(timeFormat), trunc,
-			req, resp, len(e.Response)); err != nil {
+			req, resp, e.ResponseSize()); err != nil {
 			return fmt.Errorf("store raw exchange: %w", err)
 		}
 	}

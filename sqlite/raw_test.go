@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/flate"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +66,53 @@ func TestStore_EachFetch_rawExchanges(t *testing.T) {
 	}
 	if rs.Pages != 1 || rs.Exchanges != 2 || rs.Bytes != int64(len(exs[0].Response)+len(exs[1].Response)) || rs.Compressed >= rs.Bytes/4 {
 		t.Errorf("stats %+v", rs)
+	}
+}
+
+// TestStore_EachFetch_largeRawExchange: a response the fetcher held
+// compressed only, as it does a large one, is stored with its length and
+// reads back as sent.
+func TestStore_EachFetch_largeRawExchange(t *testing.T) {
+	body := bytes.Repeat([]byte("<p>a large page of words</p>\n"), 3<<20/29)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(body) }))
+	defer srv.Close()
+	f, err := fetch.New(fetch.Config{KeepRaw: true, IgnoreRobots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx := context.Background()
+	target := urlnorm.MustParse(srv.URL + "/large")
+	res, err := f.Fetch(ctx, target, nil)
+	if err != nil || len(res.Exchanges) != 1 || res.Exchanges[0].Response != nil {
+		t.Fatalf("fetch: %v; want one exchange held compressed only", err)
+	}
+	sent, err := res.Exchanges[0].RawResponse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := open(t)
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyBFS, Stacks: []string{"t"}, Topics: []string{"t"}, Seeds: []urlnorm.URL{target}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es, err := s.Pop(ctx, st.ID, "t", crawler.FIFO, 1, 0); err != nil || len(es) != 1 {
+		t.Fatal(es, err)
+	}
+	p := &crawler.Page{URL: target, FinalURL: target, Topic: "t", Status: 200, FetchedAt: time.Now(), Size: len(body),
+		ContentHash: "ab", Exchanges: res.Exchanges}
+	if err := s.Commit(ctx, st.ID, []*crawler.Page{p}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got []*fetch.Exchange
+	if err := s.EachFetch(ctx, st.ID, func(p *crawler.Page) error { got = append(got, p.Exchanges...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !bytes.Equal(got[0].Response, sent) || !bytes.Equal(got[0].Body(), body) {
+		t.Fatalf("%d exchanges read back; want the response as sent", len(got))
+	}
+	if rs, err := s.RawStats(ctx, st.ID); err != nil || rs.Bytes != int64(len(sent)) || rs.Compressed >= rs.Bytes/4 {
+		t.Errorf("stats %+v, %v; want %d bytes", rs, err, len(sent))
 	}
 }
 
