@@ -9,8 +9,9 @@
 # seed file written to out/hostile/seeds.txt. For each page the script
 # runs one default crawl of a new database from that page alone, one page
 # long (scent crawl --max-pages 1), under /usr/bin/time (peak RSS), and
-# reads the page back (scent export): its size and its failure, if any.
-# The table goes to results/hostile/README.md. HOSTILE_SCENT=BINARY
+# reads the page back (scent export): its size and its failure, if any;
+# then a crawl of 16 workers through 32 pages of 9 MB (/large). The
+# table goes to results/hostile/README.md. HOSTILE_SCENT=BINARY
 # measures that scent binary instead of a build of this tree.
 set -euo pipefail
 port=${HOSTILE_PORT:-18777}
@@ -51,6 +52,15 @@ for page in small giantword manywords manylinks nested attrs comment script long
 	rows+="| /$page | ${size:-0} | ${failure:-–} | $rss |"$'\n'
 	echo "/$page: ${size:-0} bytes, ${failure:-stored}, peak RSS $rss MB"
 done
+# Many large pages at once: /large links to 48 pages of 9 MB; a crawl of
+# 16 workers fetches and reads 16 of them at a time.
+{ echo "seed $base/large"; cat "$out/examples.txt"; } >"$out/seeds.txt"
+rm -f "$out/large.db" "$out/large.db"-* "$out/large.db".*
+/usr/bin/time -f %M -o "$out/large.rss" "$scent" crawl --seeds "$out/seeds.txt" --db "$out/large.db" \
+	--max-pages 33 --workers 16 --delay 0 --host-parallelism 0 >"$out/large.log" 2>&1
+large=$("$scent" export --db "$out/large.db" --format jsonl | grep -c '"size":9[0-9]\{6\}[,}]' || true)
+large_rss=$(($(tail -1 "$out/large.rss") / 1024))
+echo "/large: $large pages of 9 MB stored by 16 workers, peak RSS $large_rss MB"
 cat >results/hostile/README.md <<END
 # One hostile page
 
@@ -63,4 +73,7 @@ that failed).
 | page | size (bytes) | failure | peak RSS (MB) |
 | --- | ---: | --- | ---: |
 $rows
+Many at once: a default crawl of 16 workers from \`/large\`, which links
+to 48 pages of 9 MB of ordinary paragraphs (\`--max-pages 33 --workers
+16\`), stored $large of them and peaked at $large_rss MB.
 END

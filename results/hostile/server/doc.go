@@ -15,6 +15,7 @@
 //	/gzipbomb   200 KB of gzip that inflates to 200 MB, under a
 //	            Content-Type that names gzip
 //	/bigheader  a response header of 8 MB
+//	/large      links to 48 pages /big/N, each 9 MB of paragraphs
 //
 //	server [--listen 127.0.0.1:18777]
 package main

@@ -19,6 +19,7 @@ func main() {
 	pages := hostilePages()
 	bomb := gzipBomb()
 	bigHeader := strings.Repeat("a", 8<<20)
+	big := bigPage()
 	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/robots.txt":
@@ -30,6 +31,12 @@ func main() {
 			return
 		case "/bigheader":
 			w.Header().Set("X-Big", bigHeader)
+		}
+		if strings.HasPrefix(r.URL.Path, "/big/") {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<html><head><title>" + r.URL.Path + "</title></head>")) //nolint:errcheck // the client may have gone
+			w.Write(big)                                                            //nolint:errcheck // the client may have gone
+			return
 		}
 		p, ok := pages[r.URL.Path]
 		if !ok {
@@ -71,6 +78,12 @@ func hostilePages() map[string]string {
 	}
 	p["/manywords"] = b.String()
 	b.Reset()
+	b.WriteString("<html><body>")
+	for i := range 48 {
+		fmt.Fprintf(&b, `<a href="/big/%d">web crawler page %d</a> `, i, i)
+	}
+	p["/large"] = b.String()
+	b.Reset()
 	b.WriteString("<html><body><a")
 	for i := 0; b.Len() < size; i++ {
 		fmt.Fprintf(&b, ` a%d="v"`, i)
@@ -82,6 +95,24 @@ func hostilePages() map[string]string {
 		p[fmt.Sprintf("/o%d", i)] = fmt.Sprintf(`<html><body>bread football opera volcano jazz cooking %d</body></html>`, i)
 	}
 	return p
+}
+
+// bigPage returns the body of the pages under /big/: 9 MB of paragraphs
+// of ordinary words, as compressible as a real page's text.
+func bigPage() []byte {
+	words := strings.Fields("web crawler focused crawling search engine index robots sitemap frontier page link anchor text topic scent model bread football opera volcano jazz cooking")
+	r := rand.New(rand.NewPCG(3, 4))
+	var b bytes.Buffer
+	b.WriteString("<body>")
+	for b.Len() < size {
+		b.WriteString("<p>")
+		for range 40 {
+			b.WriteString(words[r.IntN(len(words))] + " ")
+		}
+		b.WriteString("</p>\n")
+	}
+	b.WriteString("</body></html>")
+	return b.Bytes()
 }
 
 // gzipBomb returns 200 MB of markup gzipped.
