@@ -385,20 +385,7 @@ func TestWriter_WritePage_largeFetched(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := d.Files()
-	data, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd := warc.NewReader(bytes.NewReader(data))
-	for {
-		r, err := rd.Next()
-		if err == io.EOF {
-			t.Fatal("no response record")
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, r := range readRecords(t, d) {
 		if r.Type() != warc.TypeResponse {
 			continue
 		}
@@ -408,4 +395,5 @@ func TestWriter_WritePage_largeFetched(t *testing.T) {
 		}
 		return
 	}
+	t.Fatal("no response record")
 }
