@@ -305,7 +305,8 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 			jobs = append(jobs, doc{class: t, src: s})
 		}
 	}
-	for _, s := range seeds.Other {
+	negatives := seeds.negatives() // the plain ones, or else every kind's
+	for _, s := range negatives {
 		jobs = append(jobs, doc{class: classify.Other, src: s})
 	}
 	rep := &Report{}
@@ -385,12 +386,12 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 		}
 	}
 	classes := slices.Clone(seeds.Topics)
-	if len(seeds.Other) > 0 { // none only with LabelledNegatives
+	if len(negatives) > 0 { // none only with LabelledNegatives
 		if count[classify.Other] == 0 && rep.Unreachable() {
-			return nil, rep, fmt.Errorf("%w: none of the negative examples could be fetched, no server answered%s", ErrUnreachable, firstFailure(rep, seeds.Other))
+			return nil, rep, fmt.Errorf("%w: none of the negative examples could be fetched, no server answered%s", ErrUnreachable, firstFailure(rep, negatives))
 		}
 		if count[classify.Other] == 0 {
-			return nil, rep, fmt.Errorf("none of the negative examples could be used%s", firstFailure(rep, seeds.Other))
+			return nil, rep, fmt.Errorf("none of the negative examples could be used%s", firstFailure(rep, negatives))
 		}
 		classes = append(classes, classify.Other)
 	}

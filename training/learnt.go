@@ -43,7 +43,7 @@ func (r *BacklinkRecorder) Links() []Backlink {
 
 // LearntFrom returns the pages a model built from seeds and backlinks
 // learnt from, sorted and each once: every example given by URL (the
-// topic and "other" lines of the seed file) and the parent of every
+// topic, "other" and "other:KIND" lines of the seed file) and the parent of every
 // backlink that is not a link of a page to itself (the segments of its
 // links were training documents). Pass the backlinks Build was given or
 // found (Options.Backlinks, a BacklinkRecorder's Links). A crawl that
@@ -64,6 +64,9 @@ func LearntFrom(seeds *Seeds, backlinks []Backlink) []urlnorm.URL {
 		}
 	}
 	for _, s := range seeds.Other {
+		add(s.URL)
+	}
+	for _, s := range seeds.Kinded {
 		add(s.URL)
 	}
 	for _, b := range backlinks {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,27 +21,85 @@ import (
 type Seeds struct {
 	Topics []string            // in order of first appearance
 	Train  map[string][]Source // topic → example pages
-	Other  []Source            // negative examples
-	Crawl  []urlnorm.URL       // where a crawl starts
+	Other  []Source            // negative examples ("other")
+	// Kinds are the kinds of page named by negative examples of a kind
+	// ("other:KIND"), in order of first appearance, and Kinded those
+	// examples, in seed-file order, each with its Kind. A model of links
+	// takes them for negatives only when there is no plain "other" one;
+	// a page judge (PageSeeds) learns each kind as a class of its own.
+	Kinds  []string
+	Kinded []Source
+	Crawl  []urlnorm.URL // where a crawl starts
 }
 
-// Examples returns the URLs of the example pages, topics' and negatives',
-// in seed-file order: the pages a model trained from the file learns from.
+// Examples returns the URLs of the example pages, topics', negatives' and
+// then the kinds' (kind by kind), in seed-file order: the pages a model
+// trained from the file learns from, its page judge's included.
 func (s *Seeds) Examples() []urlnorm.URL {
 	var out []urlnorm.URL
-	for _, t := range s.Topics {
-		for _, src := range s.Train[t] {
+	add := func(srcs []Source) {
+		for _, src := range srcs {
 			if !src.URL.IsZero() {
 				out = append(out, src.URL)
 			}
 		}
 	}
-	for _, src := range s.Other {
-		if !src.URL.IsZero() {
-			out = append(out, src.URL)
+	for _, t := range s.Topics {
+		add(s.Train[t])
+	}
+	add(s.Other)
+	for _, k := range s.Kinds {
+		add(s.ofKind(k))
+	}
+	return out
+}
+
+// ofKind returns the examples of kind k, in seed-file order.
+func (s *Seeds) ofKind(k string) []Source {
+	var out []Source
+	for _, src := range s.Kinded {
+		if src.Kind == k {
+			out = append(out, src)
 		}
 	}
 	return out
+}
+
+// negatives returns the negative examples a model of the topics learns
+// from: the plain ones ("other"), or, when there are none, every example
+// of a kind, in seed-file order.
+func (s *Seeds) negatives() []Source {
+	if len(s.Other) > 0 || len(s.Kinded) == 0 {
+		return s.Other
+	}
+	return s.Kinded
+}
+
+// PageSeeds returns the seeds of a page judge: every topic and every kind
+// of s as a class of its own, in order of first appearance, with the
+// plain negatives as negatives (a judge trained from them needs
+// Options.LabelledNegatives when there are none).
+func (s *Seeds) PageSeeds() *Seeds {
+	p := &Seeds{Train: make(map[string][]Source), Other: s.Other, Crawl: s.Crawl}
+	for _, t := range s.Topics {
+		p.Train[t] = s.Train[t]
+	}
+	for _, src := range s.Kinded {
+		k := src.Kind
+		src.Kind = ""
+		p.Train[k] = append(p.Train[k], src)
+	}
+	// In order of first appearance: by the line of each class's first
+	// example (topics before kinds where there are no lines).
+	p.Topics = append(slices.Clone(s.Topics), s.Kinds...)
+	first := func(c string) int {
+		if ex := p.Train[c]; len(ex) > 0 {
+			return ex[0].Line
+		}
+		return 0
+	}
+	slices.SortStableFunc(p.Topics, func(a, b string) int { return first(a) - first(b) })
+	return p
 }
 
 // Source is one example page: a URL, or a local file.
@@ -48,6 +107,7 @@ type Source struct {
 	URL  urlnorm.URL // set for web pages
 	Path string      // set for local files
 	Line int         // line of the seed file
+	Kind string      // the kind of a negative example of a kind ("other:KIND")
 }
 
 func (s Source) String() string {
@@ -80,7 +140,7 @@ func (s *Seeds) SiteConcentration() float64 {
 	for _, t := range s.Topics {
 		count(s.Train[t])
 	}
-	count(s.Other)
+	count(s.negatives())
 	if n == 0 {
 		return 0
 	}
@@ -103,9 +163,15 @@ var topicName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
 //	course  pages/cs101.html                   # a local example (relative to the seed file)
 //	course  file:///home/me/pages/cs102.html   # a local example named by a file URL
 //	other   http://www.example.com/news.html   # a negative example
+//	other:student http://www.cs.cmu.edu/~ann/  # a negative example of a kind
 //
 // Topic names are lower-case letters, digits, '_', '.' and '-'; "seed" and
-// "other" are reserved. A source with "://" is a URL (only http and https
+// "other" are reserved. A negative example of a kind names a kind of page
+// that is not a topic but may look like one (student home pages beside a
+// topic of faculty pages): the crawl's page judge learns each kind as a
+// class of its own, and a model of links takes them as negatives only
+// when the file has no plain "other" line. Kind names are as topic names,
+// and none may be a topic's. A source with "://" is a URL (only http and https
 // are accepted, whatever their case), one starting with "file:" is a local
 // file, and anything else is a file path; dir resolves relative file paths.
 // Duplicate crawl seeds are kept once. Errors name the line they are on.
@@ -151,10 +217,17 @@ func ParseSeeds(r io.Reader, dir string) (*Seeds, error) {
 			}
 			continue
 		}
-		if role != classify.Other && !topicName.MatchString(role) {
+		kind, isKind := strings.CutPrefix(role, classify.Other+":")
+		if !isKind {
+			kind = ""
+		}
+		switch {
+		case isKind && (!topicName.MatchString(kind) || kind == "seed" || kind == classify.Other):
+			return nil, fmt.Errorf("line %d: %q is not a valid kind of negative example (other:NAME, the name as a topic's)", n, role)
+		case !isKind && role != classify.Other && !topicName.MatchString(role):
 			return nil, fmt.Errorf("line %d: %q is not a valid topic name (lower-case letters, digits, _ . -)", n, role)
 		}
-		source := Source{Line: n}
+		source := Source{Line: n, Kind: kind}
 		if lower := strings.ToLower(src); strings.HasPrefix(lower, "file:") {
 			p, err := filePath(src[len("file:"):], dir)
 			if err != nil {
@@ -175,14 +248,26 @@ func ParseSeeds(r io.Reader, dir string) (*Seeds, error) {
 			continue
 		}
 		seenExample[k] = true
-		if role == classify.Other {
+		switch {
+		case role == classify.Other:
 			s.Other = append(s.Other, source)
-			continue
+		case isKind:
+			if slices.Contains(s.Topics, kind) {
+				return nil, fmt.Errorf("line %d: %s is a topic of this file: its pages cannot be negative examples too", n, kind)
+			}
+			if !slices.Contains(s.Kinds, kind) {
+				s.Kinds = append(s.Kinds, kind)
+			}
+			s.Kinded = append(s.Kinded, source)
+		default:
+			if slices.Contains(s.Kinds, role) {
+				return nil, fmt.Errorf("line %d: %s is a kind of negative example of this file (other:%s): it cannot be a topic too", n, role, role)
+			}
+			if _, ok := s.Train[role]; !ok {
+				s.Topics = append(s.Topics, role)
+			}
+			s.Train[role] = append(s.Train[role], source)
 		}
-		if _, ok := s.Train[role]; !ok {
-			s.Topics = append(s.Topics, role)
-		}
-		s.Train[role] = append(s.Train[role], source)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("line %d: %w", n+1, err)
@@ -242,7 +327,7 @@ func (s *Seeds) validate(labelled bool) error {
 	if s == nil || len(s.Topics) == 0 {
 		return errors.New("no topic has example pages (lines \"TOPIC URL\")")
 	}
-	if len(s.Other) == 0 && !(labelled && len(s.Topics) > 1) {
+	if len(s.negatives()) == 0 && !(labelled && len(s.Topics) > 1) {
 		return errors.New("no negative examples (lines \"other URL\"): the model needs pages that are off-topic")
 	}
 	return nil
@@ -258,7 +343,7 @@ func (s *Seeds) DiscoverySeeds() []urlnorm.URL {
 	for _, t := range s.Topics {
 		ex = append(ex, s.Train[t]...)
 	}
-	ex = append(ex, s.Other...)
+	ex = append(ex, s.negatives()...)
 	seen := make(map[urlnorm.URL]bool)
 	var out []urlnorm.URL
 	add := func(u urlnorm.URL) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,6 +164,12 @@ func TestParseSeeds_errors(t *testing.T) {
 		{"empty file path", "course file:\n", []string{"line 1", "empty file path"}, nil},
 		{"file URL on another host", "course file://server/x.html\n", []string{"line 1", "server"}, nil},
 		{"long line", "course " + strings.Repeat("x", 2<<20) + "\n", []string{"line 1"}, nil},
+		{"kind without a name", "other: http://a.example/\n", []string{"line 1", "not a valid kind"}, nil},
+		{"invalid kind", "course x\nother:Stu!dent http://a.example/\n", []string{"line 2", "not a valid kind"}, nil},
+		{"kind other", "other:other http://a.example/\n", []string{"line 1", "not a valid kind"}, nil},
+		{"kind seed", "other:seed http://a.example/\n", []string{"line 1", "not a valid kind"}, nil},
+		{"kind of a topic", "course a.html\nother:course http://a.example/\n", []string{"line 2", "course is a topic"}, nil},
+		{"topic of a kind", "other:course http://a.example/\ncourse a.html\n", []string{"line 2", "course is a kind"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -259,6 +266,7 @@ func FuzzParseSeeds(f *testing.F) {
 		"seed http://[::1]:8080/\n",
 		"x http://\u00e9xample.com/\u00e9\n",
 		"\x00 \xff\n",
+		"faculty http://a.example/f\nother:student http://a.example/s\nother http://a.example/o\nother:Staff x\n",
 	} {
 		f.Add(s)
 	}
@@ -287,6 +295,14 @@ func FuzzParseSeeds(f *testing.F) {
 		if len(s.Topics) != len(s.Train) {
 			t.Errorf("%d topics but %d example lists", len(s.Topics), len(s.Train))
 		}
+		for _, src := range s.Kinded {
+			if !slices.Contains(s.Kinds, src.Kind) || slices.Contains(s.Topics, src.Kind) {
+				t.Errorf("example %+v of a kind not among the kinds %v, or a topic's", src, s.Kinds)
+			}
+		}
+		if p := s.PageSeeds(); len(p.Topics) != len(s.Topics)+len(s.Kinds) || len(p.Kinded) != 0 {
+			t.Errorf("page seeds of %d topics and %d kinds: %d classes", len(s.Topics), len(s.Kinds), len(p.Topics))
+		}
 		var all []Source
 		for _, tp := range s.Topics {
 			if len(s.Train[tp]) == 0 {
@@ -297,7 +313,7 @@ func FuzzParseSeeds(f *testing.F) {
 			}
 			all = append(all, s.Train[tp]...)
 		}
-		for _, src := range append(all, s.Other...) {
+		for _, src := range append(append(all, s.Other...), s.Kinded...) {
 			if src.URL.IsZero() == (src.Path == "") {
 				t.Errorf("source %+v should have exactly one of URL and Path", src)
 			}
@@ -369,5 +385,70 @@ func TestParseSeeds_bomAndRepeats(t *testing.T) {
 	}
 	if len(s.Crawl) != 1 || len(s.Train["course"]) != 2 || len(s.Other) != 1 || len(s.Train["lecture"]) != 1 {
 		t.Errorf("parsed %d seeds, course %v, other %v, lecture %v; want 1 seed, 2 course examples, 1 other, 1 lecture", len(s.Crawl), s.Train["course"], s.Other, s.Train["lecture"])
+	}
+}
+
+// TestSeeds_kinds: negative examples of a kind ("other:KIND") are
+// negatives of a model of the topics only when the file has no plain
+// "other" line; a page judge's seeds (PageSeeds) hold every topic and
+// kind as a class, in order of first appearance.
+func TestSeeds_kinds(t *testing.T) {
+	in := "seed http://a.example/\n" +
+		"other:student http://a.example/s1\n" +
+		"faculty http://a.example/f1\n" +
+		"other http://a.example/o1\n" +
+		"other:staff http://a.example/t1\n" +
+		"other:student http://a.example/s2\n" +
+		"faculty http://a.example/f2\n"
+	s, err := ParseSeeds(strings.NewReader(in), "/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Topics, []string{"faculty"}) || !slices.Equal(s.Kinds, []string{"student", "staff"}) || len(s.Kinded) != 3 {
+		t.Fatalf("topics %v, kinds %v, %d examples of kinds", s.Topics, s.Kinds, len(s.Kinded))
+	}
+	urls := func(us []urlnorm.URL) string {
+		var out []string
+		for _, u := range us {
+			out = append(out, u.Path())
+		}
+		return strings.Join(out, " ")
+	}
+	if got := urls(s.Examples()); got != "/f1 /f2 /o1 /s1 /s2 /t1" {
+		t.Errorf("Examples: %s", got)
+	}
+	if got := urls(LearntFrom(s, nil)); got != "/f1 /f2 /o1 /s1 /s2 /t1" {
+		t.Errorf("LearntFrom: %s", got)
+	}
+	srcs := func(ss []Source) string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.URL.Path())
+		}
+		return strings.Join(out, " ")
+	}
+	if got := srcs(s.negatives()); got != "/o1" {
+		t.Errorf("negatives with a plain other line: %s", got)
+	}
+	p := s.PageSeeds()
+	if !slices.Equal(p.Topics, []string{"student", "faculty", "staff"}) || srcs(p.Train["student"]) != "/s1 /s2" ||
+		srcs(p.Train["staff"]) != "/t1" || srcs(p.Train["faculty"]) != "/f1 /f2" || srcs(p.Other) != "/o1" || len(p.Kinded) != 0 || p.Train["student"][0].Kind != "" {
+		t.Errorf("page seeds: classes %v, %+v, other %v", p.Topics, p.Train, p.Other)
+	}
+
+	// Without a plain other line, the kinds' examples are the negatives,
+	// in seed-file order, and the seeds are valid.
+	s, err = ParseSeeds(strings.NewReader(strings.ReplaceAll(in, "other http://a.example/o1\n", "")), "/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := srcs(s.negatives()); got != "/s1 /t1 /s2" {
+		t.Errorf("negatives of kinds: %s", got)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+	if p := s.PageSeeds(); len(p.Other) != 0 || p.validate(true) != nil {
+		t.Errorf("page seeds without plain negatives: %+v", p)
 	}
 }
