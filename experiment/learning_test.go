@@ -241,8 +241,9 @@ func TestRun_collectionWithoutOther(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(seeds.Train["recipe"]) != 8 || len(seeds.Other) != 16 {
-		t.Errorf("%d examples and %d negatives, want pool's 8 recipe pages and its 16 others", len(seeds.Train["recipe"]), len(seeds.Other))
+	if len(seeds.Train["recipe"]) != 8 || len(seeds.Other) != 0 || len(seeds.Kinded) != 16 || !slices.Equal(seeds.Kinds, []string{"plain", "review"}) {
+		t.Errorf("%d examples, %d plain negatives and %d of kinds %v, want pool's 8 recipe pages and its 16 others by their kind",
+			len(seeds.Train["recipe"]), len(seeds.Other), len(seeds.Kinded), seeds.Kinds)
 	}
 	if raw, err := os.ReadFile(filepath.Join(o.Out, "page-model.json")); err != nil {
 		t.Error(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -21,7 +22,13 @@ import (
 // group labelled "other" (negatives "other") or every page of group not
 // labelled with a topic (negatives "rest"), or every such page under its
 // own label, so that a model learns each kind of negative as a class of
-// its own (negatives "labels"); "" means Negatives' default. It fails,
+// its own (negatives "labels"); "" means Negatives' default. With
+// negatives "other", the group's pages of the other labels follow as
+// negative examples of their kind ("other:LABEL"), which a crawl's page
+// judge learns each as a class and a model of links leaves out; so do
+// all the group's negatives with "rest" when no page of it is labelled
+// "other" (a model of links then takes them all as negatives). A label
+// that is no valid name in a seed file is left out there. It fails,
 // saying why, when the collection has no group named group, or the group
 // no page of a topic or no negative example.
 func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []string, group, negatives string) error {
@@ -44,6 +51,22 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		return err
 	}
 	negatives = Negatives(a, group, negatives)
+	// Pages of the other labels as negatives of their kind: beside the
+	// pages labelled other, or as the negatives when there are none and
+	// every other label makes a name of a kind.
+	kindOf := func(label string) (string, bool) {
+		k := strings.ToLower(label)
+		return k, kindName.MatchString(k) && !slices.ContainsFunc(topics, func(t string) bool { return strings.EqualFold(t, k) })
+	}
+	kinds := negatives == "other"
+	if negatives == "rest" && !hasOther(a, group) {
+		kinds = true
+		for _, l := range a.Labels() {
+			if _, ok := kindOf(l.Label); l.Group == group && !want[l.Label] && !ok {
+				kinds = false
+			}
+		}
+	}
 	if seeds == nil {
 		if seeds, err = SiteSeeds(a); err != nil {
 			return err
@@ -59,6 +82,12 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 	case "labels":
 		what = "every other page of " + group + ", under its own label"
 	}
+	if kinds {
+		what += "; the other pages of " + group + " as negatives of their kind"
+		if negatives == "rest" {
+			what = "every other page of " + group + ", as a negative of its kind"
+		}
+	}
 	fmt.Fprintf(&bw, "# topics %s: examples from group %s, negatives: %s\n", strings.Join(topics, ","), group, what)
 	for _, s := range seeds {
 		fmt.Fprintf(&bw, "seed\t%s\n", s)
@@ -73,6 +102,12 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		role := l.Label
 		switch {
 		case want[role], negatives == "labels":
+		case kinds && role != replay.Other:
+			k, ok := kindOf(role)
+			if !ok {
+				continue
+			}
+			role = classify.Other + ":" + k
 		case negatives == "other" && role != replay.Other:
 			continue
 		default:
@@ -92,6 +127,9 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 			neg += n
 		}
 	}
+	if negatives == "other" && counts[classify.Other] == 0 {
+		neg = 0 // the negatives of a model of links
+	}
 	if neg == 0 {
 		if negatives == "other" {
 			return fmt.Errorf("no page of group %s is labelled %s, the negative examples (--negatives rest: every page of the group not labelled with a topic)", group, replay.Other)
@@ -102,6 +140,20 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 	return err
 }
 
+// kindName is a name a seed file takes for a kind of negative example
+// (training.ParseSeeds).
+var kindName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
+
+// hasOther reports whether a page of group is labelled "other".
+func hasOther(a *replay.Archive, group string) bool {
+	for _, l := range a.Labels() {
+		if l.Group == group && l.Label == replay.Other {
+			return true
+		}
+	}
+	return false
+}
+
 // Negatives returns negatives, or when it is "" the negative examples
 // of group by default: "other", its pages labelled "other", when it has
 // any, or else "rest", every page of it not labelled with a topic.
@@ -109,10 +161,8 @@ func Negatives(a *replay.Archive, group, negatives string) string {
 	if negatives != "" {
 		return negatives
 	}
-	for _, l := range a.Labels() {
-		if l.Group == group && l.Label == replay.Other {
-			return "other"
-		}
+	if hasOther(a, group) {
+		return "other"
 	}
 	return "rest"
 }

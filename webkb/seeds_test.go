@@ -44,8 +44,8 @@ func TestWriteSeeds(t *testing.T) {
 }
 
 // TestWriteSeeds_negatives: a page of the group labelled with neither a
-// topic nor "other" is left out ("other"), a negative ("rest") or an
-// example of its own label ("labels").
+// topic nor "other" is a negative of its kind ("other"), a negative
+// ("rest") or an example of its own label ("labels").
 func TestWriteSeeds_negatives(t *testing.T) {
 	dir := collectiontest.Write(t)
 	collectiontest.AddPage(t, dir, "student", "misc", "http://m.test/s0.html", "graduate student home page")
@@ -53,7 +53,7 @@ func TestWriteSeeds_negatives(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for negatives, want := range map[string]string{"other": "", "rest": "other", "labels": "student"} {
+	for negatives, want := range map[string]string{"other": "other:student", "rest": "other", "labels": "student"} {
 		var b strings.Builder
 		if err := WriteSeeds(&b, a, nil, []string{"course"}, "misc", negatives); err != nil {
 			t.Fatal(err)
@@ -155,8 +155,21 @@ func TestWriteSeeds_seedsAndErrors(t *testing.T) {
 	b.Reset()
 	if err := WriteSeeds(&b, only, nil, []string{"recipe"}, "", ""); err != nil {
 		t.Errorf("group and negatives by default: %v", err)
-	} else if !strings.Contains(b.String(), "\nrecipe\thttp://u.test/a.html\n") || !strings.Contains(b.String(), "\nother\thttp://u.test/b.html\n") {
-		t.Errorf("group and negatives by default: want web's recipe page an example and its review page a negative:\n%s", b.String())
+	} else if !strings.Contains(b.String(), "\nrecipe\thttp://u.test/a.html\n") || !strings.Contains(b.String(), "\nother:review\thttp://u.test/b.html\n") {
+		t.Errorf("group and negatives by default: want web's recipe page an example and its review page a negative of its kind:\n%s", b.String())
+	}
+	// A label that makes no name of a kind: every negative a plain one.
+	odd := writeCollection(t, map[string]string{
+		"recipe/web/http:^^u.test^a.html":    "a",
+		"review/web/http:^^u.test^b.html":    "b",
+		"Bad Label/web/http:^^u.test^c.html": "c",
+		"department/site/http:^^s.test^":     "home",
+	})
+	b.Reset()
+	if err := WriteSeeds(&b, odd, nil, []string{"recipe"}, "", ""); err != nil {
+		t.Errorf("a label that is no name: %v", err)
+	} else if strings.Contains(b.String(), "other:") || strings.Count(b.String(), "\nother\thttp://u.test/") != 2 {
+		t.Errorf("a label that is no name: want every negative a plain one:\n%s", b.String())
 	}
 	if err := WriteSeeds(io.Discard, only, nil, []string{"recipe", "review"}, "web", "rest"); err == nil || !strings.Contains(err.Error(), "no negative example") {
 		t.Errorf("every page an example: %v; want no negative example", err)
