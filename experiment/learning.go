@@ -146,8 +146,17 @@ type pageScorer struct {
 	idx  []int
 }
 
-// newPageScorer scores links with links and pages with page, which must
-// know every topic of links.
+// NewPageScorer returns a crawler.Scorer that scores links with links
+// and pages with the page judge page, which must know every topic of
+// links (and may know more: the kinds of page it tells them from).
+func NewPageScorer(links crawler.Scorer, page *training.Scorer) (crawler.Scorer, error) {
+	return newPageScorer(links, page)
+}
+
+// PageModel returns the model that judges pages.
+func (s pageScorer) PageModel() *classify.Model { return s.page.Model() }
+
+// newPageScorer is NewPageScorer.
 func newPageScorer(links crawler.Scorer, page *training.Scorer) (pageScorer, error) {
 	s := pageScorer{Scorer: links, page: page}
 	for _, t := range links.Topics() {
@@ -178,6 +187,34 @@ func (s pageScorer) ScorePage(tokens []string, dst []float64) []float64 {
 		dst = append(dst, all[i])
 	}
 	return dst
+}
+
+// The page judge's settings by default (scent experiment's
+// --page-documents, --page-prior-mix and --page-absent-discount; the
+// page judge of scent train and scent crawl): whole pages, the class
+// priors shrunk a tenth toward uniform, the words a page lacks
+// discounted by the site concentration of its training pages.
+const (
+	DefaultPageDocuments = training.DocPages
+	DefaultPagePriorMix  = 0.1
+)
+
+// PageSettings returns the settings of a page judge trained beside a
+// model of links trained with mf (training.Seeds.PageSeeds): mf's, with
+// the page judge's defaults, and every kind of page enough as negatives
+// when there is no plain negative example.
+func PageSettings(mf training.Settings) training.Settings {
+	mf.LabelledNegatives = true
+	mf.PriorMix = DefaultPagePriorMix
+	mf.AbsentDiscount = training.AutoAbsentDiscount
+	mf.Documents = string(DefaultPageDocuments)
+	return mf
+}
+
+// PagePathFor is where the page judge of the model at path is kept:
+// MODEL.page.json beside MODEL.json.
+func PagePathFor(model string) string {
+	return strings.TrimSuffix(model, filepath.Ext(model)) + ".page.json"
 }
 
 // pageSettings are the page model's training settings: the

@@ -52,11 +52,12 @@ func newCrawlCmd() *cobra.Command {
 		Long: `crawl starts at the seed URLs of a seed file and follows the links whose
 context the topic model finds on-topic, storing every page and link in the
 SQLite database. Without --model it trains the model from the seed file's
-example pages first and keeps it beside the database once the crawl is
-opened (DB.model.json, and the pages it learnt from in
-DB.model.trained.txt; for a --crawl NAME other than default,
+example pages first, and the page judge that judges fetched pages
+(--page-judge), and keeps them beside the database once the crawl is
+opened (DB.model.json and DB.model.page.json, and the pages they learnt
+from in DB.model.trained.txt; for a --crawl NAME other than default,
 DB.NAME.model.json), so a crawl stopped with Ctrl-C resumes with the same
-model when the same command runs again; a model kept there for other
+models when the same command runs again; a model kept there for other
 topics than the seed file's examples is refused. The
 crawl keeps the pages its model and learner learnt from in the database
 too, so that scent report counts none of them as found. With --db
@@ -133,7 +134,7 @@ link-context window the crawl takes; --threshold replaces any model's:
 	cf.ff.register(fs)
 	cf.mf.registerCrawl(fs)
 	cf.af.register(fs)
-	setFlagGroup(fs, "input", "seeds", "model", "threshold", "db", "crawl", "lease-expiry", "group-commit")
+	setFlagGroup(fs, "input", "seeds", "model", "threshold", "page-judge", "db", "crawl", "lease-expiry", "group-commit")
 	setFlagGroup(fs, "budget", "max-pages", "max-fetches", "max-pages-per-topic", "max-depth", "max-per-host",
 		"max-frontier-per-host", "max-frontier", "max-url-length")
 	setFlagGroup(fs, "politeness", "retry-later", "max-outage", "sitemaps")
@@ -213,8 +214,8 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		}
 		return nil
 	}
-	if ts, ok := scorer.(*training.Scorer); ok {
-		cfg.Segment = ts.Segment() // link contexts as the model learnt them
+	if cm.links != nil {
+		cfg.Segment = cm.links.Segment() // link contexts as the model learnt them
 	}
 
 	var (
@@ -259,7 +260,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 	defer closeWARC()
-	if err := crawlLearning(&cfg, &cf.pf, strategy, seeds, scorer, examples, cmd.ErrOrStderr()); err != nil {
+	if err := crawlLearning(&cfg, &cf.pf, strategy, seeds, scorer, cm.rewards, examples, cmd.ErrOrStderr()); err != nil {
 		return nil, err
 	}
 	c, err := crawler.New(cfg, cs, f, scorer)

@@ -24,16 +24,35 @@ import (
 )
 
 // crawlModel is the model of a crawl: its path (or where a PostgreSQL
-// database keeps it), its scorer, the pages the crawl learns from (its
-// model's and the seed file's training pages) and, for a model trained
-// here, save, which writes it and its list of pages beside the database
-// once the crawl is opened (so that a crawl refused, as one another
-// process runs, writes nothing).
+// database keeps it), its scorer (the model's, with its page judge when
+// there is one), the model of links itself (whose window cuts link
+// contexts), the model that records the learner's reward thresholds, the
+// pages the crawl learns from (its models' and the seed file's training
+// pages) and, for models trained here, save, which writes them and the
+// list of pages beside the database once the crawl is opened (so that a
+// crawl refused, as one another process runs, writes nothing).
 type crawlModel struct {
-	path   string
-	scorer crawler.Scorer
-	learnt []urlnorm.URL
-	save   func() error
+	path    string
+	scorer  crawler.Scorer
+	links   *training.Scorer
+	rewards *classify.Model
+	learnt  []urlnorm.URL
+	save    func() error
+}
+
+// newCrawlModel returns the crawlModel of t at path: its scorer judges
+// pages with t's page judge when there is one.
+func newCrawlModel(path string, t trained, learnt []urlnorm.URL) (crawlModel, error) {
+	links := training.NewScorer(t.model)
+	cm := crawlModel{path: path, scorer: links, links: links, rewards: t.rewards(), learnt: learnt}
+	if t.judge != nil {
+		sc, err := experiment.NewPageScorer(links, training.NewScorer(t.judge))
+		if err != nil {
+			return cm, fmt.Errorf("page judge of %s: %w", path, err)
+		}
+		cm.scorer = sc
+	}
+	return cm, nil
 }
 
 // modelPathFor is where scent crawl keeps the model of crawl name in
@@ -68,24 +87,21 @@ func sameTopics(m *classify.Model, seeds *training.Seeds, cf *crawlFlags, modelP
 }
 
 // crawlScorer returns the model of a crawl: the model of --model or
-// beside the database (modelPathFor; and the list written beside it,
-// MODEL.trained.txt, when there is one), else one trained from the seed
-// file's examples (kept beside the database once the crawl is opened,
-// with the list), else none for bfs. On PostgreSQL without --model, the
-// model is the one kept in the database (sharedScorer).
+// beside the database (modelPathFor; with its page judge,
+// MODEL.page.json, and the list written beside it, MODEL.trained.txt,
+// when there are), else models trained from the seed file's examples
+// (kept beside the database once the crawl is opened, with the list),
+// else none for bfs. On PostgreSQL without --model, the models are those
+// kept in the database (sharedScorer).
 func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (crawlModel, error) {
 	ctx := cmd.Context()
 	if pg != nil && cf.model == "" {
-		path, scorer, learnt, err := sharedScorer(cmd, cf, pg, seeds, strategy, f)
-		return crawlModel{path: path, scorer: scorer, learnt: learnt}, err
+		return sharedScorer(cmd, cf, pg, seeds, strategy, f)
 	}
 	modelPath := cf.model
 	if modelPath == "" {
 		modelPath = modelPathFor(cf.db, cf.name)
 	}
-	var scorer crawler.Scorer
-	var learnt []urlnorm.URL
-	var save func() error
 	if m, err := loadModel(modelPath); err == nil {
 		if err := sameTopics(m, seeds, cf, modelPath); err != nil {
 			return crawlModel{}, err
@@ -93,8 +109,14 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		if err := applyThreshold(cmd, m, cf.mf.Threshold, cmd.ErrOrStderr()); err != nil {
 			return crawlModel{}, err
 		}
-		scorer = training.NewScorer(m)
-		learnt, err = experiment.ReadTrained(experiment.TrainedPathFor(modelPath))
+		t := trained{model: m}
+		if cf.mf.pageJudge {
+			judgePath := experiment.PagePathFor(modelPath)
+			if t.judge, err = loadModel(judgePath); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return crawlModel{}, err
+			}
+		}
+		learnt, err := experiment.ReadTrained(experiment.TrainedPathFor(modelPath))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return crawlModel{}, err
 		}
@@ -102,6 +124,7 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		// starts from (a model trained here learnt from them already;
 		// the store keeps a page listed twice once).
 		learnt = append(learnt, training.LearntFrom(seeds, nil)...)
+		return newCrawlModel(modelPath, t, learnt)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return crawlModel{}, err
 	} else if cf.model != "" {
@@ -122,17 +145,20 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 				src = rec
 			}
 		}
-		m, rep, err := trainModel(ctx, seeds, f, &cf.mf, cmd.ErrOrStderr(), src)
+		t, err := trainModels(ctx, seeds, f, &cf.mf, cmd.ErrOrStderr(), src)
 		if err != nil {
 			return crawlModel{}, err
 		}
-		printTrainReport(cmd.ErrOrStderr(), rep)
-		printRewards(cmd.ErrOrStderr(), m)
-		if learnt, err = experiment.LearntOf(ctx, seeds, &cf.mf.Settings, rec); err != nil {
+		printTrainReport(cmd.ErrOrStderr(), t.report)
+		printJudgeReport(cmd.ErrOrStderr(), t.judgeRep)
+		printRewards(cmd.ErrOrStderr(), t.rewards())
+		learnt, err := experiment.LearntOf(ctx, seeds, &cf.mf.Settings, rec)
+		if err != nil {
 			return crawlModel{}, err
 		}
-		save = func() error {
-			if err := experiment.SaveModel(modelPath, m); err != nil {
+		cm, err := newCrawlModel(modelPath, t, learnt)
+		cm.save = func() error {
+			if err := saveModels(modelPath, t); err != nil {
 				return err
 			}
 			if err := experiment.WriteTrained(experiment.TrainedPathFor(modelPath), learnt); err != nil {
@@ -141,30 +167,25 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 			fmt.Fprintf(cmd.ErrOrStderr(), "model written to %s\n", modelPath)
 			return nil
 		}
-		scorer = training.NewScorer(m)
+		return cm, err
 	} else if strategy != crawler.StrategyBFS {
 		return crawlModel{}, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
 	}
-	return crawlModel{path: modelPath, scorer: scorer, learnt: learnt, save: save}, nil
+	return crawlModel{path: modelPath}, nil
 }
 
-// sharedModel returns the model of a crawl in a PostgreSQL database: the
-// one stored there by its first process, or trained here from the seed
-// file's examples and stored for the others. It returns a nil model when
-// there is none and the seed file has no examples.
-func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store, cf *crawlFlags, seeds *training.Seeds, f training.Fetcher) (*classify.Model, error) {
+// sharedModel returns a model of a crawl in a PostgreSQL database, kept
+// under key: the one stored there by its first process, or trained here
+// with train and stored for the others. It returns a nil model when
+// train returns errNoExamples.
+func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store, key, what string, train func() (*classify.Model, error)) (*classify.Model, error) {
 	trained := false
-	b, err := store.ModelOnce(ctx, "crawl/"+cf.name, func() ([]byte, error) {
-		if len(seeds.Topics) == 0 {
-			return nil, errNoExamples
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "training a model from %s for every process of crawl %q …\n", cf.seeds, cf.name)
-		m, rep, err := trainModel(ctx, seeds, f, &cf.mf, cmd.ErrOrStderr(), nil)
+	b, err := store.ModelOnce(ctx, key, func() ([]byte, error) {
+		m, err := train()
 		if err != nil {
 			return nil, err
 		}
 		trained = true
-		printTrainReport(cmd.ErrOrStderr(), rep)
 		var buf bytes.Buffer
 		if err := m.Save(&buf); err != nil {
 			return nil, err
@@ -182,48 +203,83 @@ func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store,
 		err = checkModel(m)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("model of crawl %s in the database: %w", cf.name, err)
+		return nil, fmt.Errorf("%s in the database: %w", what, err)
 	}
 	if !trained {
-		fmt.Fprintf(cmd.ErrOrStderr(), "using the model of crawl %q stored in the database\n", cf.name)
+		fmt.Fprintf(cmd.ErrOrStderr(), "using the %s stored in the database\n", what)
 	}
 	return m, nil
 }
 
 var errNoExamples = errors.New("no example pages to train a model")
 
-// sharedScorer returns the scorer of a crawl on PostgreSQL and the pages
-// its model learnt from: the first process trains the model and keeps it
-// in the database; the others use it.
-func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (string, crawler.Scorer, []urlnorm.URL, error) {
+// sharedScorer returns the model of a crawl on PostgreSQL and the pages
+// its models learnt from: the first process trains the model and the
+// page judge and keeps them in the database; the others use them.
+func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *training.Seeds, strategy crawler.Strategy, f training.Fetcher) (crawlModel, error) {
+	ctx := cmd.Context()
 	modelPath := "database model of crawl " + cf.name
-	m, err := sharedModel(cmd.Context(), cmd, pg, cf, seeds, f)
+	// The first process trains both models at once; a model it trained
+	// but another process stored first is dropped for the stored one.
+	var t trained
+	var trainErr error
+	trainOnce := func() {
+		if t.model != nil || trainErr != nil {
+			return
+		}
+		if len(seeds.Topics) == 0 {
+			trainErr = errNoExamples
+			return
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "training a model from %s for every process of crawl %q …\n", cf.seeds, cf.name)
+		if t, trainErr = trainModels(ctx, seeds, f, &cf.mf, cmd.ErrOrStderr(), nil); trainErr == nil {
+			printTrainReport(cmd.ErrOrStderr(), t.report)
+			printJudgeReport(cmd.ErrOrStderr(), t.judgeRep)
+		}
+	}
+	m, err := sharedModel(ctx, cmd, pg, "crawl/"+cf.name, fmt.Sprintf("model of crawl %q", cf.name), func() (*classify.Model, error) {
+		trainOnce()
+		return t.model, trainErr
+	})
 	switch {
 	case err != nil:
-		return "", nil, nil, err
+		return crawlModel{}, err
 	case m == nil && strategy != crawler.StrategyBFS:
-		return "", nil, nil, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
+		return crawlModel{}, fmt.Errorf("strategy %s needs a model: give --model or example pages in %s", strategy, cf.seeds)
 	case m == nil:
-		return modelPath, nil, nil, nil
+		return crawlModel{path: modelPath}, nil
+	}
+	var judge *classify.Model
+	if cf.mf.pageJudge {
+		if judge, err = sharedModel(ctx, cmd, pg, "crawl/"+cf.name+"/page", fmt.Sprintf("page judge of crawl %q", cf.name), func() (*classify.Model, error) {
+			trainOnce()
+			if trainErr == nil && t.judge == nil {
+				return nil, errNoExamples
+			}
+			return t.judge, trainErr
+		}); err != nil {
+			return crawlModel{}, err
+		}
 	}
 	if err := applyThreshold(cmd, m, cf.mf.Threshold, cmd.ErrOrStderr()); err != nil {
-		return "", nil, nil, err
+		return crawlModel{}, err
 	}
-	learnt, err := experiment.LearntOf(cmd.Context(), seeds, &cf.mf.Settings, nil)
+	learnt, err := experiment.LearntOf(ctx, seeds, &cf.mf.Settings, nil)
 	if err != nil {
-		return "", nil, nil, err
+		return crawlModel{}, err
 	}
-	return modelPath, training.NewScorer(m), learnt, nil
+	return newCrawlModel(modelPath, trained{model: m, judge: judge}, learnt)
 }
 
 // crawlLearning sets cfg's URLs never fetched (--skip-examples: the pages
-// the model learnt from) and its link learner (--learn), whose reward
-// thresholds are those the model's cross-validation chose (recorded in
-// it by trainModel) unless --learn-reward is given, primed with the links
+// the models learnt from) and its link learner (--learn), whose reward
+// thresholds are those recorded in rewards (the page judge, or the model
+// when it judges pages itself: trainModels) unless --learn-reward is
+// given, primed with the links
 // between the training pages, read through examples (which the model's
 // training filled) when the crawl is new, and then released
 // (--learn-prior).
-func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strategy, seeds *training.Seeds, scorer crawler.Scorer, examples *experiment.FetchCache, progress io.Writer) error {
+func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strategy, seeds *training.Seeds, scorer crawler.Scorer, rewards *classify.Model, examples *experiment.FetchCache, progress io.Writer) error {
 	if pf.skipExamples && strategy != crawler.StrategyBFS {
 		cfg.Known = seeds.Examples()
 	}
@@ -234,10 +290,8 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 	if cfg.SiteNorm != nil {
 		lo.Canonical = cfg.SiteNorm.Canonical
 	}
-	if pf.reward == 0 {
-		if ts, ok := scorer.(*training.Scorer); ok {
-			lo.Rewards = experiment.RecordedRewards(ts.Model(), scorer.Topics())
-		}
+	if pf.reward == 0 && rewards != nil {
+		lo.Rewards = experiment.RecordedRewards(rewards, scorer.Topics())
 	}
 	if pf.prior > 0 {
 		lo.Prior, lo.PriorWeight = experiment.TrainingPrior(seeds, scorer, examples, cfg.Segment, progress, examples.Release), pf.prior

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -240,6 +241,16 @@ func TestCommands_trainCrawlExportReport(t *testing.T) {
 	}
 	if _, err := os.Stat(db + ".model.json"); err != nil {
 		t.Errorf("model not kept beside the database: %v", err)
+	}
+	// The default crawl judges pages with a page judge of its own, kept
+	// beside its model; the paper's judges them with its one model.
+	if judge, err := loadModel(learnt + ".model.page.json"); err != nil {
+		t.Errorf("page judge of the default crawl: %v", err)
+	} else if got := strings.Join(judge.Classes(), " "); got != "course other" {
+		t.Errorf("page judge's classes %q, want the seed file's topic and its negatives", got)
+	}
+	if _, err := os.Stat(db + ".model.page.json"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the paper's crawl kept a page judge: %v", err)
 	}
 	// The default model discounts the words a segment lacks by the
 	// examples' site concentration (all on the test server: 1); the

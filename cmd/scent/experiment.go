@@ -105,8 +105,8 @@ it starts over.`,
 	fs.IntVar(&o.Budget, "budget", 1000, "pages fetched successfully per crawl; failed fetches do not count (0: no limit)")
 	fs.StringVar(&o.Negatives, "negatives", "", `negative examples: the pages of --group labelled "other", or "rest": every page of --group not labelled with a topic (default: other, or rest when no page of --group is labelled other)`)
 	fs.StringVar(&o.PageNegatives, "page-negatives", "labels", `negative examples of a second model that judges fetched pages: other, rest, or labels (every other page of --group as an example of its own label, so that the model tells the topic from each kind of page; "" or the same as --negatives: one model for links and pages)`)
-	fs.StringVar(&o.PageDocuments, "page-documents", "pages", "training documents of the page model: pages, windows, pages+windows, links or windows+links")
-	fs.Float64Var(&o.PagePriorMix, "page-prior-mix", 0.1, "share, in [0, 1), by which the page model's class priors are shrunk toward uniform, so that a label with few training pages is not judged by its share of --group")
+	fs.StringVar(&o.PageDocuments, "page-documents", string(experiment.DefaultPageDocuments), "training documents of the page model: pages, windows, pages+windows, links or windows+links")
+	fs.Float64Var(&o.PagePriorMix, "page-prior-mix", experiment.DefaultPagePriorMix, "share, in [0, 1), by which the page model's class priors are shrunk toward uniform, so that a label with few training pages is not judged by its share of --group")
 	o.PageAbsentDiscount = training.AutoAbsentDiscount
 	fs.Var(absentDiscountFlag{&o.PageAbsentDiscount}, "page-absent-discount", `share, in [0, 1], by which the page model discounts the evidence of the selected words a page lacks, so that a page of another site is not judged by the words its training pages share; "auto": the chance that two of its training pages are on the same host (near 0 when they come from many sites, 1 when from one)`)
 	fs.IntVar(&o.Discovery, "discovery", 1000, "pages of the breadth-first discovery crawl from the examples' sites that finds backlinks (strategy link+backlinks)")

@@ -69,7 +69,13 @@ func (f *fetchFlags) config() fetch.Config {
 // modelFlags are the classifier's and segmenter's settings.
 type modelFlags struct {
 	training.Settings
+	// pageJudge trains a second model that judges fetched pages
+	// (experiment.PageSettings, training.Seeds.PageSeeds).
+	pageJudge bool
 }
+
+// pageJudgeUsage is --page-judge's help, on scent train and scent crawl.
+const pageJudgeUsage = `also train a page judge, the model that judges fetched pages for the link learner: whole pages, every topic and every kind of page of the seed file ("other:KIND" lines) a class of its own, kept beside the model as MODEL.page.json (--page-judge=false: the model of links judges pages too)`
 
 // register registers every model flag, for scent train, in the "model"
 // group.
@@ -77,8 +83,9 @@ func (f *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.K, "k", classify.DefaultK, "number of features kept by χ²")
 	fs.Float64Var(&f.Threshold, "threshold", classify.DefaultThreshold, "on-topic threshold of P(topic|link), in (0, 1]")
 	fs.IntVar(&f.Window, "window", 10, "tokens of context on each side of a link")
+	fs.BoolVar(&f.pageJudge, "page-judge", true, pageJudgeUsage)
 	f.registerFixed(fs)
-	setFlagGroup(fs, "model", "k", "threshold", "window")
+	setFlagGroup(fs, "model", "k", "threshold", "window", "page-judge")
 }
 
 // registerCrawl sets the defaults of every model setting and registers
@@ -88,6 +95,7 @@ func (f *modelFlags) registerCrawl(fs *pflag.FlagSet) {
 	f.Settings = training.DefaultSettings()
 	fs.Float64Var(&f.Threshold, "threshold", classify.DefaultThreshold,
 		"on-topic threshold of P(topic|link), in (0, 1], of the model trained here; given, it replaces the thresholds of a model read (--model or the one kept beside the database)")
+	fs.BoolVar(&f.pageJudge, "page-judge", true, pageJudgeUsage+"; a model read is used with the page judge beside it, if any")
 }
 
 // registerFixed registers the model flags other than --k, --threshold and

@@ -91,7 +91,7 @@ func (p *policyFlags) apply(fs *pflag.FlagSet) error {
 // examples fetched like any page, one model for links and pages, the
 // paper's Naive Bayes (no discount of the words a document lacks; scent
 // crawl, which has no model flags, sets its model's with paperModel).
-var paperPreset = map[string]string{"learn": "false", "survey": "false", "sections": "false", "skip-examples": "false", "page-negatives": "", "absent-discount": "0"}
+var paperPreset = map[string]string{"learn": "false", "survey": "false", "sections": "false", "skip-examples": "false", "page-negatives": "", "page-judge": "false", "absent-discount": "0"}
 
 // paperModel sets the model settings of the paper's crawler that scent
 // crawl trains with: those of paperPreset among the model flags.

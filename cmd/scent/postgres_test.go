@@ -188,8 +188,8 @@ func TestCrawl_postgresReplay(t *testing.T) {
 	if got := pgCount(t, db, `SELECT count(*) FROM pages WHERE failure = ''`); got != 150 {
 		t.Errorf("%d successful pages stored, want the budget of 150\n%s", got, out)
 	}
-	if got := pgCount(t, db, `SELECT count(*) FROM models`); got != 1 {
-		t.Errorf("%d models in the database, want the one trained", got)
+	if got := pgCount(t, db, `SELECT count(*) FROM models WHERE name IN ('crawl/course', 'crawl/course/page')`); got != 2 {
+		t.Errorf("%d models in the database, want the model and the page judge trained", got)
 	}
 	if got := pgCount(t, db, `SELECT count(*) FROM page_scores`); got < 150 {
 		t.Errorf("%d page scores stored for 150 pages", got)
@@ -239,7 +239,8 @@ func TestCrawl_postgresReplay(t *testing.T) {
 	// A second process of the same crawl uses the stored model.
 	args[slices.Index(args, "--max-pages")+1] = "200"
 	out, err = runScent(t, args...)
-	if err != nil || !strings.Contains(out, "using the model of crawl \"course\" stored in the database") {
+	if err != nil || !strings.Contains(out, "using the model of crawl \"course\" stored in the database") ||
+		!strings.Contains(out, "using the page judge of crawl \"course\" stored in the database") {
 		t.Errorf("second process: %v\n%s", err, out)
 	}
 	if got := pgCount(t, db, `SELECT count(*) FROM pages WHERE failure = ''`); got != 200 {
@@ -247,7 +248,7 @@ func TestCrawl_postgresReplay(t *testing.T) {
 	}
 	// A stored model whose record of its window is damaged is refused,
 	// as a model file is.
-	tag, err := conn.Exec(context.Background(), `UPDATE models SET model = convert_to(regexp_replace(convert_from(model, 'UTF8'), '"window": *"[0-9]+"', '"window":"abc"'), 'UTF8')`)
+	tag, err := conn.Exec(context.Background(), `UPDATE models SET model = convert_to(regexp_replace(convert_from(model, 'UTF8'), '"window": *"[0-9]+"', '"window":"abc"'), 'UTF8') WHERE name = 'crawl/course'`)
 	if err != nil || tag.RowsAffected() != 1 {
 		t.Fatalf("damage the stored model: %v, %d rows", err, tag.RowsAffected())
 	}

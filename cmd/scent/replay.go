@@ -110,7 +110,10 @@ func newSeedsCmd() *cobra.Command {
 topic in --group (by default the collection's one group that is not a site,
 in WebKB misc), whose negative examples are the pages labelled "other" in
 that group (with --negatives rest: every page of the group not labelled with
-a topic), and whose crawl seeds are the --seed URLs or else the home pages
+a topic), followed by the group's pages of every other label as negative
+examples of their kind ("other:LABEL", which the crawl's page judge learns
+each as a class of its own; all the negatives so when no page of the group
+is labelled "other"), and whose crawl seeds are the --seed URLs or else the home pages
 of the collection's sites: each group whose labelled pages lie mostly on one
 host whose home page ("/") is one of them (in WebKB the department home
 pages of cornell, texas, washington and wisconsin; misc, spread over many

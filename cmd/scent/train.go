@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -33,9 +34,12 @@ func newTrainCmd() *cobra.Command {
 fetcher as a crawl, so --proxy and robots.txt apply), selects features by χ²,
 trains the Naive Bayes model and prints, per topic, the documents, the top 30
 features and the cross-validated precision and recall of page and segment
-classification. Model tuning lives here: a crawl trains its own model with
-the default settings, so a tuned model is trained here and given to
-scent crawl with --model.`,
+classification. With --page-judge (the default) it also trains the page
+judge, the model that judges the pages a crawl fetches (whole pages, every
+topic and every kind of page of the seed file a class of its own), and
+writes it beside the model (MODEL.page.json). Model tuning lives here: a
+crawl trains its own models with the default settings, so a tuned model is
+trained here and given to scent crawl with --model.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if seeds == "" || model == "" {
@@ -53,24 +57,28 @@ scent crawl with --model.`,
 				return err
 			}
 			defer f.Close()
-			m, rep, err := trainModel(cmd.Context(), s, f, &mf, cmd.ErrOrStderr(), nil)
+			t, err := trainModels(cmd.Context(), s, f, &mf, cmd.ErrOrStderr(), nil)
 			if err != nil {
 				return err
 			}
-			if err := experiment.SaveModel(model, m); err != nil {
+			if err := saveModels(model, t); err != nil {
 				return err
 			}
 			if _, err := experiment.WriteLearnt(cmd.Context(), experiment.TrainedPathFor(model), s, &mf.Settings, nil); err != nil {
 				return err
 			}
-			printTrainReport(cmd.OutOrStdout(), rep)
-			printRewards(cmd.OutOrStdout(), m)
+			printTrainReport(cmd.OutOrStdout(), t.report)
+			printJudgeReport(cmd.OutOrStdout(), t.judgeRep)
+			printRewards(cmd.OutOrStdout(), t.rewards())
 			fmt.Fprintf(cmd.OutOrStdout(), "model written to %s\n", model)
+			if t.judge != nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "page judge written to %s\n", experiment.PagePathFor(model))
+			}
 			if jsonOut != "" {
 				return writeFileAtomic(jsonOut, func(f *os.File) error {
 					enc := json.NewEncoder(f)
 					enc.SetIndent("", "  ")
-					return enc.Encode(rep)
+					return enc.Encode(t.report)
 				})
 			}
 			return nil
@@ -87,19 +95,69 @@ scent crawl with --model.`,
 	return cmd
 }
 
-// trainModel trains the model of the seeds' examples; with
-// cross-validation, it also chooses the link learner's reward thresholds
-// and records them in the model (experiment.RecordRewards), for every
-// crawl that uses it.
-func trainModel(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *modelFlags, progress io.Writer, src training.BacklinkSource) (*classify.Model, *training.Report, error) {
+// trained is what training from a seed file gives: the model of links
+// and, with --page-judge, the page judge, each with its report.
+type trained struct {
+	model, judge     *classify.Model
+	report, judgeRep *training.Report
+}
+
+// rewards returns the model that records the link learner's reward
+// thresholds: the page judge when there is one.
+func (t trained) rewards() *classify.Model {
+	if t.judge != nil {
+		return t.judge
+	}
+	return t.model
+}
+
+// trainModels trains the model of the seeds' examples and, with
+// --page-judge, the page judge (every topic and kind of page of the
+// seeds a class: training.Seeds.PageSeeds, experiment.PageSettings);
+// with cross-validation, it also chooses the link learner's reward
+// thresholds from each model's cross-validated page F1 and records them
+// in it (experiment.RecordRewards): a crawl takes the page judge's when
+// it judges pages with it, the model's otherwise.
+func trainModels(ctx context.Context, s *training.Seeds, f training.Fetcher, mf *modelFlags, progress io.Writer, src training.BacklinkSource) (trained, error) {
 	if mf.Folds >= 2 {
 		mf.CVThresholds = experiment.WithRewardGrid(mf.CVThresholds)
 	}
-	m, rep, err := experiment.TrainModelWith(ctx, s, f, &mf.Settings, progress, src)
-	if err == nil && mf.Folds >= 2 {
-		experiment.RecordRewards(m, rep)
+	var t trained
+	var err error
+	if t.model, t.report, err = experiment.TrainModelWith(ctx, s, f, &mf.Settings, progress, src); err != nil {
+		return t, err
 	}
-	return m, rep, err
+	if mf.pageJudge {
+		ps := experiment.PageSettings(mf.Settings)
+		fmt.Fprintf(progress, "training the page judge: %s, each a class of its own …\n", strings.Join(s.PageSeeds().Topics, ", "))
+		if t.judge, t.judgeRep, err = experiment.TrainModelWith(ctx, s.PageSeeds(), f, &ps, progress, nil); err != nil {
+			return t, fmt.Errorf("page judge: %w", err)
+		}
+	}
+	if mf.Folds >= 2 {
+		experiment.RecordRewards(t.model, t.report)
+		if t.judge != nil {
+			experiment.RecordRewards(t.judge, t.judgeRep)
+		}
+	}
+	return t, nil
+}
+
+// saveModels writes t's models: the model at path, the page judge
+// beside it (experiment.PagePathFor), or no judge file there when t has
+// none (so that an older judge does not outlive its model).
+func saveModels(path string, t trained) error {
+	if err := experiment.SaveModel(path, t.model); err != nil {
+		return err
+	}
+	judge := experiment.PagePathFor(path)
+	if t.judge == nil {
+		if err := os.Remove(judge); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	return experiment.SaveModel(judge, t.judge)
 }
 
 // loadModel reads the model file at path and checks what it records
@@ -136,6 +194,24 @@ func checkModel(m *classify.Model) error {
 func printRewards(w io.Writer, m *classify.Model) {
 	if rec := m.Meta(experiment.MetaRewards); rec != "" {
 		fmt.Fprintf(w, "link learner's reward thresholds (best cross-validated page F1): %s\n", strings.ReplaceAll(rec, ",", ", "))
+	}
+}
+
+// printJudgeReport prints the page judge's classes and their
+// cross-validated page precision and recall, when there is a judge.
+func printJudgeReport(w io.Writer, rep *training.Report) {
+	if rep == nil {
+		return
+	}
+	fmt.Fprintf(w, "\npage judge: %d classes and %d negative document(s); %d features\n", len(rep.Topics), rep.Other, rep.Terms)
+	for _, t := range rep.Topics {
+		line := fmt.Sprintf("  %s: %d documents", t.Name, t.Documents)
+		if rep.Page != nil {
+			if ts, ok := rep.Page.Topic(t.Name); ok {
+				line += fmt.Sprintf(", %d-fold CV: precision %.3f recall %.3f F1 %.3f", rep.Folds, ts.Precision, ts.Recall, ts.F1)
+			}
+		}
+		fmt.Fprintln(w, line)
 	}
 }
 
