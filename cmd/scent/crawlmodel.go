@@ -151,7 +151,7 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		}
 		printTrainReport(cmd.ErrOrStderr(), t.report)
 		printJudgeReport(cmd.ErrOrStderr(), t.judgeRep)
-		printRewards(cmd.ErrOrStderr(), t.rewards())
+		printRewards(cmd.ErrOrStderr(), t)
 		learnt, err := experiment.LearntOf(ctx, seeds, &cf.mf.Settings, rec)
 		if err != nil {
 			return crawlModel{}, err

@@ -69,7 +69,7 @@ trained here and given to scent crawl with --model.`,
 			}
 			printTrainReport(cmd.OutOrStdout(), t.report)
 			printJudgeReport(cmd.OutOrStdout(), t.judgeRep)
-			printRewards(cmd.OutOrStdout(), t.rewards())
+			printRewards(cmd.OutOrStdout(), t)
 			fmt.Fprintf(cmd.OutOrStdout(), "model written to %s\n", model)
 			if t.judge != nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "page judge written to %s\n", experiment.PagePathFor(model))
@@ -190,10 +190,18 @@ func checkModel(m *classify.Model) error {
 }
 
 // printRewards prints the link learner's reward thresholds recorded in
-// m, if any.
-func printRewards(w io.Writer, m *classify.Model) {
-	if rec := m.Meta(experiment.MetaRewards); rec != "" {
-		fmt.Fprintf(w, "link learner's reward thresholds (best cross-validated page F1): %s\n", strings.ReplaceAll(rec, ",", ", "))
+// t's model that judges pages (trained.rewards), for the topics of t's
+// model of links, if any.
+func printRewards(w io.Writer, t trained) {
+	ths := experiment.RecordedRewards(t.rewards(), t.model.Topics())
+	var pairs []string
+	for i, th := range ths {
+		if th > 0 {
+			pairs = append(pairs, fmt.Sprintf("%s=%g", t.model.Topics()[i], th))
+		}
+	}
+	if len(pairs) > 0 {
+		fmt.Fprintf(w, "link learner's reward thresholds (best cross-validated page F1): %s\n", strings.Join(pairs, ", "))
 	}
 }
 
