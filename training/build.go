@@ -673,14 +673,7 @@ func (t *evalTally) evaluation(folds int) classify.Evaluation {
 // load fetches or reads one example and splits it.
 func load(ctx context.Context, f Fetcher, s Source, opts Options) (*segment.Page, error) {
 	if s.Path != "" {
-		fi, err := os.Stat(s.Path)
-		if err != nil {
-			return nil, err
-		}
-		if fi.Size() > opts.MaxFileBytes {
-			return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit", s.Path, fi.Size(), opts.MaxFileBytes)
-		}
-		body, err := os.ReadFile(s.Path)
+		body, err := readExample(s.Path, opts.MaxFileBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -699,6 +692,52 @@ func load(ctx context.Context, f Fetcher, s Source, opts Options) (*segment.Page
 		return nil, err
 	}
 	return splitResult(res, opts)
+}
+
+// readExample reads a local example file of at most max bytes (its
+// errors leave the path to the caller, which reports the source). Only a
+// regular file is read: a device or a named pipe (/dev/zero, a FIFO)
+// has no size to check and may never end. The limit holds while reading
+// too, for a file that grows after its size was checked.
+func readExample(path string, max int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s, not a regular file", fileKind(fi.Mode()))
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%d bytes, over the %d-byte limit", fi.Size(), max)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	body, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > max {
+		return nil, fmt.Errorf("over the %d-byte limit", max)
+	}
+	return body, nil
+}
+
+// fileKind names the kind of a file that is not a regular one.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // splitResult cuts a fetched page into tokens and segments.

@@ -13,7 +13,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/fetch"
@@ -707,5 +709,44 @@ func TestBuild_singleExampleClass(t *testing.T) {
 	ts, ok := rep.ByThreshold[0].Page.Topic("course")
 	if !ok || ts.Precision < 0.9 || ts.Recall < 0.9 {
 		t.Errorf("course at threshold 0.5 = %+v, want precision and recall ≥ 0.9", ts)
+	}
+}
+
+// TestLoad_notRegular checks that a local example that is not a regular
+// file is refused at once: a device or a named pipe has no size to check
+// and may never end (a read of /dev/zero would fill the memory).
+func TestLoad_notRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe.html")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no named pipe: %v", err)
+	}
+	tests := []struct {
+		path string
+		want string
+	}{
+		{fifo, "a named pipe, not a regular file"},
+		{dir, "a directory, not a regular file"},
+		{"/dev/zero", "a device, not a regular file"},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.path), func(t *testing.T) {
+			if _, err := os.Stat(tt.path); err != nil {
+				t.Skip(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := load(context.Background(), nil, Source{Path: tt.path}, Options{MaxFileBytes: 1 << 20})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("load %s: %v, want %q", tt.path, err, tt.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("load %s still reading after 5s", tt.path)
+			}
+		})
 	}
 }
