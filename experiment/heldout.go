@@ -98,24 +98,44 @@ func WriteTrained(path string, urls []urlnorm.URL) error {
 	return nil
 }
 
+// maxTrainedLine bounds a line of a list of trained pages: a URL is far
+// shorter, and a file given by mistake (a database, a device) is refused
+// without being read whole.
+const maxTrainedLine = 64 << 10
+
 // ReadTrained reads a list written by WriteTrained: one URL a line,
-// blank lines and '#' comments skipped.
+// blank lines and '#' comments skipped. A line that is no URL is
+// refused with its number and at most its first 60 bytes, so that a
+// binary file given by mistake does not fill the error.
 func ReadTrained(path string) ([]urlnorm.URL, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	out := []urlnorm.URL{} // not nil: a list was given
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 4096), maxTrainedLine)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		u, err := urlnorm.Parse(line)
 		if err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
+			if len(line) > 60 {
+				return nil, fmt.Errorf("%s line %d: not a URL (%q…, %d bytes): want one URL a line", path, n, line[:60], len(line))
+			}
+			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
 		}
 		out = append(out, u)
+	}
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s line %d: longer than %d bytes: not a list of URLs, one a line", path, n+1, maxTrainedLine)
+	} else if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -294,4 +295,46 @@ func exportedURLs(t *testing.T, out string) []string {
 		urls = append(urls, p.URL)
 	}
 	return urls
+}
+
+// TestReadTrained_notAList: a file that is no list of URLs (a database
+// or a binary file given by mistake) is refused with a short error that
+// names the line, not with the line itself, and a line without end is
+// not read whole.
+func TestReadTrained_notAList(t *testing.T) {
+	dir := t.TempDir()
+	junk := make([]byte, 20000)
+	for i := range junk {
+		junk[i] = byte('A' + i%7*3)
+	}
+	copy(junk, "SQLite format 3\x00")
+	tests := []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"binary.db", junk, "line 1: not a URL"},
+		{"endless.txt", bytes.Repeat([]byte{'x'}, 2<<20), "line 1: longer than"},
+		{"second.txt", []byte("http://a.test/\nnot a url\n"), "line 2:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.name)
+			if err := os.WriteFile(path, tt.body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ReadTrained(path)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("ReadTrained: %v, want an error with %q", err, tt.want)
+			}
+			if len(err.Error()) > 300 {
+				t.Errorf("error of %d bytes: %.300s…", len(err.Error()), err)
+			}
+		})
+	}
+	path := filepath.Join(dir, "ok.txt")
+	os.WriteFile(path, []byte("# pages\nhttp://a.test/\n\n  http://b.test/x  \n"), 0o644)
+	if got, err := ReadTrained(path); err != nil || fmt.Sprint(got) != "[http://a.test/ http://b.test/x]" {
+		t.Errorf("ReadTrained = %v, %v", got, err)
+	}
 }
