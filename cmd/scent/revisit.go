@@ -107,6 +107,9 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 	if rf.watch.every < 0 {
 		return fmt.Errorf("--progress-every must not be negative, not %s", rf.watch.every)
 	}
+	if rf.watch.on && rf.watch.capacity < 1 {
+		return fmt.Errorf("--capacity must be at least 1 check a day, not %d", rf.watch.capacity)
+	}
 	if err := rf.costs.Validate(); err != nil {
 		return fmt.Errorf("revisit: %w", err)
 	}

@@ -178,3 +178,41 @@ func TestRevisit_progressEveryChecked(t *testing.T) {
 		t.Errorf("%d requests made by revisits whose flags were invalid", n)
 	}
 }
+
+// TestRevisit_watchCapacityChecked: --watch with a --capacity below one
+// check a day is refused before the store is opened, with the error
+// alone, not after a summary of 0 pages checked as if the scheduler had
+// run.
+func TestRevisit_watchCapacityChecked(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, `<html><body>home <a href="/x">x</a></body></html>`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "scent.db")
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte("seed "+srv.URL+"/\n"), 0o644)
+	if out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--delay", "0", "--quiet"); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	hits.Store(0)
+	for _, capacity := range []string{"0", "-5"} {
+		args := []string{"revisit", "--db", db, "--delay", "0", "--watch", "--capacity", capacity}
+		out, err := runScent(t, args...)
+		if err == nil || !strings.Contains(err.Error(), "--capacity must be at least 1 check a day, not "+capacity) {
+			t.Errorf("scent %s: error %v, want one about --capacity", strings.Join(args, " "), err)
+		}
+		if strings.Contains(out, "checked") {
+			t.Errorf("scent %s printed before its error:\n%s", strings.Join(args, " "), out)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests made by revisits whose flags were invalid", n)
+	}
+	// Without --watch the capacity is not used, and not checked.
+	if out, err := runScent(t, "revisit", "--db", db, "--delay", "0", "--capacity", "0", "--quiet"); err != nil {
+		t.Errorf("revisit --capacity 0 without --watch: %v\n%s", err, out)
+	}
+}
