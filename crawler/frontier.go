@@ -78,15 +78,19 @@ func newFrontier(c *Crawler) *frontier {
 }
 
 // resume rebuilds, for a resumed crawl, the sections its committed pages
-// found, observing them in commit order as the crawl did. A store that
-// cannot read its pages back leaves them to be found again.
-func (f *frontier) resume(ctx context.Context) error {
+// found, observing them in commit order as the crawl did, and gives each
+// page to also in the same pass. A store that cannot read its pages back
+// leaves them to be found again.
+func (f *frontier) resume(ctx context.Context, also func(*Page)) error {
 	pr, ok := f.store.(PageReader)
-	if f.secs == nil || !ok {
+	if !ok {
 		return nil
 	}
 	err := pr.EachPage(ctx, f.crawl, func(p *Page) error {
-		f.secs.observe(p)
+		if f.secs != nil {
+			f.secs.observe(p)
+		}
+		also(p)
 		return nil
 	})
 	if err != nil {

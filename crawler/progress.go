@@ -10,8 +10,9 @@ import (
 type Progress struct {
 	Pages  int // pages fetched without failure, all runs
 	Failed int // fetches that failed, all runs
-	// Relevant counts, per topic (Topics order), the pages of this run
-	// that the page classifier found on-topic.
+	// Relevant counts, per topic (Topics order), the pages the page
+	// classifier found on-topic, all runs (as Pages) when the store
+	// reads its pages back (PageReader), else this run's.
 	Topics   []string
 	Relevant []int
 	// Frontier is the number of URLs waiting on each stack, in serving
@@ -56,7 +57,7 @@ func (r *run) progress(ctx context.Context, final bool) {
 	c := r.c
 	p := Progress{Pages: r.budget.succeeded, Failed: r.budget.total - r.budget.succeeded, Topics: c.topics, Final: final}
 	for _, t := range c.topics {
-		p.Relevant = append(p.Relevant, r.sum.Relevant[t])
+		p.Relevant = append(p.Relevant, r.relevantBefore[t]+r.sum.Relevant[t])
 	}
 	if final {
 		r.sizes.next = time.Time{} // the last update counts afresh

@@ -23,6 +23,10 @@ type run struct {
 	learn  *learning // nil without a Learner
 	out    *outage
 
+	// relevantBefore counts, per topic, the relevant pages of the runs
+	// before this one of a resumed crawl, for the progress line.
+	relevantBefore map[string]int
+
 	work       chan job
 	results    chan result
 	cancelWork context.CancelFunc
@@ -126,7 +130,15 @@ func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) 
 		}
 	}
 	if st.Resumed {
-		if err := r.front.resume(ctx); err != nil {
+		r.relevantBefore = make(map[string]int)
+		count := func(p *Page) {
+			for t, rel := range p.Relevant {
+				if rel {
+					r.relevantBefore[t]++
+				}
+			}
+		}
+		if err := r.front.resume(ctx, count); err != nil {
 			return r, err
 		}
 	}

@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 	t.Run("TunnelGoesOnFromTheShallowestReserveLink", s.tunnelGoesOnFromTheShallowestReserveLink)
 	t.Run("SurveyFetchesTheSeedsLinksFirst", s.surveyFetchesTheSeedsLinksFirst)
 	t.Run("ProgressShowsTheFrontier", s.progressShowsTheFrontier)
+	t.Run("ProgressCountsEarlierRuns", s.progressCountsEarlierRuns)
 	t.Run("KnownURLsAreNotFetched", s.knownURLsAreNotFetched)
 	t.Run("FrontierBoundDropsNewURLs", s.frontierBoundDropsNewURLs)
 	t.Run("RedirectsEndAtOnePage", s.redirectsEndAtOnePage)
@@ -644,6 +645,47 @@ func (su *suite) progressShowsTheFrontier(t *testing.T) {
 	}
 	if !last.Final || last.Pages != 2 || !slices.Equal(last.Frontier, want) {
 		t.Errorf("last progress (of %d) = %+v, want 2 pages and frontier %v", updates, last, want)
+	}
+}
+
+func (su *suite) progressCountsEarlierRuns(t *testing.T) {
+	// A chain of course pages: every page fetched is relevant. The
+	// progress line of a resumed crawl counts its pages over all runs, so
+	// its relevant pages must be counted over all runs too, or "pages 4 |
+	// course relevant 2" reads as a harvest of half.
+	pages := map[string]string{}
+	for i := range 6 {
+		pages[fmt.Sprintf("/c%d", i)] = fmt.Sprintf(`<html><body>course homework <a href="/c%d">course homework</a></body></html>`, i+1)
+	}
+	s := NewSite(t, pages, nil)
+	scorer := NewKeywordScorer(map[string][]string{"course": {"course", "homework"}}, "course")
+	st := su.open(t)
+	f := NewFetcher(t, fetch.Config{})
+	var last crawler.Progress
+	for _, max := range []int{2, 4} {
+		c, err := crawler.New(crawler.Config{Workers: 1, MaxPages: max, Progress: func(p crawler.Progress) { last = p }}, st, f, scorer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/c0")}, "{}"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	relevant := 0
+	err := st.EachPage(context.Background(), 1, func(p *crawler.Page) error {
+		if p.Relevant["course"] {
+			relevant++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if relevant != 4 {
+		t.Fatalf("%d relevant pages stored, want 4", relevant)
+	}
+	if !last.Final || last.Pages != 4 || !slices.Equal(last.Relevant, []int{4}) {
+		t.Errorf("last progress of the resumed run: %d pages, relevant %v; want 4 and [4]", last.Pages, last.Relevant)
 	}
 }
 
