@@ -68,6 +68,12 @@ func runDiff(ctx context.Context, w io.Writer, oldSrc, newSrc string, o diffOpti
 	if err := o.costs.Validate(); err != nil {
 		return fmt.Errorf("diff: %w", err)
 	}
+	if o.maxBytes <= 0 {
+		return fmt.Errorf("--max-bytes must be positive, not %d", o.maxBytes)
+	}
+	if o.timeout <= 0 {
+		return fmt.Errorf("--timeout must be positive, not %s", o.timeout)
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/scent-crawler/scent/change"
@@ -149,5 +150,41 @@ func TestRunDiff_unrelatedAndBinary(t *testing.T) {
 	cancel()
 	if err := runDiff(ctx, &out, a, b, opts); err == nil || !strings.Contains(err.Error(), "canceled") {
 		t.Errorf("canceled diff: error %v", err)
+	}
+}
+
+// TestNewDiffCmd_flagsChecked: a --max-bytes or --timeout that is not
+// positive is refused as a flag error before anything is read, not taken
+// for a version "larger than 0 bytes" or a fetch that times out at once.
+func TestNewDiffCmd_flagsChecked(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write([]byte("a b c"))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a")
+	os.WriteFile(a, []byte("a b c d"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-bytes", "0", a, a}, "--max-bytes must be positive, not 0"},
+		{[]string{"--max-bytes", "-1", a, a}, "--max-bytes must be positive, not -1"},
+		{[]string{"--timeout", "0", a, srv.URL}, "--timeout must be positive, not 0s"},
+		{[]string{"--timeout", "-1s", a, srv.URL}, "--timeout must be positive, not -1s"},
+	} {
+		cmd := newDiffCmd()
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(tc.args)
+		if err := cmd.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("scent diff %s: %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests made by diffs whose flags were invalid", n)
 	}
 }
