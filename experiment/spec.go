@@ -221,7 +221,7 @@ func (o Spec) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Sc
 		lo.Canonical = cfg.SiteNorm.Canonical
 	}
 	if o.LearnPrior > 0 {
-		lo.Prior, lo.PriorWeight = TrainingPrior(seeds, sc, f, cfg.Segment, progress, release), o.LearnPrior
+		lo.Prior, lo.PriorWeight = TrainingPrior(seeds, sc, f, cfg.Segment, cfg.Workers, progress, release), o.LearnPrior
 	}
 	l, err := learn.New(sc.Topics(), lo)
 	cfg.Learner = l
@@ -230,14 +230,15 @@ func (o Spec) learning(cfg *crawler.Config, seeds *training.Seeds, sc crawler.Sc
 
 // TrainingPrior returns the learner's prior (learn.Options.Prior): the
 // links between the training pages of s, fetched with f when a new crawl
-// opens, with a line to progress; release, when not nil, is called once
-// they are read (a fetch cache holding the pages lets them go).
-func TrainingPrior(s *training.Seeds, sc crawler.Scorer, f crawler.Fetcher, seg segment.Options, progress io.Writer, release func()) func(context.Context) ([]learn.PriorLink, error) {
+// opens, parallel at once (the crawl's workers), with a line to
+// progress; release, when not nil, is called once they are read (a
+// fetch cache holding the pages lets them go).
+func TrainingPrior(s *training.Seeds, sc crawler.Scorer, f crawler.Fetcher, seg segment.Options, parallel int, progress io.Writer, release func()) func(context.Context) ([]learn.PriorLink, error) {
 	return func(ctx context.Context) ([]learn.PriorLink, error) {
 		if release != nil {
 			defer release()
 		}
-		links, n := learn.TrainingLinks(ctx, f, sc, seg, s.Examples(), TopicExamples(s, sc.Topics()))
+		links, n := learn.TrainingLinks(ctx, f, sc, seg, s.Examples(), TopicExamples(s, sc.Topics()), parallel)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

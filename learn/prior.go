@@ -49,8 +49,12 @@ const (
 // sc (its segment, and its page) as the crawl scores links. It returns
 // the links and how many pages it read; a page listed twice, or reached
 // again through a redirect, is read once, and a page that fails to fetch
-// or parse is left out.
-func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, seg segment.Options, pages []urlnorm.URL, examples [][]urlnorm.URL) ([]PriorLink, int) {
+// or parse is left out. It fetches up to parallel pages at once (0:
+// DefaultPriorFetchers); the fetcher's per-host politeness still holds.
+func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, seg segment.Options, pages []urlnorm.URL, examples [][]urlnorm.URL, parallel int) ([]PriorLink, int) {
+	if parallel <= 0 {
+		parallel = DefaultPriorFetchers
+	}
 	type page struct {
 		url    urlnorm.URL // final
 		segs   []segment.Segment
@@ -60,7 +64,7 @@ func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, se
 	read := make([]*page, len(pages))
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for w := 0; w < priorFetchers; w++ {
+	for w := 0; w < parallel; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -154,9 +158,9 @@ func TrainingLinks(ctx context.Context, f crawler.Fetcher, sc crawler.Scorer, se
 	return out, n
 }
 
-// priorFetchers is how many training pages TrainingLinks fetches at
-// once (the fetcher's per-host politeness still holds).
-const priorFetchers = 8
+// DefaultPriorFetchers is how many training pages TrainingLinks fetches
+// at once when not told.
+const DefaultPriorFetchers = 8
 
 // uniqueURLs returns us without repeats, in first order.
 func uniqueURLs(us []urlnorm.URL) []urlnorm.URL {

@@ -58,7 +58,7 @@ func trainingLinks(t *testing.T) (*httptest.Server, []learn.PriorLink, int) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	links, n := learn.TrainingLinks(context.Background(), f, labScorer, segment.Options{}, pages, [][]urlnorm.URL{examples})
+	links, n := learn.TrainingLinks(context.Background(), f, labScorer, segment.Options{}, pages, [][]urlnorm.URL{examples}, 0)
 	return srv, links, n
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -112,7 +113,9 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		t := trained{model: m}
 		if cf.mf.pageJudge {
 			judgePath := experiment.PagePathFor(modelPath)
-			if t.judge, err = loadModel(judgePath); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if t.judge, err = loadModel(judgePath); errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "no page judge beside %s (%s): the model judges the pages it fetches too\n", modelPath, filepath.Base(judgePath))
+			} else if err != nil {
 				return crawlModel{}, err
 			}
 		}
@@ -294,7 +297,7 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 		lo.Rewards = experiment.RecordedRewards(rewards, scorer.Topics())
 	}
 	if pf.prior > 0 {
-		lo.Prior, lo.PriorWeight = experiment.TrainingPrior(seeds, scorer, examples, cfg.Segment, progress, examples.Release), pf.prior
+		lo.Prior, lo.PriorWeight = experiment.TrainingPrior(seeds, scorer, examples, cfg.Segment, cfg.Workers, progress, examples.Release), pf.prior
 	}
 	var err error
 	cfg.Learner, err = learn.New(scorer.Topics(), lo)
