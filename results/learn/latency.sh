@@ -16,13 +16,18 @@
 # crawl's pages and fetches per second, its ratio to breadth-first's
 # pages per second, its peak RSS (/usr/bin/time -v) and its pages to 75 %
 # of the held-out targets (scent report).
+#
+# With SWEEP=1 it then runs, per topic, the default crawl of 2,000 pages at
+# 8, 16 and 24 workers, free and in lockstep (three at a time, with the
+# model trained above), into out/latency/sweep.txt: pages per second,
+# pages to 75 % of the held-out targets and recall at 1,000 pages.
 set -euo pipefail
 archive=${1:-../shared/corpus/webkb.tgz}
 delay=${2:-50ms}
 port=${3:-18993}
 out=out/latency
 mkdir -p "$out"
-rm -f "$out"/*.db "$out"/*.db-* "$out"/*.db.model.json "$out"/lines.txt
+rm -f "$out"/*.db "$out"/*.db-* "$out"/*.db.model.json "$out"/*.db.model.page.json "$out"/lines.txt
 go build -o "$out/scent" ./cmd/scent
 . results/replay.sh
 start_replay latency "give another PORT" "$out/scent" "$archive" "$port" "$out" --delay "$delay"
@@ -53,5 +58,30 @@ for topic in course faculty; do
 		p75=$("$out/scent" report --db "$db" --labels "$out/labels.tsv" --seeds "$out/$topic.txt" | grep '^| this crawl' | awk -F'|' '{print $(NF-1)}' | sed 's/^ *//; s/ *$//')
 		printf '%s\t%s\t%s pages/s\t%s fetches/s\t%s × bfs\t%d MB\tpages to 75 %%: %s\n' "$topic" "$name" "$pps" "$fps" \
 			"$(awk -v a="$pps" -v b="$bfs" 'BEGIN {printf "%.2f", a / b}')" $((rss / 1024)) "$p75" | tee -a "$out/lines.txt"
+	done
+done
+[ "${SWEEP:-}" = 1 ] || exit 0
+rm -f "$out/sweep.txt"
+for topic in course faculty; do
+	for mode in free lockstep; do
+		lock=()
+		[ "$mode" = lockstep ] && lock=(--lockstep)
+		pids=()
+		for w in 8 16 24; do
+			db=$out/$topic-$mode-$w.db
+			rm -f "$db" "$db"-*
+			"$out/scent" crawl --seeds "$out/$topic.txt" --model "$out/$topic.model.json" --db "$db" "${flags[@]}" \
+				--max-pages 2000 --workers "$w" "${lock[@]}" >"$out/$topic-$mode-$w.log" 2>&1 &
+			pids+=($!)
+		done
+		wait "${pids[@]}" # not the replay's
+		for w in 8 16 24; do
+			db=$out/$topic-$mode-$w.db
+			pps=$(sed -n 's/.* \([0-9.]*\) pages\/s, [0-9.]* fetches\/s$/\1/p' "$out/$topic-$mode-$w.log" | tail -1)
+			row=$("$out/scent" report --db "$db" --labels "$out/labels.tsv" --seeds "$out/$topic.txt" | grep '^| this crawl')
+			p75=$(awk -F'|' '{print $(NF-1)}' <<<"$row" | sed 's/^ *//; s/ *$//')
+			r1000=$(awk -F'|' '{print $6}' <<<"$row" | sed 's/^ *//; s/ *$//')
+			printf '%s\t%s\tW=%s\t%s pages/s\tpages to 75 %%: %s\trecall @1000: %s\n' "$topic" "$mode" "$w" "$pps" "$p75" "$r1000" | tee -a "$out/sweep.txt"
+		done
 	done
 done

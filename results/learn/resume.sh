@@ -19,7 +19,7 @@ archive=${1:-../shared/corpus/webkb.tgz}
 port=${2:-18992}
 out=out/resume${SCENT:+-$(basename "$SCENT")}
 mkdir -p "$out"
-rm -f "$out"/*.db "$out"/*.db-* "$out"/*.db.model.json "$out"/lines.txt
+rm -f "$out"/*.db "$out"/*.db-* "$out"/*.db.model.json "$out"/*.db.model.page.json "$out"/lines.txt
 if [ -n "${SCENT:-}" ]; then
 	cp "$SCENT" "$out/scent"
 else
