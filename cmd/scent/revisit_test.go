@@ -143,16 +143,17 @@ func TestRevisitCmd(t *testing.T) {
 	}
 }
 
-// TestRevisit_progressEveryChecked: a negative --progress-every is
-// refused before any page is checked, with the error alone (no summary
-// of 0 pages checked), whether progress lines would be printed or not.
-func TestRevisit_progressEveryChecked(t *testing.T) {
-	var hits atomic.Int64
+// crawledCountingSite crawls a one-page site breadth-first into a new
+// database and returns it, with the count of the site's requests from
+// then on.
+func crawledCountingSite(t *testing.T) (string, *atomic.Int64) {
+	t.Helper()
+	hits := new(atomic.Int64)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		fmt.Fprint(w, `<html><body>home <a href="/x">x</a></body></html>`)
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "scent.db")
 	seeds := filepath.Join(dir, "seeds.txt")
@@ -161,6 +162,14 @@ func TestRevisit_progressEveryChecked(t *testing.T) {
 		t.Fatalf("crawl: %v\n%s", err, out)
 	}
 	hits.Store(0)
+	return db, hits
+}
+
+// TestRevisit_progressEveryChecked: a negative --progress-every is
+// refused before any page is checked, with the error alone (no summary
+// of 0 pages checked), whether progress lines would be printed or not.
+func TestRevisit_progressEveryChecked(t *testing.T) {
+	db, hits := crawledCountingSite(t)
 	for _, args := range [][]string{
 		{"revisit", "--db", db, "--delay", "0", "--progress-every", "-1s"},
 		{"revisit", "--db", db, "--delay", "0", "--progress-every", "-1s", "--quiet"},
@@ -184,20 +193,7 @@ func TestRevisit_progressEveryChecked(t *testing.T) {
 // alone, not after a summary of 0 pages checked as if the scheduler had
 // run.
 func TestRevisit_watchCapacityChecked(t *testing.T) {
-	var hits atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		fmt.Fprint(w, `<html><body>home <a href="/x">x</a></body></html>`)
-	}))
-	defer srv.Close()
-	dir := t.TempDir()
-	db := filepath.Join(dir, "scent.db")
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+srv.URL+"/\n"), 0o644)
-	if out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--delay", "0", "--quiet"); err != nil {
-		t.Fatalf("crawl: %v\n%s", err, out)
-	}
-	hits.Store(0)
+	db, hits := crawledCountingSite(t)
 	for _, capacity := range []string{"0", "-5"} {
 		args := []string{"revisit", "--db", db, "--delay", "0", "--watch", "--capacity", capacity}
 		out, err := runScent(t, args...)
