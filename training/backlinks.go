@@ -31,10 +31,39 @@ type BacklinkSource interface {
 	Backlinks(ctx context.Context, targets []urlnorm.URL, limit int) ([]Backlink, error)
 }
 
+// maxBacklinkLine bounds a line of a backlinks file: a row of two URLs is
+// far shorter, and a file given by mistake (/dev/zero, a binary file
+// without line breaks) is refused without being read whole.
+const maxBacklinkLine = 64 << 10
+
+// errLongLine is what a lineBound reader returns past its bound.
+var errLongLine = fmt.Errorf("a line longer than %d bytes: not a CSV file of two URLs a row", maxBacklinkLine)
+
+// lineBound reads r and fails once a line runs past max bytes.
+type lineBound struct {
+	r   io.Reader
+	run int // bytes since the last line break
+	max int
+}
+
+func (l *lineBound) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i, b := range p[:n] {
+		if b == '\n' {
+			l.run = 0
+			continue
+		}
+		if l.run++; l.run > l.max {
+			return i, errLongLine
+		}
+	}
+	return n, err
+}
+
 // ReadBacklinks reads a CSV file of "parent_url,target_url" rows; a first
-// row naming the columns is skipped.
+// row naming the columns is skipped. A line of more than 64 KiB fails it.
 func ReadBacklinks(r io.Reader) ([]Backlink, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(&lineBound{r: r, max: maxBacklinkLine})
 	cr.FieldsPerRecord = 2
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true

@@ -25,6 +25,34 @@ func TestReadBacklinks(t *testing.T) {
 	}
 }
 
+// zeros is an endless stream of zero bytes, as /dev/zero, counting what
+// was read of it.
+type zeros struct{ read int }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	clear(p)
+	z.read += len(p)
+	return len(p), nil
+}
+
+// TestReadBacklinks_longLine: a file without line breaks (/dev/zero, a
+// binary file given by mistake) is refused once a line passes the bound,
+// without being read whole; a long line that ends in time is read.
+func TestReadBacklinks_longLine(t *testing.T) {
+	z := &zeros{}
+	_, err := ReadBacklinks(z)
+	if err == nil || !strings.Contains(err.Error(), "a line longer than 65536 bytes") {
+		t.Fatalf("endless line: %v", err)
+	}
+	if z.read > 1<<20 {
+		t.Errorf("read %d bytes of an endless line", z.read)
+	}
+	long := "http://a.com/" + strings.Repeat("p", 60<<10) + ",http://b.com/t\n"
+	if got, err := ReadBacklinks(strings.NewReader(strings.Repeat(long, 3))); err != nil || len(got) != 3 {
+		t.Errorf("three lines of 60 KiB: %d backlinks, %v", len(got), err)
+	}
+}
+
 // fixedSource is a BacklinkSource answering with fixed links.
 type fixedSource []Backlink
 
