@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -109,6 +110,20 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 	}
 	if rf.watch.on && rf.watch.capacity < 1 {
 		return fmt.Errorf("--capacity must be at least 1 check a day, not %d", rf.watch.capacity)
+	}
+	// The scheduler's flags say nothing to a single pass: given without
+	// --watch (on the command line, or by a config file shared with
+	// --watch runs), they are ignored, and said to be.
+	if !rf.watch.on {
+		var ignored []string
+		for _, name := range []string{"capacity", "groups", "policy", "hours", "until"} {
+			if cmd.Flags().Changed(name) {
+				ignored = append(ignored, "--"+name)
+			}
+		}
+		if len(ignored) > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "revisit: %s set the scheduler of --watch and are ignored by a single pass over the pages\n", strings.Join(ignored, ", "))
+		}
 	}
 	if err := rf.costs.Validate(); err != nil {
 		return fmt.Errorf("revisit: %w", err)

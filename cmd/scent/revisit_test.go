@@ -191,7 +191,7 @@ func TestRevisit_progressEveryChecked(t *testing.T) {
 // TestRevisit_watchCapacityChecked: --watch with a --capacity below one
 // check a day is refused before the store is opened, with the error
 // alone, not after a summary of 0 pages checked as if the scheduler had
-// run.
+// run; the scheduler's flags without --watch are said to be ignored.
 func TestRevisit_watchCapacityChecked(t *testing.T) {
 	db, hits := crawledCountingSite(t)
 	for _, capacity := range []string{"0", "-5"} {
@@ -207,8 +207,13 @@ func TestRevisit_watchCapacityChecked(t *testing.T) {
 	if n := hits.Load(); n != 0 {
 		t.Errorf("%d requests made by revisits whose flags were invalid", n)
 	}
-	// Without --watch the capacity is not used, and not checked.
-	if out, err := runScent(t, "revisit", "--db", db, "--delay", "0", "--capacity", "0", "--quiet"); err != nil {
-		t.Errorf("revisit --capacity 0 without --watch: %v\n%s", err, out)
+	// Without --watch the scheduler's flags do nothing, and are said to.
+	args := []string{"revisit", "--db", db, "--delay", "0", "--quiet", "--capacity", "0", "--policy", "uniform"}
+	out, err := runScent(t, args...)
+	if err != nil || !strings.Contains(out, "--capacity, --policy set the scheduler of --watch and are ignored") {
+		t.Errorf("scent %s: %v, want the two flags said to be ignored:\n%s", strings.Join(args, " "), err, out)
+	}
+	if out, err := runScent(t, "revisit", "--db", db, "--delay", "0", "--quiet"); err != nil || strings.Contains(out, "ignored") {
+		t.Errorf("revisit without the scheduler's flags: %v\n%s", err, out)
 	}
 }
