@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -16,7 +17,7 @@ import (
 // the order of precedence is flag, environment, file, default.
 func newRootCmd() *cobra.Command {
 	var configPath, cpuProfile, memProfile string
-	var profile *os.File
+	var profile, heapProfile *os.File
 	root := &cobra.Command{
 		Use:           "scent",
 		Short:         "A focused web crawler that follows the information scent of links",
@@ -31,7 +32,7 @@ func newRootCmd() *cobra.Command {
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
 				if err != nil {
-					return err
+					return fmt.Errorf("--cpuprofile: %w", err)
 				}
 				if err := pprof.StartCPUProfile(f); err != nil {
 					f.Close()
@@ -39,15 +40,24 @@ func newRootCmd() *cobra.Command {
 				}
 				profile = f
 			}
+			if memProfile != "" {
+				// Made now, so that a path it cannot be written to is said
+				// before the work, not after it.
+				f, err := os.Create(memProfile)
+				if err != nil {
+					return fmt.Errorf("--memprofile: %w", err)
+				}
+				heapProfile = f
+			}
 			if cmd.Name() == "help" || cmd.Name() == "version" || (cmd.HasParent() && cmd.Parent().Name() == "completion") {
 				return nil // they read no setting: a broken config file does not stand in their way
 			}
 			return applyConfig(cmd, configPath)
 		},
 		PersistentPostRunE: func(cmd *cobra.Command, args []string) error {
-			if memProfile != "" {
-				if err := writeHeapProfile(memProfile); err != nil {
-					return err
+			if heapProfile != nil {
+				if err := writeHeapProfile(heapProfile); err != nil {
+					return fmt.Errorf("--memprofile: %w", err)
 				}
 			}
 			if profile != nil {
@@ -81,13 +91,10 @@ var needsSQLite = map[string]bool{
 	"dedup": true, "revisit": true, "normalize-eval": true,
 }
 
-// writeHeapProfile writes the heap profile after a garbage collection, so
-// that it shows what the command still holds.
-func writeHeapProfile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
+// writeHeapProfile writes the heap profile into f, made when the command
+// started, after a garbage collection, so that it shows what the command
+// still holds.
+func writeHeapProfile(f *os.File) error {
 	runtime.GC()
 	if err := pprof.WriteHeapProfile(f); err != nil {
 		f.Close()
