@@ -99,6 +99,9 @@ func (cf *crawlFlags) validate() error {
 	if cf.logEvery < 0 {
 		return fmt.Errorf("--log-every must not be negative, not %s", cf.logEvery)
 	}
+	if cf.groupCommit < 0 {
+		return fmt.Errorf("--group-commit must not be negative, not %s (0: a transaction per batch of results)", cf.groupCommit)
+	}
 	if cf.maxURL < 1 {
 		return fmt.Errorf("--max-url-length must be positive, not %d", cf.maxURL)
 	}
