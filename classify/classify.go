@@ -4,11 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 )
 
 // Other is the name of the background class: the negative examples that
 // belong to no topic. Every other class is a topic.
 const Other = "other"
+
+// className is the form of the class names scent's seed files give.
+var className = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
+
+// ValidName reports whether name is a class name as a seed file gives
+// one, to a topic or a kind of page: lower-case letters, digits, '_',
+// '.' and '-', at most 64, and not Other.
+func ValidName(name string) bool {
+	return className.MatchString(name) && name != Other
+}
 
 // Defaults applied by Options for zero fields.
 const (

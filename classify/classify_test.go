@@ -2,6 +2,7 @@ package classify
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -83,5 +84,16 @@ func TestEvent_MarshalText(t *testing.T) {
 	}
 	if _, err := ParseEvent("Binary"); err == nil {
 		t.Error(`ParseEvent("Binary") succeeded; names are lower-case`)
+	}
+}
+
+func TestValidName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"course": true, "web_crawling.v2-x": true, "0": true, strings.Repeat("a", 64): true,
+		"": false, "Course": false, "_x": false, "a b": false, "cours\u00e9": false, Other: false, strings.Repeat("a", 65): false,
+	} {
+		if got := ValidName(name); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
+		}
 	}
 }

@@ -153,9 +153,6 @@ func NewPageScorer(links crawler.Scorer, page *training.Scorer) (crawler.Scorer,
 	return newPageScorer(links, page)
 }
 
-// PageModel returns the model that judges pages.
-func (s pageScorer) PageModel() *classify.Model { return s.page.Model() }
-
 // newPageScorer is NewPageScorer.
 func newPageScorer(links crawler.Scorer, page *training.Scorer) (pageScorer, error) {
 	s := pageScorer{Scorer: links, page: page}

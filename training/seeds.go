@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,7 +150,12 @@ func (s *Seeds) SiteConcentration() float64 {
 	return sum / (float64(n) * float64(n))
 }
 
-var topicName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
+// validName reports whether name can name a topic, or a kind of
+// negative example, in a seed file: a class name (classify.ValidName),
+// and not the role "seed".
+func validName(name string) bool {
+	return classify.ValidName(name) && name != "seed"
+}
 
 // ParseSeeds reads a seed file. A '#' at the start of a line or after
 // white space begins a comment that runs to the end of the line; every
@@ -222,9 +226,9 @@ func ParseSeeds(r io.Reader, dir string) (*Seeds, error) {
 			kind = ""
 		}
 		switch {
-		case isKind && (!topicName.MatchString(kind) || kind == "seed" || kind == classify.Other):
+		case isKind && !validName(kind):
 			return nil, fmt.Errorf("line %d: %q is not a valid kind of negative example (other:NAME, the name as a topic's)", n, role)
-		case !isKind && role != classify.Other && !topicName.MatchString(role):
+		case !isKind && role != classify.Other && !classify.ValidName(role):
 			return nil, fmt.Errorf("line %d: %q is not a valid topic name (lower-case letters, digits, _ . -)", n, role)
 		}
 		source := Source{Line: n, Kind: kind}

@@ -7,8 +7,9 @@
 // layout has them, and WebKB's are its four department home pages); the
 // group a model learns from by default, the one that is not a site
 // (Group: WebKB's misc); the seed file of an experiment (the seeds, one
-// group's pages labelled with the topics as examples, its "other" pages,
-// or every other page when none is labelled other, as negatives); and
+// group's pages labelled with the topics as examples, its "other" pages
+// as negatives and its pages of the other labels as negatives of their
+// kind, or all of them so when none is labelled other); and
 // the labels of the pages reachable from the seeds, the targets of a
 // crawl. The collection itself is read and served by replay, its link
 // graph analysed by linkgraph.

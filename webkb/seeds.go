@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -56,7 +55,7 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 	// every other label makes a name of a kind.
 	kindOf := func(label string) (string, bool) {
 		k := strings.ToLower(label)
-		return k, kindName.MatchString(k) && !slices.ContainsFunc(topics, func(t string) bool { return strings.EqualFold(t, k) })
+		return k, classify.ValidName(k) && !slices.ContainsFunc(topics, func(t string) bool { return strings.EqualFold(t, k) })
 	}
 	kinds := negatives == "other"
 	if negatives == "rest" && !hasOther(a, group) {
@@ -139,10 +138,6 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 	_, err = bw.WriteTo(w)
 	return err
 }
-
-// kindName is a name a seed file takes for a kind of negative example
-// (training.ParseSeeds).
-var kindName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
 
 // hasOther reports whether a page of group is labelled "other".
 func hasOther(a *replay.Archive, group string) bool {

@@ -128,9 +128,9 @@ func trainModels(ctx context.Context, s *training.Seeds, f training.Fetcher, mf 
 		return t, err
 	}
 	if mf.pageJudge {
-		ps := experiment.PageSettings(mf.Settings)
-		fmt.Fprintf(progress, "training the page judge: %s, each a class of its own …\n", strings.Join(s.PageSeeds().Topics, ", "))
-		if t.judge, t.judgeRep, err = experiment.TrainModelWith(ctx, s.PageSeeds(), f, &ps, progress, nil); err != nil {
+		ps, pages := experiment.PageSettings(mf.Settings), s.PageSeeds()
+		fmt.Fprintf(progress, "training the page judge: %s, each a class of its own …\n", strings.Join(pages.Topics, ", "))
+		if t.judge, t.judgeRep, err = experiment.TrainModelWith(ctx, pages, f, &ps, progress, nil); err != nil {
 			return t, fmt.Errorf("page judge: %w", err)
 		}
 	}
