@@ -1,0 +1,115 @@
+package experiment
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/learn"
+	"github.com/scent-crawler/scent/segment"
+	"github.com/scent-crawler/scent/training"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// PriorPathFor is where the link learner's prior of the model at path
+// is kept (WritePrior): MODEL.prior.json beside MODEL.json.
+func PriorPathFor(model string) string {
+	return strings.TrimSuffix(model, filepath.Ext(model)) + ".prior.json"
+}
+
+// PriorKey fingerprints what the learner's prior of a crawl with the
+// model at path is made from: the model file, the page judge beside it
+// (PagePathFor) when withJudge, and the training pages of s with each
+// topic's examples (topics in the crawl's order). A prior kept under
+// another key was made for other models or pages.
+func PriorKey(path string, withJudge bool, s *training.Seeds, topics []string) (string, error) {
+	h := sha256.New()
+	files := []string{path}
+	if withJudge {
+		files = append(files, PagePathFor(path))
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", fmt.Errorf("learner prior: %w", err)
+		}
+		fmt.Fprintf(h, "file %d\n", len(b))
+		h.Write(b)
+	}
+	writeURLs := func(name string, us []urlnorm.URL) {
+		fmt.Fprintf(h, "%s %d\n", name, len(us))
+		for _, u := range us {
+			fmt.Fprintln(h, u)
+		}
+	}
+	writeURLs("pages", s.Examples())
+	for t, us := range TopicExamples(s, topics) {
+		writeURLs("topic "+topics[t], us)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// WritePrior reads the training pages of s with f (parallel at once)
+// and keeps the links between them, as a crawl with sc and seg primes
+// its learner with them (TrainingPrior), at path under key (PriorKey),
+// so that a crawl with the same models and pages reads them from there
+// (KeptPrior) rather than fetching every training page again. It
+// returns how many links and pages it kept.
+func WritePrior(ctx context.Context, path, key string, s *training.Seeds, sc crawler.Scorer, f crawler.Fetcher, seg segment.Options, parallel int) (links, pages int, err error) {
+	ls, n := learn.TrainingLinks(ctx, f, sc, seg, s.Examples(), TopicExamples(s, sc.Topics()), parallel)
+	if err := ctx.Err(); err != nil {
+		return 0, 0, err
+	}
+	err = writeFileAtomic(path, func(f *os.File) error {
+		return learn.WritePrior(f, key, sc.Topics(), learn.Prior{Links: ls, Pages: n})
+	})
+	return len(ls), n, err
+}
+
+// KeptPrior returns a learner's prior (learn.Options.Prior) that reads
+// the links kept at path under key (WritePrior) and, when there are
+// none there, they were kept for other models or pages, or the file
+// cannot be read, says so to progress and calls fetched (TrainingPrior)
+// instead. release, when not nil, is called once the links are read
+// either way.
+func KeptPrior(path, key string, topics []string, fetched func(context.Context) ([]learn.PriorLink, error), release func(), progress io.Writer) func(context.Context) ([]learn.PriorLink, error) {
+	return func(ctx context.Context) ([]learn.PriorLink, error) {
+		p, err := readPrior(path, key, topics)
+		switch {
+		case err == nil:
+			if release != nil {
+				release()
+			}
+			fmt.Fprintf(progress, "learner primed with %d links between %d training pages, kept in %s\n", len(p.Links), p.Pages, path)
+			return p.Links, nil
+		case errors.Is(err, os.ErrNotExist):
+			fmt.Fprintf(progress, "no learner prior kept in %s (scent train keeps one beside its model): reading the training pages\n", path)
+		default:
+			fmt.Fprintf(progress, "%s: %v: reading the training pages again\n", path, err)
+		}
+		return fetched(ctx)
+	}
+}
+
+// readPrior reads the prior kept at path for key and topics.
+func readPrior(path, key string, topics []string) (learn.Prior, error) {
+	// Stat first: opening a named pipe would wait for a writer.
+	if fi, err := os.Stat(path); err != nil {
+		return learn.Prior{}, err
+	} else if !fi.Mode().IsRegular() {
+		return learn.Prior{}, fmt.Errorf("not a regular file")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return learn.Prior{}, err
+	}
+	defer f.Close()
+	return learn.ReadPrior(f, key, topics)
+}
