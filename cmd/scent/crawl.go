@@ -260,7 +260,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 		return nil, err
 	}
 	defer closeWARC()
-	if err := crawlLearning(&cfg, &cf.pf, strategy, seeds, scorer, cm.rewards, examples, cmd.ErrOrStderr()); err != nil {
+	if err := crawlLearning(&cfg, &cf.pf, strategy, seeds, cm, examples, cmd.ErrOrStderr()); err != nil {
 		return nil, err
 	}
 	c, err := crawler.New(cfg, cs, f, scorer)

@@ -39,6 +39,10 @@ type crawlModel struct {
 	rewards *classify.Model
 	learnt  []urlnorm.URL
 	save    func() error
+	// prior is where the learner's prior of a model read from a file
+	// may be kept (experiment.PriorPathFor), under priorKey; "" for
+	// models trained by the crawl or kept in its database.
+	prior, priorKey string
 }
 
 // newCrawlModel returns the crawlModel of t at path: its scorer judges
@@ -127,7 +131,15 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		// starts from (a model trained here learnt from them already;
 		// the store keeps a page listed twice once).
 		learnt = append(learnt, training.LearntFrom(seeds, nil)...)
-		return newCrawlModel(modelPath, t, learnt)
+		cm, err := newCrawlModel(modelPath, t, learnt)
+		if err != nil {
+			return crawlModel{}, err
+		}
+		// The learner's prior, when scent train kept it beside the model.
+		if key, err := experiment.PriorKey(modelPath, t.judge != nil, seeds, cm.scorer.Topics()); err == nil {
+			cm.prior, cm.priorKey = experiment.PriorPathFor(modelPath), key
+		}
+		return cm, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return crawlModel{}, err
 	} else if cf.model != "" {
@@ -281,8 +293,10 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 // given, primed with the links
 // between the training pages, read through examples (which the model's
 // training filled) when the crawl is new, and then released
-// (--learn-prior).
-func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strategy, seeds *training.Seeds, scorer crawler.Scorer, rewards *classify.Model, examples *experiment.FetchCache, progress io.Writer) error {
+// (--learn-prior); read from where scent train kept them beside a model
+// it reads from a file, when they were kept for it and these pages.
+func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strategy, seeds *training.Seeds, cm crawlModel, examples *experiment.FetchCache, progress io.Writer) error {
+	scorer, rewards := cm.scorer, cm.rewards
 	if pf.skipExamples && strategy != crawler.StrategyBFS {
 		cfg.Known = seeds.Examples()
 	}
@@ -298,6 +312,9 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 	}
 	if pf.prior > 0 {
 		lo.Prior, lo.PriorWeight = experiment.TrainingPrior(seeds, scorer, examples, cfg.Segment, cfg.Workers, progress, examples.Release), pf.prior
+		if cm.prior != "" {
+			lo.Prior = experiment.KeptPrior(cm.prior, cm.priorKey, scorer.Topics(), lo.Prior, examples.Release, progress)
+		}
 	}
 	var err error
 	cfg.Learner, err = learn.New(scorer.Topics(), lo)

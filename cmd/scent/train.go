@@ -16,6 +16,7 @@ import (
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/learn"
 	"github.com/scent-crawler/scent/training"
 )
 
@@ -37,7 +38,10 @@ features and the cross-validated precision and recall of page and segment
 classification. With --page-judge (the default) it also trains the page
 judge, the model that judges the pages a crawl fetches (whole pages, every
 topic and every kind of page of the seed file a class of its own), and
-writes it beside the model (MODEL.page.json). Model tuning lives here: a
+writes it beside the model (MODEL.page.json). It also keeps there the links
+between the training pages (MODEL.prior.json), from which a crawl with the
+model primes its link learner without fetching the training pages again; a
+crawl with other models or other training pages fetches them. Model tuning lives here: a
 crawl trains its own models with the default settings, so a tuned model is
 trained here and given to scent crawl with --model.`,
 		Args: cobra.NoArgs,
@@ -57,11 +61,19 @@ trained here and given to scent crawl with --model.`,
 				return err
 			}
 			defer f.Close()
-			t, err := trainModels(cmd.Context(), s, f, &mf, cmd.ErrOrStderr(), nil)
+			// The models' training and the learner's prior read the same
+			// pages: each is fetched once.
+			examples := experiment.NewFetchCache(f)
+			defer examples.Release()
+			t, err := trainModels(cmd.Context(), s, examples, &mf, cmd.ErrOrStderr(), nil)
 			if err != nil {
 				return err
 			}
 			if err := saveModels(model, t); err != nil {
+				return err
+			}
+			prior, err := keepPrior(cmd.Context(), model, t, s, examples)
+			if err != nil {
 				return err
 			}
 			if _, err := experiment.WriteLearnt(cmd.Context(), experiment.TrainedPathFor(model), s, &mf.Settings, nil); err != nil {
@@ -74,6 +86,7 @@ trained here and given to scent crawl with --model.`,
 			if t.judge != nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "page judge written to %s\n", experiment.PagePathFor(model))
 			}
+			fmt.Fprintln(cmd.OutOrStdout(), prior)
 			if jsonOut != "" {
 				return writeFileAtomic(jsonOut, func(f *os.File) error {
 					enc := json.NewEncoder(f)
@@ -276,4 +289,26 @@ func printTrainReport(w io.Writer, rep *training.Report) {
 			fmt.Fprintf(w, "  segments: no labelled links (no example links to another example)\n")
 		}
 	}
+}
+
+// keepPrior keeps beside the model at path the links between the
+// training pages of s, read through examples, from which a crawl with
+// t's models primes its link learner (experiment.WritePrior), so that
+// the crawl need not fetch every training page again. It returns the
+// line that says where.
+func keepPrior(ctx context.Context, path string, t trained, s *training.Seeds, examples *experiment.FetchCache) (string, error) {
+	cm, err := newCrawlModel(path, t, nil)
+	if err != nil {
+		return "", err
+	}
+	key, err := experiment.PriorKey(path, t.judge != nil, s, cm.scorer.Topics())
+	if err != nil {
+		return "", err
+	}
+	prior := experiment.PriorPathFor(path)
+	links, pages, err := experiment.WritePrior(ctx, prior, key, s, cm.scorer, examples, cm.links.Segment(), learn.DefaultPriorFetchers)
+	if err != nil {
+		return "", fmt.Errorf("learner prior: %w", err)
+	}
+	return fmt.Sprintf("learner prior written to %s: %d links between %d training pages", prior, links, pages), nil
 }
