@@ -148,6 +148,14 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if err := cf.validate(); err != nil {
 		return nil, err
 	}
+	// The metrics' address is taken now, not once the model is trained.
+	ln, err := listenMetrics(cf.metrics)
+	if err != nil {
+		return nil, err
+	}
+	if ln != nil {
+		defer ln.Close() // the server's once it serves, which closes it first
+	}
 	// A database of a newer scent, or of another program, is refused
 	// now, not when the store is opened after the model is trained.
 	if !postgres.IsURL(cf.db) {
@@ -250,10 +258,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	}
 	// The metrics see the store itself (it counts duplicates); the
 	// archive writes each batch before passing it on.
-	cs, stopMetrics, err := serveMetrics(cf.metrics, store, cmd.ErrOrStderr())
-	if err != nil {
-		return nil, err
-	}
+	cs, stopMetrics := serveMetrics(ln, store, cmd.ErrOrStderr())
 	defer stopMetrics()
 	cs, closeWARC, err := archiveStore(ctx, &cf.af, cf.name, fcfg, cs, cmd.ErrOrStderr())
 	if err != nil {

@@ -13,18 +13,29 @@ import (
 	"github.com/scent-crawler/scent/metrics"
 )
 
-// serveMetrics serves Prometheus metrics of the crawl at addr (nothing
-// when addr is empty) and wraps store to feed them; the returned function
-// stops the server.
-func serveMetrics(addr string, store crawler.Store, log io.Writer) (crawler.Store, func(), error) {
+// listenMetrics opens the listener of --metrics-addr addr (nil when addr
+// is empty) when the command starts, so that an address that cannot be
+// served (not an address, a port in use) is refused before any model is
+// trained or any page fetched.
+func listenMetrics(addr string) (net.Listener, error) {
 	if addr == "" {
-		return store, func() {}, nil
+		return nil, nil
 	}
-	m := metrics.New()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("metrics: %w", err)
+		return nil, fmt.Errorf("--metrics-addr %s: %w", addr, err)
 	}
+	return ln, nil
+}
+
+// serveMetrics serves Prometheus metrics of the crawl on ln (nothing when
+// ln is nil), which it then owns, and wraps store to feed them; the
+// returned function stops the server.
+func serveMetrics(ln net.Listener, store crawler.Store, log io.Writer) (crawler.Store, func()) {
+	if ln == nil {
+		return store, func() {}
+	}
+	m := metrics.New()
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", m.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -42,5 +53,5 @@ func serveMetrics(addr string, store crawler.Store, log io.Writer) (crawler.Stor
 		_ = srv.Shutdown(ctx)
 		<-done
 	}
-	return &metrics.Store{Store: store, M: m}, stop, nil
+	return &metrics.Store{Store: store, M: m}, stop
 }
