@@ -19,6 +19,11 @@ type Progress struct {
 	// order (each topic's stack, then its reserve and parts); nil when the
 	// store could not count them.
 	Frontier []Waiting
+	// Retrying is the number of pages whose fetch failed for a transient
+	// reason and that wait to be fetched again (Config.RetryLater), not
+	// counted in Failed; the run keeps them in memory, so counting them
+	// costs no read of the store.
+	Retrying int
 	// FetchesPerSec is this run's fetches, failed included, per second.
 	FetchesPerSec float64
 	Final         bool // the run ended; no more updates follow
@@ -55,7 +60,8 @@ func (f *frontierSizes) get(ctx context.Context, st Store, crawl int64) map[stri
 // progress gives Config.Progress the crawl's state.
 func (r *run) progress(ctx context.Context, final bool) {
 	c := r.c
-	p := Progress{Pages: r.budget.succeeded, Failed: r.budget.total - r.budget.succeeded, Topics: c.topics, Final: final}
+	p := Progress{Pages: r.budget.succeeded, Failed: r.budget.total - r.budget.succeeded, Retrying: r.out.waitingCount(),
+		Topics: c.topics, Final: final}
 	for _, t := range c.topics {
 		p.Relevant = append(p.Relevant, r.relevantBefore[t]+r.sum.Relevant[t])
 	}

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/crawler/crawlertest"
@@ -141,5 +143,46 @@ func TestCrawler_Run_retryAfterARedirect(t *testing.T) {
 		if sum.Succeeded != 2 || sum.Finish != "frontier empty" {
 			t.Errorf("%s: %d pages (%d fetches), %s; want the seed and the redirect's target after its retry", strategy, sum.Succeeded, sum.Fetched, sum.Finish)
 		}
+	}
+}
+
+// TestCrawler_Run_progressCountsRetries: while a page put off after a
+// transient failure (a 503 at the first ask) waits for its host, the
+// progress says it waits; once it is fetched, none does.
+func TestCrawler_Run_progressCountsRetries(t *testing.T) {
+	var mu sync.Mutex
+	asked := 0
+	s := crawlertest.NewSite(t, map[string]string{"/": `<html><body><a href="/x">x</a></body></html>`},
+		map[string]http.HandlerFunc{"/x": func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			asked++
+			first := asked == 1
+			mu.Unlock()
+			if first {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprint(w, "<html><body>found</body></html>")
+		}})
+	var retrying []int // Progress.Retrying of each update
+	var last crawler.Progress
+	cfg := crawler.Config{Strategy: crawler.StrategyBFS, Workers: 2, ProgressEvery: 20 * time.Millisecond,
+		Progress: func(p crawler.Progress) { retrying, last = append(retrying, p.Retrying), p }}
+	c, err := crawler.New(cfg, openStore(t), crawlertest.NewFetcher(t, fetch.Config{Retries: -1}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Succeeded != 2 {
+		t.Fatalf("%d pages (%d fetches), want the seed and /x after its retry", sum.Succeeded, sum.Fetched)
+	}
+	if !slices.Contains(retrying, 1) {
+		t.Errorf("no progress update while /x waited for its retry: %v", retrying)
+	}
+	if !last.Final || last.Retrying != 0 || last.Failed != 0 {
+		t.Errorf("last update: final %v, %d waiting to retry, %d failed; want the final one, none waiting, none failed", last.Final, last.Retrying, last.Failed)
 	}
 }

@@ -27,11 +27,16 @@ func crawlProgress(cfg *crawler.Config, stderr io.Writer, quiet bool, logEvery t
 
 // progressLine draws a crawl's progress on w as one line that rewrites
 // itself (a carriage return before, padding after), ended by a newline
-// with the last update.
+// with the last update. The pages waiting to be fetched again after a
+// transient failure are said only when there are any.
 func progressLine(w io.Writer) func(crawler.Progress) {
 	return func(p crawler.Progress) {
 		var b strings.Builder
-		fmt.Fprintf(&b, "\rpages %d (failed fetches %d)", p.Pages, p.Failed)
+		fmt.Fprintf(&b, "\rpages %d (failed fetches %d", p.Pages, p.Failed)
+		if p.Retrying > 0 {
+			fmt.Fprintf(&b, ", %d waiting to retry", p.Retrying)
+		}
+		b.WriteString(")")
 		for i, t := range p.Topics {
 			fmt.Fprintf(&b, " | %s relevant %d", t, p.Relevant[i])
 		}
