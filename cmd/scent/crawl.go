@@ -148,6 +148,13 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if err := cf.validate(); err != nil {
 		return nil, err
 	}
+	// Leases matter only to a crawl that processes share on PostgreSQL:
+	// --lease-expiry given with a SQLite database (on the command line,
+	// or by a config file shared with PostgreSQL runs) is ignored, and
+	// said to be.
+	if !postgres.IsURL(cf.db) && cmd.Flags().Changed("lease-expiry") {
+		fmt.Fprintln(cmd.ErrOrStderr(), "crawl: --lease-expiry sets the leases of a crawl shared on PostgreSQL (--db postgres://…) and is ignored with a SQLite database")
+	}
 	// The metrics' address is taken now, not once the model is trained.
 	ln, err := listenMetrics(cf.metrics)
 	if err != nil {

@@ -164,3 +164,37 @@ func fileHash(t *testing.T, path string) string {
 	}
 	return fmt.Sprintf("%x", sha256.Sum256(b))
 }
+
+// TestCrawl_leaseExpiryIgnoredWithSQLite: --lease-expiry, which sets the
+// leases of a crawl shared on PostgreSQL, is said to be ignored when
+// given with a SQLite database, on the command line or by a config file,
+// and the crawl goes on; without it nothing is said.
+func TestCrawl_leaseExpiryIgnoredWithSQLite(t *testing.T) {
+	site := crawlertest.NewSite(t, map[string]string{"/": "<html><body>home</body></html>"}, nil)
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/\n"), 0o644)
+	config := filepath.Join(dir, "scent.yaml")
+	os.WriteFile(config, []byte("crawl:\n  lease-expiry: 1m\n"), 0o644)
+	const notice = "crawl: --lease-expiry sets the leases of a crawl shared on PostgreSQL (--db postgres://…) and is ignored with a SQLite database\n"
+	for i, tc := range []struct {
+		args   []string
+		notice bool
+	}{
+		{[]string{"--lease-expiry", "1m"}, true},
+		{[]string{"--lease-expiry", "-1s"}, true},
+		{[]string{"--config", config}, true},
+		{nil, false},
+	} {
+		args := append([]string{"crawl", "--seeds", seeds, "--db", filepath.Join(dir, fmt.Sprintf("c%d.db", i)), "--strategy", "bfs", "--delay", "0", "--quiet"}, tc.args...)
+		out, err := runScent(t, args...)
+		if err != nil || !strings.Contains(out, "1 pages fetched in all") {
+			t.Errorf("scent %s: %v, want the crawl done:\n%s", strings.Join(tc.args, " "), err, out)
+		}
+		if got := strings.Count(out, notice); got != 1 && tc.notice {
+			t.Errorf("scent %s: the notice %d times, want once that --lease-expiry is ignored:\n%s", strings.Join(tc.args, " "), got, out)
+		} else if !tc.notice && strings.Contains(out, "ignored") {
+			t.Errorf("a crawl without --lease-expiry says a flag is ignored:\n%s", out)
+		}
+	}
+}
