@@ -6,6 +6,9 @@ import (
 	"os"
 
 	"github.com/scent-crawler/scent/internal/atomicfile"
+	"github.com/scent-crawler/scent/replay"
+	"github.com/scent-crawler/scent/urlnorm"
+	"github.com/scent-crawler/scent/webkb"
 )
 
 // writeFileAtomic writes path through a temporary file and a rename.
@@ -29,4 +32,14 @@ func jsonIndent(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc
+}
+
+// writeSeedFile writes to path the seed file of topics with examples
+// from group and negatives (webkb.WriteSeeds); the labels it gives under
+// other names are said in the file's header.
+func writeSeedFile(path string, a *replay.Archive, starts []urlnorm.URL, topics []string, group, negatives string) error {
+	return writeFileAtomic(path, func(f *os.File) error {
+		_, err := webkb.WriteSeeds(f, a, starts, topics, group, negatives)
+		return err
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/training"
 	"github.com/scent-crawler/scent/urlnorm"
-	"github.com/scent-crawler/scent/webkb"
 )
 
 // pageModel is the model that judges pages in a grid run with
@@ -32,9 +30,7 @@ func (g *gridRun) pageModel(ctx context.Context, c gridCell) (*pageModel, error)
 		return p, nil
 	}
 	path := filepath.Join(g.work, fmt.Sprintf("seeds-page-%s.txt", key.topics))
-	if err := writeFileAtomic(path, func(f *os.File) error {
-		return webkb.WriteSeeds(f, g.collection, g.starts, c.topics, g.o.Group, g.o.PageNegatives)
-	}); err != nil {
+	if err := writeSeedFile(path, g.collection, g.starts, c.topics, g.o.Group, g.o.PageNegatives); err != nil {
 		return nil, err
 	}
 	seeds, err := training.LoadSeeds(path)

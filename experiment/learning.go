@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,7 +14,6 @@ import (
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/training"
 	"github.com/scent-crawler/scent/urlnorm"
-	"github.com/scent-crawler/scent/webkb"
 )
 
 // rewardGrid are the page thresholds cross-validated to choose each
@@ -249,7 +247,7 @@ func pageNegatives(s *training.Seeds, topics []string) []training.Source {
 // its report and the sources it learnt from beyond the topics' examples.
 func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, starts []urlnorm.URL, f training.Fetcher, progress io.Writer) (*classify.Model, *training.Report, []training.Source, error) {
 	path := filepath.Join(o.Out, "seeds-page.txt")
-	if err := writeFileAtomic(path, func(f *os.File) error { return webkb.WriteSeeds(f, a, starts, o.Topics, o.Group, o.PageNegatives) }); err != nil {
+	if err := writeSeedFile(path, a, starts, o.Topics, o.Group, o.PageNegatives); err != nil {
 		return nil, nil, nil, err
 	}
 	seeds, err := training.LoadSeeds(path)

@@ -9,7 +9,8 @@
 // (Group: WebKB's misc); the seed file of an experiment (the seeds, one
 // group's pages labelled with the topics as examples, its "other" pages
 // as negatives and its pages of the other labels as negatives of their
-// kind, or all of them so when none is labelled other); and
+// kind, or all of them so when none is labelled other; a label that is
+// no class name is given one of its own, Renamed); and
 // the labels of the pages reachable from the seeds, the targets of a
 // crawl. The collection itself is read and served by replay, its link
 // graph analysed by linkgraph.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/scent-crawler/scent/classify"
@@ -14,6 +15,17 @@ import (
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/urlnorm"
 )
+
+// Renamed is a label whose pages a seed file gives under another name,
+// a class name (classify.ValidName, and not the role "seed"): the label
+// lower-cased when that is one; else the label lower-cased with each run
+// of the characters a class name does not allow made one '-'; with a
+// suffix "-2", "-3" … when that is still no class name, or is a topic's
+// or another label's.
+type Renamed struct {
+	Label string // the collection's label
+	Kind  string // the seed file's name of it: other:KIND, or a class of its own
+}
 
 // WriteSeeds writes the seed file of an experiment: the crawl's start
 // URLs (seeds; nil: SiteSeeds), the pages of group ("": Group's default)
@@ -27,49 +39,55 @@ import (
 // judge learns each as a class and a model of links leaves out; so do
 // all the group's negatives with "rest" when no page of it is labelled
 // "other" (a model of links then takes them all as negatives). A label
-// that is no valid name in a seed file is left out there. It fails,
-// saying why, when the collection has no group named group, or the group
-// no page of a topic or no negative example.
-func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []string, group, negatives string) error {
+// that makes no class name of its own is written under one (Renamed),
+// the same in every seed file of the group and topics: WriteSeeds
+// returns those labels with their names, which the file's header says
+// too. It fails, saying why, when the collection has no group named
+// group, or the group no page of a topic or no negative example.
+func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []string, group, negatives string) ([]Renamed, error) {
 	if negatives != "" && negatives != "other" && negatives != "rest" && negatives != "labels" {
-		return fmt.Errorf("--negatives %q: want other, rest or labels", negatives)
+		return nil, fmt.Errorf("--negatives %q: want other, rest or labels", negatives)
 	}
 	if len(topics) == 0 {
-		return fmt.Errorf("--topic is required")
+		return nil, fmt.Errorf("--topic is required")
 	}
 	want := make(map[string]bool)
 	for _, t := range topics {
 		t = strings.TrimSpace(t)
 		if t == "" || t == replay.Other {
-			return fmt.Errorf("invalid topic %q", t)
+			return nil, fmt.Errorf("invalid topic %q", t)
 		}
 		want[t] = true
 	}
 	group, err := Group(a, group)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	negatives = Negatives(a, group, negatives)
 	// Pages of the other labels as negatives of their kind: beside the
-	// pages labelled other, or as the negatives when there are none and
-	// every other label makes a name of a kind.
-	kindOf := func(label string) (string, bool) {
-		k := strings.ToLower(label)
-		return k, classify.ValidName(k) && !slices.ContainsFunc(topics, func(t string) bool { return strings.EqualFold(t, k) })
-	}
-	kinds := negatives == "other"
-	if negatives == "rest" && !hasOther(a, group) {
-		kinds = true
-		for _, l := range a.Labels() {
-			if _, ok := kindOf(l.Label); l.Group == group && !want[l.Label] && !ok {
-				kinds = false
-			}
-		}
-	}
+	// pages labelled other, or as the negatives when there are none.
+	kinds := negatives == "other" || negatives == "rest" && !hasOther(a, group)
 	if seeds == nil {
 		if seeds, err = SiteSeeds(a); err != nil {
-			return err
+			return nil, err
 		}
+	}
+	labels := make(map[string]bool) // the labels of the group's pages
+	for _, l := range a.Labels() {
+		if l.Group == group && isHTMLPage(a, l.URL) {
+			labels[l.Label] = true
+		}
+	}
+	var others []string // the labels that are neither a topic nor other
+	for l := range labels {
+		if !want[l] && l != replay.Other {
+			others = append(others, l)
+		}
+	}
+	var kindOf map[string]string
+	var renamed []Renamed
+	if kinds || negatives == "labels" {
+		kindOf, renamed = kindNames(others, topics)
 	}
 	// Written to w only once every check passed: a refused seed file
 	// leaves nothing half-written (on standard output too).
@@ -88,25 +106,25 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		}
 	}
 	fmt.Fprintf(&bw, "# topics %s: examples from group %s, negatives: %s\n", strings.Join(topics, ","), group, what)
+	for _, r := range renamed {
+		fmt.Fprintf(&bw, "# label %s named %s in this file\n", strconv.Quote(r.Label), r.Kind)
+	}
 	for _, s := range seeds {
 		fmt.Fprintf(&bw, "seed\t%s\n", s)
 	}
 	counts := make(map[string]int)
-	labels := make(map[string]bool) // the group's labels
 	for _, l := range a.Labels() {
 		if l.Group != group || !isHTMLPage(a, l.URL) {
 			continue
 		}
-		labels[l.Label] = true
 		role := l.Label
 		switch {
-		case want[role], negatives == "labels":
+		case want[role]:
+		case negatives == "labels" && role != replay.Other:
+			role = kindOf[role]
+		case negatives == "labels":
 		case kinds && role != replay.Other:
-			k, ok := kindOf(role)
-			if !ok {
-				continue
-			}
-			role = classify.Other + ":" + k
+			role = classify.Other + ":" + kindOf[role]
 		case negatives == "other" && role != replay.Other:
 			continue
 		default:
@@ -117,7 +135,7 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 	}
 	for _, t := range topics {
 		if counts[t] == 0 {
-			return fmt.Errorf("no page of group %s is labelled %s (its labels: %s)", group, t, strings.Join(slices.Sorted(maps.Keys(labels)), ", "))
+			return nil, fmt.Errorf("no page of group %s is labelled %s (its labels: %s)", group, t, strings.Join(slices.Sorted(maps.Keys(labels)), ", "))
 		}
 	}
 	neg := 0
@@ -131,12 +149,93 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 	}
 	if neg == 0 {
 		if negatives == "other" {
-			return fmt.Errorf("no page of group %s is labelled %s, the negative examples (--negatives rest: every page of the group not labelled with a topic)", group, replay.Other)
+			return nil, fmt.Errorf("no page of group %s is labelled %s, the negative examples (--negatives rest: every page of the group not labelled with a topic)", group, replay.Other)
 		}
-		return fmt.Errorf("every page of group %s is labelled with a topic: no negative example", group)
+		return nil, fmt.Errorf("every page of group %s is labelled with a topic: no negative example", group)
 	}
-	_, err = bw.WriteTo(w)
-	return err
+	if _, err := bw.WriteTo(w); err != nil {
+		return nil, err
+	}
+	return renamed, nil
+}
+
+// kindNames returns the name of each of labels (neither a topic nor
+// "other") as a class of a seed file, a kind of negative example
+// (other:KIND) or a class of its own, with the labels whose name is not
+// the label itself. A label's name is the label lower-cased when that is
+// a class name (classify.ValidName, and not the seed file's role "seed");
+// else the label lower-cased with each run of characters that a class
+// name does not allow made one '-', trimmed of '-', '_' and '.' at either
+// end and cut to 64 bytes, or "kind" when nothing is left. A name that is
+// still no class name, or is a topic's (in any case) or an earlier
+// label's, takes the first free suffix "-2", "-3" …. The labels that
+// name themselves come first, then the others in sorted order: the names
+// depend on the set of labels and topics alone, and no two labels share
+// one.
+func kindNames(labels, topics []string) (map[string]string, []Renamed) {
+	taken := make(map[string]bool)
+	free := func(name string) bool {
+		return classify.ValidName(name) && name != "seed" && !taken[name] &&
+			!slices.ContainsFunc(topics, func(t string) bool { return strings.EqualFold(t, name) })
+	}
+	order := slices.Clone(labels)
+	slices.SortFunc(order, func(a, b string) int {
+		if fa, fb := free(a), free(b); fa != fb {
+			if fa {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	names := make(map[string]string, len(labels))
+	var renamed []Renamed
+	for _, l := range order {
+		base := strings.ToLower(l)
+		if !classify.ValidName(base) {
+			base = kindSlug(base)
+		}
+		name := base
+		for n := 2; !free(name); n++ {
+			suffix := "-" + strconv.Itoa(n)
+			b := base
+			if len(b)+len(suffix) > 64 {
+				b = strings.TrimRight(b[:64-len(suffix)], "-_.")
+			}
+			name = b + suffix
+		}
+		taken[name] = true
+		names[l] = name
+		if name != l {
+			renamed = append(renamed, Renamed{Label: l, Kind: name})
+		}
+	}
+	return names, renamed
+}
+
+// kindSlug is s with each run of characters that a class name does not
+// allow made one '-', trimmed of '-', '_' and '.' at either end and cut
+// to 64 bytes, or "kind" when nothing is left.
+func kindSlug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.Trim(b.String(), "-_.")
+	if len(out) > 64 {
+		out = strings.TrimRight(out[:64], "-_.")
+	}
+	if out == "" {
+		return "kind"
+	}
+	return out
 }
 
 // hasOther reports whether a page of group is labelled "other".

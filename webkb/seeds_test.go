@@ -1,11 +1,14 @@
 package webkb
 
 import (
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/scent-crawler/scent/internal/collectiontest"
+	"github.com/scent-crawler/scent/training"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -15,7 +18,7 @@ func TestWriteSeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := WriteSeeds(&b, a, nil, []string{"course"}, "misc", "other"); err != nil {
+	if _, err := WriteSeeds(&b, a, nil, []string{"course"}, "misc", "other"); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -32,13 +35,13 @@ func TestWriteSeeds(t *testing.T) {
 		t.Errorf("a page of another group is an example:\n%s", out)
 	}
 	var refused strings.Builder
-	if err := WriteSeeds(&refused, a, nil, []string{"faculty"}, "misc", "other"); err == nil || !strings.Contains(err.Error(), "(its labels: course, other)") {
+	if _, err := WriteSeeds(&refused, a, nil, []string{"faculty"}, "misc", "other"); err == nil || !strings.Contains(err.Error(), "(its labels: course, other)") {
 		t.Errorf("a topic without examples in the group: %v; want refused, listing the group's labels", err)
 	}
 	if refused.Len() > 0 {
 		t.Errorf("a refused seed file was written in part: %d bytes", refused.Len())
 	}
-	if err := WriteSeeds(&b, a, nil, []string{"course"}, "misc", "some"); err == nil {
+	if _, err := WriteSeeds(&b, a, nil, []string{"course"}, "misc", "some"); err == nil {
 		t.Error("negatives other than other, rest or labels are accepted")
 	}
 }
@@ -55,7 +58,7 @@ func TestWriteSeeds_negatives(t *testing.T) {
 	}
 	for negatives, want := range map[string]string{"other": "other:student", "rest": "other", "labels": "student"} {
 		var b strings.Builder
-		if err := WriteSeeds(&b, a, nil, []string{"course"}, "misc", negatives); err != nil {
+		if _, err := WriteSeeds(&b, a, nil, []string{"course"}, "misc", negatives); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
@@ -116,18 +119,18 @@ func TestWriteSeeds_seedsAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := WriteSeeds(&b, a, []urlnorm.URL{start}, []string{"course"}, "misc", "other"); err != nil {
+	if _, err := WriteSeeds(&b, a, []urlnorm.URL{start}, []string{"course"}, "misc", "other"); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(b.String(), "\nseed\t"); n != 1 || !strings.Contains(b.String(), "\nseed\thttp://b.test/\n") {
 		t.Errorf("seeds given: b.test only, got:\n%s", b.String())
 	}
 
-	err = WriteSeeds(io.Discard, a, nil, []string{"course"}, "pool", "other")
+	_, err = WriteSeeds(io.Discard, a, nil, []string{"course"}, "pool", "other")
 	if err == nil || !strings.Contains(err.Error(), `no group "pool"`) || !strings.Contains(err.Error(), "cornell, misc, texas, washington, wisconsin") {
 		t.Errorf("an absent group: %v; want its name and the collection's groups", err)
 	}
-	if err := WriteSeeds(io.Discard, a, nil, []string{"course", "other"}, "cornell", "other"); err == nil {
+	if _, err := WriteSeeds(io.Discard, a, nil, []string{"course", "other"}, "cornell", "other"); err == nil {
 		t.Error(`the topic "other" is accepted`)
 	}
 	only := writeCollection(t, map[string]string{
@@ -135,11 +138,11 @@ func TestWriteSeeds_seedsAndErrors(t *testing.T) {
 		"review/web/http:^^u.test^b.html": "b",
 		"department/site/http:^^s.test^":  "home",
 	})
-	err = WriteSeeds(io.Discard, only, nil, []string{"recipe"}, "web", "other")
+	_, err = WriteSeeds(io.Discard, only, nil, []string{"recipe"}, "web", "other")
 	if err == nil || !strings.Contains(err.Error(), "--negatives rest") {
 		t.Errorf("no page labelled other: %v; want the way to other negatives", err)
 	}
-	if err := WriteSeeds(io.Discard, only, nil, []string{"recipe"}, "web", "rest"); err != nil {
+	if _, err := WriteSeeds(io.Discard, only, nil, []string{"recipe"}, "web", "rest"); err != nil {
 		t.Errorf("negatives rest: %v", err)
 	}
 	// By default: other when the group has such pages, else rest.
@@ -153,12 +156,13 @@ func TestWriteSeeds_seedsAndErrors(t *testing.T) {
 		t.Errorf("Negatives given other = %q, want it kept", n)
 	}
 	b.Reset()
-	if err := WriteSeeds(&b, only, nil, []string{"recipe"}, "", ""); err != nil {
+	if _, err := WriteSeeds(&b, only, nil, []string{"recipe"}, "", ""); err != nil {
 		t.Errorf("group and negatives by default: %v", err)
 	} else if !strings.Contains(b.String(), "\nrecipe\thttp://u.test/a.html\n") || !strings.Contains(b.String(), "\nother:review\thttp://u.test/b.html\n") {
 		t.Errorf("group and negatives by default: want web's recipe page an example and its review page a negative of its kind:\n%s", b.String())
 	}
-	// A label that makes no name of a kind: every negative a plain one.
+	// A label that makes no name of a kind is given one, and every
+	// negative is still one of its kind.
 	odd := writeCollection(t, map[string]string{
 		"recipe/web/http:^^u.test^a.html":    "a",
 		"review/web/http:^^u.test^b.html":    "b",
@@ -166,12 +170,85 @@ func TestWriteSeeds_seedsAndErrors(t *testing.T) {
 		"department/site/http:^^s.test^":     "home",
 	})
 	b.Reset()
-	if err := WriteSeeds(&b, odd, nil, []string{"recipe"}, "", ""); err != nil {
+	if renamed, err := WriteSeeds(&b, odd, nil, []string{"recipe"}, "", ""); err != nil {
 		t.Errorf("a label that is no name: %v", err)
-	} else if strings.Contains(b.String(), "other:") || strings.Count(b.String(), "\nother\thttp://u.test/") != 2 {
-		t.Errorf("a label that is no name: want every negative a plain one:\n%s", b.String())
+	} else if !strings.Contains(b.String(), "\nother:review\thttp://u.test/b.html\n") || !strings.Contains(b.String(), "\nother:bad-label\thttp://u.test/c.html\n") ||
+		len(renamed) != 1 || renamed[0] != (Renamed{"Bad Label", "bad-label"}) {
+		t.Errorf("a label that is no name: renamed %v, want every negative one of its kind, Bad Label's bad-label:\n%s", renamed, b.String())
 	}
-	if err := WriteSeeds(io.Discard, only, nil, []string{"recipe", "review"}, "web", "rest"); err == nil || !strings.Contains(err.Error(), "no negative example") {
+	if _, err := WriteSeeds(io.Discard, only, nil, []string{"recipe", "review"}, "web", "rest"); err == nil || !strings.Contains(err.Error(), "no negative example") {
 		t.Errorf("every page an example: %v; want no negative example", err)
+	}
+}
+
+// TestWriteSeeds_labelsThatAreNoNames: a label that, lower-cased, is no
+// class name, or is a topic's, a reserved role or another label's, is
+// written under a name of its own, the same in every mode and every
+// run, and said; the seed file reads back with a class for every label.
+func TestWriteSeeds_labelsThatAreNoNames(t *testing.T) {
+	a := writeCollection(t, map[string]string{
+		"recipe/web/http:^^u.test^a.html":    "a",
+		"other/web/http:^^u.test^o.html":     "o",
+		"student/web/http:^^u.test^s1.html":  "s1",
+		"Student/web/http:^^u.test^s2.html":  "s2", // student's, lower-cased
+		"bad-label/web/http:^^u.test^b.html": "b",
+		"Bad Label/web/http:^^u.test^c.html": "c", // bad-label's, made a name
+		"Recipe/web/http:^^u.test^r.html":    "r", // the topic's
+		"seed/web/http:^^u.test^d.html":      "d", // a role of seed files
+		"Other/web/http:^^u.test^e.html":     "e", // other is no class
+		"!!!/web/http:^^u.test^f.html":       "f", // nothing left
+		"department/site/http:^^s.test^":     "home",
+	})
+	want := map[string]string{ // the role of each page with negatives other
+		"a.html": "recipe", "o.html": "other", "s1.html": "other:student", "s2.html": "other:student-2",
+		"b.html": "other:bad-label", "c.html": "other:bad-label-2", "r.html": "other:recipe-2",
+		"d.html": "other:seed-2", "e.html": "other:other-2", "f.html": "other:kind",
+	}
+	wantRenamed := []Renamed{{"!!!", "kind"}, {"Bad Label", "bad-label-2"}, {"Other", "other-2"},
+		{"Recipe", "recipe-2"}, {"Student", "student-2"}, {"seed", "seed-2"}}
+	var first string
+	for run := range 5 {
+		for _, negatives := range []string{"other", "labels"} {
+			var b strings.Builder
+			renamed, err := WriteSeeds(&b, a, nil, []string{"recipe"}, "web", negatives)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if !slices.Equal(renamed, wantRenamed) {
+				t.Errorf("negatives %s: renamed %v, want %v", negatives, renamed, wantRenamed)
+			}
+			for _, r := range wantRenamed {
+				if line := fmt.Sprintf("# label %q named %s in this file\n", r.Label, r.Kind); !strings.Contains(out, line) {
+					t.Errorf("negatives %s: the header lacks %q:\n%s", negatives, line, out)
+				}
+			}
+			for _, line := range strings.Split(out, "\n") {
+				role, u, ok := strings.Cut(line, "\t")
+				page := strings.TrimPrefix(u, "http://u.test/")
+				if !ok || role == "seed" {
+					continue
+				}
+				w := want[page]
+				if negatives == "labels" {
+					w = strings.TrimPrefix(w, "other:")
+				}
+				if role != w {
+					t.Errorf("negatives %s: %s written as %q, want %q", negatives, page, role, w)
+				}
+			}
+			s, err := training.ParseSeeds(strings.NewReader(out), "")
+			if err != nil {
+				t.Fatalf("negatives %s: the seed file does not read back: %v\n%s", negatives, err, out)
+			}
+			if classes := s.PageSeeds().Topics; len(classes) != 9 {
+				t.Errorf("negatives %s: the page judge's classes %v, want the topic and the 8 other labels", negatives, classes)
+			}
+			if run == 0 && negatives == "other" {
+				first = out
+			} else if negatives == "other" && out != first {
+				t.Errorf("run %d wrote another seed file:\n%s\nthan the first:\n%s", run, out, first)
+			}
+		}
 	}
 }

@@ -113,7 +113,9 @@ that group (with --negatives rest: every page of the group not labelled with
 a topic), followed by the group's pages of every other label as negative
 examples of their kind ("other:LABEL", which the crawl's page judge learns
 each as a class of its own; all the negatives so when no page of the group
-is labelled "other"), and whose crawl seeds are the --seed URLs or else the home pages
+is labelled "other"; a label that is no class name, of lower-case letters,
+digits, _ . -, is given one of its own, said on standard error), and whose
+crawl seeds are the --seed URLs or else the home pages
 of the collection's sites: each group whose labelled pages lie mostly on one
 host whose home page ("/") is one of them (in WebKB the department home
 pages of cornell, texas, washington and wisconsin; misc, spread over many
@@ -133,11 +135,23 @@ hosts, is not a site).`,
 			if err != nil {
 				return err
 			}
-			write := func(w io.Writer) error { return webkb.WriteSeeds(w, a, seeds, topics, group, negatives) }
-			if out == "" || out == "-" {
-				return write(cmd.OutOrStdout())
+			var renamed []webkb.Renamed
+			write := func(w io.Writer) (err error) {
+				renamed, err = webkb.WriteSeeds(w, a, seeds, topics, group, negatives)
+				return err
 			}
-			return writeFileAtomic(out, func(f *os.File) error { return write(f) })
+			if out == "" || out == "-" {
+				err = write(cmd.OutOrStdout())
+			} else {
+				err = writeFileAtomic(out, func(f *os.File) error { return write(f) })
+			}
+			if err != nil {
+				return err
+			}
+			for _, r := range renamed {
+				fmt.Fprintf(cmd.ErrOrStderr(), "seeds: label %q becomes %s in the seed file (a class name of its own: lower-case letters, digits, _ . -)\n", r.Label, r.Kind)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringSliceVar(&topics, "topic", nil, "topics (labels) to learn")

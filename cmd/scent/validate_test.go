@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/internal/collectiontest"
 	"github.com/scent-crawler/scent/sqlite"
+	"github.com/scent-crawler/scent/training"
 )
 
 // countedSeeds writes into dir a seed file of one course and one other
@@ -266,6 +268,40 @@ func TestLabels_tellsSkippedFiles(t *testing.T) {
 	}
 	if strings.Contains(out, "\nftp://m.test") || !strings.Contains(out, "1 files of "+dir+" are no page and are left out") {
 		t.Errorf("labels of a collection with an ftp: file:\n%s", out)
+	}
+}
+
+// TestSeeds_renamedLabels: a label of the training group that makes no
+// class name, or whose name another label has, is written under a name
+// of its own, and seeds says which on standard error; the file trains
+// a page judge with a class for each label.
+func TestSeeds_renamedLabels(t *testing.T) {
+	dir := collectiontest.Write(t)
+	collectiontest.AddPage(t, dir, "student", "misc", "http://m.test/s1.html", "graduate student home page")
+	collectiontest.AddPage(t, dir, "Student", "misc", "http://m.test/s2.html", "student home page")
+	collectiontest.AddPage(t, dir, "Research Group", "misc", "http://m.test/r.html", "research group projects")
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	out, err := runScent(t, "seeds", dir, "--topic", "course", "-o", seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`seeds: label "Research Group" becomes research-group in the seed file`,
+		`seeds: label "Student" becomes student-2 in the seed file`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("seeds says not %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `label "student"`) {
+		t.Errorf("a label that names itself is said to be renamed:\n%s", out)
+	}
+	s, err := training.LoadSeeds(seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.PageSeeds().Topics, []string{"course", "research-group", "student", "student-2"}; !slices.Equal(slices.Sorted(slices.Values(got)), want) {
+		t.Errorf("the page judge's classes: %v, want %v", got, want)
 	}
 }
 
