@@ -155,6 +155,11 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if !postgres.IsURL(cf.db) && cmd.Flags().Changed("lease-expiry") {
 		fmt.Fprintln(cmd.ErrOrStderr(), "crawl: --lease-expiry sets the leases of a crawl shared on PostgreSQL (--db postgres://…) and is ignored with a SQLite database")
 	}
+	// And the other way round: the PostgreSQL store commits each batch
+	// of results in a transaction of its own.
+	if postgres.IsURL(cf.db) && cmd.Flags().Changed("group-commit") {
+		fmt.Fprintln(cmd.ErrOrStderr(), "crawl: --group-commit groups the writes of a SQLite database and is ignored with PostgreSQL, which commits each batch of results on its own")
+	}
 	// The metrics' address is taken now, not once the model is trained.
 	ln, err := listenMetrics(cf.metrics)
 	if err != nil {

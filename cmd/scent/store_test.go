@@ -198,3 +198,32 @@ func TestCrawl_leaseExpiryIgnoredWithSQLite(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawl_groupCommitIgnoredWithPostgres: --group-commit groups a
+// SQLite database's writes; with PostgreSQL the crawl says it is ignored
+// (before it reaches the server, here one that is not there).
+func TestCrawl_groupCommitIgnoredWithPostgres(t *testing.T) {
+	site := crawlertest.NewSite(t, map[string]string{"/": "<html><body>home</body></html>"}, nil)
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/\n"), 0o644)
+	const notice = "crawl: --group-commit groups the writes of a SQLite database and is ignored with PostgreSQL"
+	for _, tc := range []struct {
+		args   []string
+		notice bool
+	}{
+		{[]string{"--group-commit", "1s"}, true},
+		{nil, false},
+	} {
+		args := append([]string{"crawl", "--seeds", seeds, "--db", "postgres://scent@127.0.0.1:1/scent?connect_timeout=2", "--strategy", "bfs", "--delay", "0", "--quiet"}, tc.args...)
+		out, err := runScent(t, args...)
+		if err == nil {
+			t.Fatalf("scent %s: no error from a server that is not there:\n%s", strings.Join(tc.args, " "), out)
+		}
+		if got := strings.Count(out, notice); tc.notice && got != 1 {
+			t.Errorf("scent %s: the notice %d times, want once that --group-commit is ignored:\n%s", strings.Join(tc.args, " "), got, out)
+		} else if !tc.notice && strings.Contains(out, "ignored") {
+			t.Errorf("a crawl without --group-commit says a flag is ignored:\n%s", out)
+		}
+	}
+}
