@@ -213,15 +213,25 @@ func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store,
 	if err != nil {
 		return nil, err
 	}
+	m, err := storedModel(b, what)
+	if err != nil {
+		return nil, err
+	}
+	if !trained {
+		fmt.Fprintf(cmd.ErrOrStderr(), "using the %s stored in the database\n", what)
+	}
+	return m, nil
+}
+
+// storedModel reads the model what (as errors name it) stored in the
+// database as b.
+func storedModel(b []byte, what string) (*classify.Model, error) {
 	m, err := classify.Load(bytes.NewReader(b))
 	if err == nil {
 		err = checkModel(m)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s in the database: %w", what, err)
-	}
-	if !trained {
-		fmt.Fprintf(cmd.ErrOrStderr(), "using the %s stored in the database\n", what)
 	}
 	return m, nil
 }
@@ -252,8 +262,24 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 			printJudgeReport(cmd.ErrOrStderr(), t.judgeRep)
 		}
 	}
+	judgeKey, judgeWhat := "crawl/"+cf.name+"/page", fmt.Sprintf("page judge of crawl %q", cf.name)
+	// The process that trains stores the page judge before the model,
+	// while it holds the model's lock: a process that gets the model
+	// then finds the judge too, and trains neither again.
+	var storedJudge []byte
 	m, err := sharedModel(ctx, cmd, pg, "crawl/"+cf.name, fmt.Sprintf("model of crawl %q", cf.name), func() (*classify.Model, error) {
 		trainOnce()
+		if trainErr == nil && cf.mf.pageJudge && t.judge != nil {
+			var buf bytes.Buffer
+			if err := t.judge.Save(&buf); err != nil {
+				return nil, err
+			}
+			b, err := pg.SaveModel(ctx, judgeKey, buf.Bytes())
+			if err != nil {
+				return nil, err
+			}
+			storedJudge = b
+		}
 		return t.model, trainErr
 	})
 	switch {
@@ -265,8 +291,12 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 		return crawlModel{path: modelPath}, nil
 	}
 	var judge *classify.Model
-	if cf.mf.pageJudge {
-		if judge, err = sharedModel(ctx, cmd, pg, "crawl/"+cf.name+"/page", fmt.Sprintf("page judge of crawl %q", cf.name), func() (*classify.Model, error) {
+	if storedJudge != nil {
+		if judge, err = storedModel(storedJudge, judgeWhat); err != nil {
+			return crawlModel{}, err
+		}
+	} else if cf.mf.pageJudge {
+		if judge, err = sharedModel(ctx, cmd, pg, judgeKey, judgeWhat, func() (*classify.Model, error) {
 			trainOnce()
 			if trainErr == nil && t.judge == nil {
 				return nil, errNoExamples

@@ -191,6 +191,11 @@ func TestCrawl_postgresReplay(t *testing.T) {
 	if got := pgCount(t, db, `SELECT count(*) FROM models WHERE name IN ('crawl/course', 'crawl/course/page')`); got != 2 {
 		t.Errorf("%d models in the database, want the model and the page judge trained", got)
 	}
+	// The judge is stored first: a process that finds the model finds
+	// its judge too, and does not train them again.
+	if got := pgCount(t, db, `SELECT count(*) FROM models m JOIN models j ON j.name = 'crawl/course/page' WHERE m.name = 'crawl/course' AND j.saved_at < m.saved_at`); got != 1 {
+		t.Error("the page judge was not stored before the model")
+	}
 	if got := pgCount(t, db, `SELECT count(*) FROM page_scores`); got < 150 {
 		t.Errorf("%d page scores stored for 150 pages", got)
 	}
