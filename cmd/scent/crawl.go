@@ -160,14 +160,12 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if postgres.IsURL(cf.db) && cmd.Flags().Changed("group-commit") {
 		fmt.Fprintln(cmd.ErrOrStderr(), "crawl: --group-commit groups the writes of a SQLite database and is ignored with PostgreSQL, which commits each batch of results on its own")
 	}
-	// The metrics' address is taken now, not once the model is trained.
-	ln, err := listenMetrics(cf.metrics)
+	// The metrics are served now, not once the model is trained.
+	ms, err := startMetrics(cf.metrics, cmd.ErrOrStderr())
 	if err != nil {
 		return nil, err
 	}
-	if ln != nil {
-		defer ln.Close() // the server's once it serves, which closes it first
-	}
+	defer ms.Close()
 	// A database of a newer scent, or of another program, is refused
 	// now, not when the store is opened after the model is trained.
 	if !postgres.IsURL(cf.db) {
@@ -270,8 +268,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	}
 	// The metrics see the store itself (it counts duplicates); the
 	// archive writes each batch before passing it on.
-	cs, stopMetrics := serveMetrics(ln, store, cmd.ErrOrStderr())
-	defer stopMetrics()
+	cs := ms.wrap(store)
 	cs, closeWARC, err := archiveStore(ctx, &cf.af, cf.name, fcfg, cs, cmd.ErrOrStderr())
 	if err != nil {
 		return nil, err

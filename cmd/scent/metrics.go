@@ -13,11 +13,19 @@ import (
 	"github.com/scent-crawler/scent/metrics"
 )
 
-// listenMetrics opens the listener of --metrics-addr addr (nil when addr
-// is empty) when the command starts, so that an address that cannot be
+// metricsServer serves the Prometheus metrics of a crawl (--metrics-addr).
+type metricsServer struct {
+	m    *metrics.Metrics
+	srv  *http.Server
+	done chan struct{}
+}
+
+// startMetrics serves the crawl's metrics at addr (nil when addr is
+// empty) from the moment the command starts: an address that cannot be
 // served (not an address, a port in use) is refused before any model is
-// trained or any page fetched.
-func listenMetrics(addr string) (net.Listener, error) {
+// trained or any page fetched, and a scrape while the model trains is
+// answered, every count still zero.
+func startMetrics(addr string, log io.Writer) (*metricsServer, error) {
 	if addr == "" {
 		return nil, nil
 	}
@@ -25,33 +33,35 @@ func listenMetrics(addr string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--metrics-addr %s: %w", addr, err)
 	}
-	return ln, nil
-}
-
-// serveMetrics serves Prometheus metrics of the crawl on ln (nothing when
-// ln is nil), which it then owns, and wraps store to feed them; the
-// returned function stops the server.
-func serveMetrics(ln net.Listener, store crawler.Store, log io.Writer) (crawler.Store, func()) {
-	if ln == nil {
-		return store, func() {}
-	}
-	m := metrics.New()
+	s := &metricsServer{m: metrics.New(), done: make(chan struct{})}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", m.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan struct{})
+	mux.Handle("/metrics", s.m.Handler())
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
-		defer close(done)
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		defer close(s.done)
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fmt.Fprintf(log, "metrics server: %v\n", err)
 		}
 	}()
 	fmt.Fprintf(log, "metrics at http://%s/metrics\n", ln.Addr())
-	stop := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		<-done
+	return s, nil
+}
+
+// wrap returns store feeding the metrics (store itself when s is nil).
+func (s *metricsServer) wrap(store crawler.Store) crawler.Store {
+	if s == nil {
+		return store
 	}
-	return &metrics.Store{Store: store, M: m}, stop
+	return &metrics.Store{Store: store, M: s.m}
+}
+
+// Close stops the server (nothing when s is nil).
+func (s *metricsServer) Close() {
+	if s == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = s.srv.Shutdown(ctx)
+	<-s.done
 }

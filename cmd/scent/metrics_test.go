@@ -1,11 +1,17 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestCrawl_metricsAddrCheckedFirst: a --metrics-addr that cannot be
@@ -42,5 +48,53 @@ func TestCrawl_metricsAddrCheckedFirst(t *testing.T) {
 	out, err := runScent(t, append(crawl, "--metrics-addr", "127.0.0.1:0")...)
 	if err != nil || !strings.Contains(out, "metrics at http://127.0.0.1:") {
 		t.Errorf("--metrics-addr 127.0.0.1:0: %v, want the crawl served its metrics:\n%s", err, out)
+	}
+}
+
+// TestCrawl_metricsServedWhileTraining: the metrics are answered from the
+// start, while the model is trained from the example pages (here, a scrape
+// made from within the fetch of an example), not only once the crawl runs.
+func TestCrawl_metricsServedWhileTraining(t *testing.T) {
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := free.Addr().String()
+	free.Close()
+	var scraped atomic.Value // the scrape's status line, or its error
+	client := &http.Client{Timeout: 5 * time.Second}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><body>department <a href="/c1">course one</a></body></html>`)
+		case "/c1":
+			if scraped.Load() == nil {
+				resp, err := client.Get("http://" + addr + "/metrics")
+				if err != nil {
+					scraped.Store(err.Error())
+				} else {
+					body, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					scraped.Store(fmt.Sprintf("%s, %d bytes", resp.Status, len(body)))
+				}
+			}
+			fmt.Fprint(w, `<html><body>course lecture homework syllabus</body></html>`)
+		case "/o1":
+			fmt.Fprint(w, `<html><body>news of the garden</body></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644)
+	out, err := runScent(t, "crawl", "--seeds", seeds, "--db", filepath.Join(dir, "c.db"), "--delay", "0", "--ignore-robots", "--quiet",
+		"--max-pages", "1", "--metrics-addr", addr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got, _ := scraped.Load().(string); !strings.HasPrefix(got, "200 OK") || strings.HasSuffix(got, " 0 bytes") {
+		t.Errorf("a scrape while the model trained: %q, want 200 OK with the metrics", got)
 	}
 }
