@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 
@@ -36,10 +37,18 @@ func jsonIndent(w io.Writer) *json.Encoder {
 
 // writeSeedFile writes to path the seed file of topics with examples
 // from group and negatives (webkb.WriteSeeds); the labels it gives under
-// other names are said in the file's header.
-func writeSeedFile(path string, a *replay.Archive, starts []urlnorm.URL, topics []string, group, negatives string) error {
-	return writeFileAtomic(path, func(f *os.File) error {
-		_, err := webkb.WriteSeeds(f, a, starts, topics, group, negatives)
+// other names are said in the file's header and to progress.
+func writeSeedFile(path string, a *replay.Archive, starts []urlnorm.URL, topics []string, group, negatives string, progress io.Writer) error {
+	var renamed []webkb.Renamed
+	err := writeFileAtomic(path, func(f *os.File) (err error) {
+		renamed, err = webkb.WriteSeeds(f, a, starts, topics, group, negatives)
 		return err
 	})
+	if err != nil {
+		return err
+	}
+	for _, r := range renamed {
+		fmt.Fprintf(progress, "label %q becomes %s in %s (a class name of its own)\n", r.Label, r.Kind, path)
+	}
+	return nil
 }

@@ -156,7 +156,7 @@ func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.
 			continue
 		}
 		path := filepath.Join(work, "seeds-"+set+".txt")
-		if err := writeSeedFile(path, a, starts, c.topics, o.Group, o.Negatives); err != nil {
+		if err := writeSeedFile(path, a, starts, c.topics, o.Group, o.Negatives, progress); err != nil {
 			return nil, fmt.Errorf("grid: seeds of %s: %w", set, err)
 		}
 		if g.seeds[set], err = training.LoadSeeds(path); err != nil {

@@ -30,7 +30,7 @@ func (g *gridRun) pageModel(ctx context.Context, c gridCell) (*pageModel, error)
 		return p, nil
 	}
 	path := filepath.Join(g.work, fmt.Sprintf("seeds-page-%s.txt", key.topics))
-	if err := writeSeedFile(path, g.collection, g.starts, c.topics, g.o.Group, g.o.PageNegatives); err != nil {
+	if err := writeSeedFile(path, g.collection, g.starts, c.topics, g.o.Group, g.o.PageNegatives, g.progress); err != nil {
 		return nil, err
 	}
 	seeds, err := training.LoadSeeds(path)

@@ -247,7 +247,7 @@ func pageNegatives(s *training.Seeds, topics []string) []training.Source {
 // its report and the sources it learnt from beyond the topics' examples.
 func (o Spec) trainPageModel(ctx context.Context, a *replay.Archive, starts []urlnorm.URL, f training.Fetcher, progress io.Writer) (*classify.Model, *training.Report, []training.Source, error) {
 	path := filepath.Join(o.Out, "seeds-page.txt")
-	if err := writeSeedFile(path, a, starts, o.Topics, o.Group, o.PageNegatives); err != nil {
+	if err := writeSeedFile(path, a, starts, o.Topics, o.Group, o.PageNegatives, progress); err != nil {
 		return nil, nil, nil, err
 	}
 	seeds, err := training.LoadSeeds(path)

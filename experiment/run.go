@@ -53,7 +53,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	}
 	defer stop()
 	seedPath := filepath.Join(o.Out, "seeds.txt")
-	if err := writeSeedFile(seedPath, a, starts, o.Topics, o.Group, o.Negatives); err != nil {
+	if err := writeSeedFile(seedPath, a, starts, o.Topics, o.Group, o.Negatives, progress); err != nil {
 		return nil, err
 	}
 	labelPath := filepath.Join(o.Out, "labels.tsv")

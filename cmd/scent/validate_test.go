@@ -303,6 +303,15 @@ func TestSeeds_renamedLabels(t *testing.T) {
 	if got, want := s.PageSeeds().Topics, []string{"course", "research-group", "student", "student-2"}; !slices.Equal(slices.Sorted(slices.Values(got)), want) {
 		t.Errorf("the page judge's classes: %v, want %v", got, want)
 	}
+	// scent experiment, whose page judge learns the same classes, says so
+	// too.
+	out, err = runScent(t, "experiment", dir, "--topic", "course", "--budget", "5", "--baseline=false", "--out", filepath.Join(t.TempDir(), "exp"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if want := `label "Research Group" becomes research-group in `; !strings.Contains(out, want) {
+		t.Errorf("experiment says not %q:\n%s", want, out)
+	}
 }
 
 // TestModel_damagedMeta: a model file whose record of its window, its
