@@ -182,7 +182,6 @@ func TestCrawl_leaseExpiryIgnoredWithSQLite(t *testing.T) {
 		notice bool
 	}{
 		{[]string{"--lease-expiry", "1m"}, true},
-		{[]string{"--lease-expiry", "-1s"}, true},
 		{[]string{"--config", config}, true},
 		{nil, false},
 	} {

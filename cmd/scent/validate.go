@@ -125,16 +125,20 @@ func (cf *crawlFlags) validate() error {
 	if err := checkWARCMax(cf.af.maxSize); err != nil {
 		return err
 	}
-	if postgres.IsURL(cf.db) {
-		if cf.leaseExpiry <= 0 {
-			return fmt.Errorf("--lease-expiry must be positive, not %s", cf.leaseExpiry)
+	// Refused with either store: a config file shared with PostgreSQL
+	// runs is wrong for them too.
+	if cf.leaseExpiry <= 0 {
+		return fmt.Errorf("--lease-expiry must be positive, not %s", cf.leaseExpiry)
+	}
+	if !postgres.IsURL(cf.db) {
+		if err := atomicfile.CheckWritableDir(filepath.Dir(cf.db), "--db"); err != nil {
+			return err
 		}
-	} else if err := atomicfile.CheckWritableDir(filepath.Dir(cf.db), "--db"); err != nil {
-		return err
-	} else if f, err := os.OpenFile(cf.db, os.O_WRONLY, 0); err == nil {
-		f.Close()
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("--db %s: the crawl writes to it: %w", cf.db, err)
+		if f, err := os.OpenFile(cf.db, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("--db %s: the crawl writes to it: %w", cf.db, err)
+		}
 	}
 	if cf.model != "" {
 		if _, err := os.Stat(cf.model); err != nil {

@@ -71,6 +71,7 @@ func TestValidate_beforeWork(t *testing.T) {
 		{append(crawl, "--db", db, "--retries", "-1"), "--retries"},
 		{append(crawl, "--db", db, "--max-pages", "-1"), "--max-pages"},
 		{append(crawl, "--db", db, "--group-commit", "-1s"), "--group-commit must not be negative, not -1s"},
+		{append(crawl, "--db", db, "--lease-expiry", "-1s"), "--lease-expiry must be positive, not -1s"},
 		{append(crawl, "--db", db, "--learn-prior", "-1"), "--learn-prior"},
 		{append(crawl, "--db", db, "--learn-prior", "1e308"), "--learn-prior"},
 		{append(crawl, "--db", db, "--learn-prior", "+Inf"), "--learn-prior"},
