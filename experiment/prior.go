@@ -105,6 +105,8 @@ func readPrior(path, key string, topics []string) (learn.Prior, error) {
 		return learn.Prior{}, err
 	} else if !fi.Mode().IsRegular() {
 		return learn.Prior{}, fmt.Errorf("not a regular file")
+	} else if fi.Size() > learn.MaxPriorFileBytes {
+		return learn.Prior{}, fmt.Errorf("%d bytes, more than the %d a prior may have", fi.Size(), learn.MaxPriorFileBytes)
 	}
 	f, err := os.Open(path)
 	if err != nil {

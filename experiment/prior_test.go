@@ -1,13 +1,18 @@
 package experiment_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/scent-crawler/scent/experiment"
+	"github.com/scent-crawler/scent/learn"
 	"github.com/scent-crawler/scent/training"
+	"github.com/scent-crawler/scent/urlnorm"
 )
 
 // TestPriorKey: the key of a kept prior changes with the model file, the
@@ -69,5 +74,55 @@ func TestPriorKey(t *testing.T) {
 	os.Remove(experiment.PagePathFor(model))
 	if _, err := experiment.PriorKey(model, true, seeds(base), []string{"course"}); err == nil {
 		t.Error("no error for a page judge that is not there")
+	}
+}
+
+// TestKeptPrior_fallsBack: a kept prior that is missing, no regular file
+// (a named pipe, which would block a reader) or too large to be one is
+// not read: the prior is read from the training pages, saying why.
+func TestKeptPrior_fallsBack(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.prior.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no named pipe here: %v", err)
+	}
+	huge := filepath.Join(dir, "huge.prior.json")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(learn.MaxPriorFileBytes + 1); err != nil { // sparse: nothing written
+		t.Fatal(err)
+	}
+	f.Close()
+	fetched := []learn.PriorLink{{Source: urlnorm.MustParse("http://a.test/"), Target: urlnorm.MustParse("http://a.test/b"), Base: []float64{0.5}, Page: []float64{0.5}, Class: []int8{learn.PriorNot}}}
+	for path, want := range map[string]string{
+		filepath.Join(dir, "none.prior.json"): "no learner prior kept in ",
+		fifo:                                  "not a regular file: reading the training pages again",
+		huge:                                  "more than the 134217728 a prior may have: reading the training pages again",
+	} {
+		var progress strings.Builder
+		released := false
+		prior := experiment.KeptPrior(path, "k", []string{"course"}, func(context.Context) ([]learn.PriorLink, error) { return fetched, nil },
+			func() { released = true }, &progress)
+		done := make(chan []learn.PriorLink, 1)
+		go func() {
+			links, _ := prior(context.Background())
+			done <- links
+		}()
+		select {
+		case links := <-done:
+			if len(links) != 1 || links[0].Target != fetched[0].Target {
+				t.Errorf("%s: links %v, want those read from the training pages", filepath.Base(path), links)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the prior was not read in 10 s", filepath.Base(path))
+		}
+		if !strings.Contains(progress.String(), want) {
+			t.Errorf("%s: said %q, want %q", filepath.Base(path), progress.String(), want)
+		}
+		if released {
+			t.Errorf("%s: released by the kept prior, whose reading from the pages releases them itself", filepath.Base(path))
+		}
 	}
 }

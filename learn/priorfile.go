@@ -13,9 +13,10 @@ import (
 // priorFormat names the form WritePrior writes and ReadPrior reads.
 const priorFormat = "scent-prior/1"
 
-// MaxPriorFileBytes bounds what ReadPrior reads: the links of ten
-// thousand training pages take a few megabytes.
-const MaxPriorFileBytes = 1 << 30
+// MaxPriorFileBytes bounds what ReadPrior reads: the links of 4,074
+// training pages take 2 MB, so this leaves room for a training set sixty
+// times larger while a damaged file cannot take the memory of the crawl.
+const MaxPriorFileBytes = 128 << 20
 
 // ErrPriorStale means a kept prior was made for other models or other
 // training pages than those it is read for: the key it records differs.
