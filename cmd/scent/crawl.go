@@ -69,7 +69,10 @@ with -9 go to the others after --lease-expiry.
 
 crawl trains with the default model settings. To tune them (--k, --window,
 --documents, --backlinks, …) train first, then crawl with the model, whose
-link-context window the crawl takes; --threshold replaces any model's:
+link-context window the crawl takes, with the page judge and the learner's
+prior that scent train keeps beside it (model.page.json, model.prior.json:
+the links between the training pages, which the crawl then need not fetch
+again); --threshold replaces any model's:
   scent train --seeds FILE --model model.json --k 3000 --window 20
   scent crawl --seeds FILE --model model.json`,
 		Args: cobra.NoArgs,
