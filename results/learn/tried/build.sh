@@ -68,7 +68,7 @@
 #
 #     SCENT_TRY_CONF=post SCENT_TRY_CONF_SCALE=0.5 out/try-conf experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
 #
-# title (applied to d5a2fb3) with SCENT_TRY_TITLE=judge|all:
+# title (applied to d5a2fb3) with SCENT_TRY_TITLE=judge|all|text:
 #
 #     SCENT_TRY_TITLE=all out/try-title experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
 #     SCENT_TRY_TITLE=all out/try-title judge ../shared/corpus/webkb.tgz --model DIR/page-model.json --topic T
