@@ -103,7 +103,7 @@ func TestKeptPrior_fallsBack(t *testing.T) {
 	} {
 		var progress strings.Builder
 		released := false
-		prior := experiment.KeptPrior(path, "k", []string{"course"}, func(context.Context) ([]learn.PriorLink, error) { return fetched, nil },
+		prior := experiment.KeptPrior(experiment.PriorFile(path), "k", []string{"course"}, func(context.Context) ([]learn.PriorLink, error) { return fetched, nil },
 			func() { released = true }, &progress)
 		done := make(chan []learn.PriorLink, 1)
 		go func() {

@@ -63,9 +63,10 @@ crawl keeps the pages its model and learner learnt from in the database
 too, so that scent report counts none of them as found. With --db
 postgres://USER@HOST:PORT/DB the crawl is kept on a PostgreSQL server
 instead, where any number of crawl processes with the same --crawl name
-share it: each URL is fetched once, --max-pages holds for all, the model
-is trained once and kept in the database, and the URLs of a process killed
-with -9 go to the others after --lease-expiry.
+share it: each URL is fetched once, --max-pages holds for all, the models
+are trained once and kept in the database with the links between the
+training pages that every process primes its learner from, and the URLs of
+a process killed with -9 go to the others after --lease-expiry.
 
 crawl trains with the default model settings. To tune them (--k, --window,
 --documents, --backlinks, …) train first, then crawl with the model, whose

@@ -39,10 +39,12 @@ type crawlModel struct {
 	rewards *classify.Model
 	learnt  []urlnorm.URL
 	save    func() error
-	// prior is where the learner's prior of a model read from a file
-	// may be kept (experiment.PriorPathFor), under priorKey; "" for
-	// models trained by the crawl or kept in its database.
-	prior, priorKey string
+	// prior is where the learner's prior of the models may be kept,
+	// under priorKey: beside a model read from a file
+	// (experiment.PriorPathFor), or in the PostgreSQL database that
+	// keeps them; nil for models a crawl on SQLite trained itself.
+	prior    *experiment.PriorSource
+	priorKey string
 }
 
 // newCrawlModel returns the crawlModel of t at path: its scorer judges
@@ -137,7 +139,8 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		}
 		// The learner's prior, when scent train kept it beside the model.
 		if key, err := experiment.PriorKey(modelPath, t.judge != nil, seeds, cm.scorer.Topics()); err == nil {
-			cm.prior, cm.priorKey = experiment.PriorPathFor(modelPath), key
+			src := experiment.PriorFile(experiment.PriorPathFor(modelPath))
+			cm.prior, cm.priorKey = &src, key
 		}
 		return cm, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -190,10 +193,12 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 }
 
 // sharedModel returns a model of a crawl in a PostgreSQL database, kept
-// under key: the one stored there by its first process, or trained here
-// with train and stored for the others. It returns a nil model when
-// train returns errNoExamples.
-func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store, key, what string, train func() (*classify.Model, error)) (*classify.Model, error) {
+// under key, and its bytes there: the one stored there by its first
+// process, or trained here with train and stored for the others; before,
+// when not nil, is called with the bytes of a model trained here before
+// they are stored, while this process holds the model's lock. It returns
+// a nil model when train returns errNoExamples.
+func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store, key, what string, train func() (*classify.Model, error), before func([]byte) error) (*classify.Model, []byte, error) {
 	trained := false
 	b, err := store.ModelOnce(ctx, key, func() ([]byte, error) {
 		m, err := train()
@@ -205,22 +210,27 @@ func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store,
 		if err := m.Save(&buf); err != nil {
 			return nil, err
 		}
+		if before != nil {
+			if err := before(buf.Bytes()); err != nil {
+				return nil, err
+			}
+		}
 		return buf.Bytes(), nil
 	})
 	if errors.Is(err, errNoExamples) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m, err := storedModel(b, what)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !trained {
 		fmt.Fprintf(cmd.ErrOrStderr(), "using the %s stored in the database\n", what)
 	}
-	return m, nil
+	return m, b, nil
 }
 
 // storedModel reads the model what (as errors name it) stored in the
@@ -263,11 +273,14 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 		}
 	}
 	judgeKey, judgeWhat := "crawl/"+cf.name+"/page", fmt.Sprintf("page judge of crawl %q", cf.name)
-	// The process that trains stores the page judge before the model,
-	// while it holds the model's lock: a process that gets the model
-	// then finds the judge too, and trains neither again.
+	priorKey := "crawl/" + cf.name + "/prior"
+	primes := cf.pf.learn && cf.pf.prior > 0 && (strategy == crawler.StrategyLink || strategy == crawler.StrategyLinkBacklinks)
+	// The process that trains stores the page judge and the learner's
+	// prior before the model, while it holds the model's lock: a process
+	// that gets the model then finds them too, and neither trains again
+	// nor reads the training pages to prime its learner.
 	var storedJudge []byte
-	m, err := sharedModel(ctx, cmd, pg, "crawl/"+cf.name, fmt.Sprintf("model of crawl %q", cf.name), func() (*classify.Model, error) {
+	m, mb, err := sharedModel(ctx, cmd, pg, "crawl/"+cf.name, fmt.Sprintf("model of crawl %q", cf.name), func() (*classify.Model, error) {
 		trainOnce()
 		if trainErr == nil && cf.mf.pageJudge && t.judge != nil {
 			var buf bytes.Buffer
@@ -281,6 +294,11 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 			storedJudge = b
 		}
 		return t.model, trainErr
+	}, func(mb []byte) error {
+		if !primes {
+			return nil
+		}
+		return storePrior(ctx, cmd, pg, priorKey, mb, storedJudge, seeds, f, cf.pf.workers)
 	})
 	switch {
 	case err != nil:
@@ -291,18 +309,19 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 		return crawlModel{path: modelPath}, nil
 	}
 	var judge *classify.Model
+	jb := storedJudge
 	if storedJudge != nil {
 		if judge, err = storedModel(storedJudge, judgeWhat); err != nil {
 			return crawlModel{}, err
 		}
 	} else if cf.mf.pageJudge {
-		if judge, err = sharedModel(ctx, cmd, pg, judgeKey, judgeWhat, func() (*classify.Model, error) {
+		if judge, jb, err = sharedModel(ctx, cmd, pg, judgeKey, judgeWhat, func() (*classify.Model, error) {
 			trainOnce()
 			if trainErr == nil && t.judge == nil {
 				return nil, errNoExamples
 			}
 			return t.judge, trainErr
-		}); err != nil {
+		}, nil); err != nil {
 			return crawlModel{}, err
 		}
 	}
@@ -313,7 +332,62 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 	if err != nil {
 		return crawlModel{}, err
 	}
-	return newCrawlModel(modelPath, trained{model: m, judge: judge}, learnt)
+	cm, err := newCrawlModel(modelPath, trained{model: m, judge: judge}, learnt)
+	if err != nil {
+		return crawlModel{}, err
+	}
+	src := experiment.PriorSource{Where: "the database (" + priorKey + ")", Missing: "the process that trains the models keeps one there",
+		Open: func() (io.ReadCloser, error) {
+			b, err := pg.Model(ctx, priorKey)
+			if errors.Is(err, postgres.ErrNoModel) {
+				return nil, fmt.Errorf("%w: %w", err, os.ErrNotExist)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return io.NopCloser(bytes.NewReader(b)), nil
+		}}
+	cm.prior, cm.priorKey = &src, experiment.PriorKeyOf(modelBytes(mb, jb), seeds, cm.scorer.Topics())
+	return cm, nil
+}
+
+// modelBytes is the list of the saved model of links and, when there is
+// one, the page judge, as experiment.PriorKeyOf takes them.
+func modelBytes(links, judge []byte) [][]byte {
+	if judge == nil {
+		return [][]byte{links}
+	}
+	return [][]byte{links, judge}
+}
+
+// storePrior stores in the database under key the learner's prior of a
+// crawl with the model saved as mb and the page judge saved as jb (none
+// when nil): the links between the training pages of seeds, read
+// through f (which the models' training filled), parallel at once.
+func storePrior(ctx context.Context, cmd *cobra.Command, pg *postgres.Store, key string, mb, jb []byte, seeds *training.Seeds, f training.Fetcher, parallel int) error {
+	m, err := storedModel(mb, "model")
+	if err != nil {
+		return err
+	}
+	t := trained{model: m}
+	if jb != nil {
+		if t.judge, err = storedModel(jb, "page judge"); err != nil {
+			return err
+		}
+	}
+	cm, err := newCrawlModel("", t, nil)
+	if err != nil {
+		return err
+	}
+	b, links, pages, err := experiment.EncodePrior(ctx, experiment.PriorKeyOf(modelBytes(mb, jb), seeds, cm.scorer.Topics()), seeds, cm.scorer, f, cm.links.Segment(), parallel)
+	if err != nil {
+		return fmt.Errorf("learner prior: %w", err)
+	}
+	if _, err := pg.SaveModel(ctx, key, b); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "learner prior kept in the database (%s) for every process: %d links between %d training pages\n", key, links, pages)
+	return nil
 }
 
 // crawlLearning sets cfg's URLs never fetched (--skip-examples: the pages
@@ -342,8 +416,8 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 	}
 	if pf.prior > 0 {
 		lo.Prior, lo.PriorWeight = experiment.TrainingPrior(seeds, scorer, examples, cfg.Segment, cfg.Workers, progress, examples.Release), pf.prior
-		if cm.prior != "" {
-			lo.Prior = experiment.KeptPrior(cm.prior, cm.priorKey, scorer.Topics(), lo.Prior, examples.Release, progress)
+		if cm.prior != nil {
+			lo.Prior = experiment.KeptPrior(*cm.prior, cm.priorKey, scorer.Topics(), lo.Prior, examples.Release, progress)
 		}
 	}
 	var err error

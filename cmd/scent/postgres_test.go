@@ -188,8 +188,11 @@ func TestCrawl_postgresReplay(t *testing.T) {
 	if got := pgCount(t, db, `SELECT count(*) FROM pages WHERE failure = ''`); got != 150 {
 		t.Errorf("%d successful pages stored, want the budget of 150\n%s", got, out)
 	}
-	if got := pgCount(t, db, `SELECT count(*) FROM models WHERE name IN ('crawl/course', 'crawl/course/page')`); got != 2 {
-		t.Errorf("%d models in the database, want the model and the page judge trained", got)
+	if got := pgCount(t, db, `SELECT count(*) FROM models WHERE name IN ('crawl/course', 'crawl/course/page', 'crawl/course/prior')`); got != 3 {
+		t.Errorf("%d models in the database, want the model, the page judge and the learner's prior", got)
+	}
+	if !strings.Contains(out, "training pages, kept in the database (crawl/course/prior)") {
+		t.Errorf("the first process did not prime its learner from the prior it kept:\n%s", out)
 	}
 	// The judge is stored first: a process that finds the model finds
 	// its judge too, and does not train them again.
@@ -241,12 +244,32 @@ func TestCrawl_postgresReplay(t *testing.T) {
 			t.Errorf("%s stored, asked %d times (%d redirects to it)", u, asked[u], redirected[u])
 		}
 	}
-	// A second process of the same crawl uses the stored model.
+	// A second process of the same crawl uses the stored model. Its
+	// learner finds no state saved (as when processes start together)
+	// and primes from the prior the first kept, reading no training page.
+	if _, err := conn.Exec(context.Background(), `DELETE FROM learners`); err != nil {
+		t.Fatal(err)
+	}
+	trainingAsks := func() int {
+		asked := askedCounts(log.String())
+		n := 0
+		for _, u := range training.LearntFrom(s, nil) {
+			n += asked[u.String()]
+		}
+		return n
+	}
+	before := trainingAsks()
 	args[slices.Index(args, "--max-pages")+1] = "200"
 	out, err = runScent(t, args...)
 	if err != nil || !strings.Contains(out, "using the model of crawl \"course\" stored in the database") ||
 		!strings.Contains(out, "using the page judge of crawl \"course\" stored in the database") {
 		t.Errorf("second process: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "training pages, kept in the database (crawl/course/prior)") {
+		t.Errorf("second process: did not prime from the stored prior:\n%s", out)
+	}
+	if n := trainingAsks() - before; n != 0 {
+		t.Errorf("second process: %d requests for training pages, want none", n)
 	}
 	if got := pgCount(t, db, `SELECT count(*) FROM pages WHERE failure = ''`); got != 200 {
 		t.Errorf("after the second process %d successful pages, want the budget of 200", got)
