@@ -55,7 +55,8 @@ SQLite database. Without --model it trains the model from the seed file's
 example pages first, and the page judge that judges fetched pages
 (--page-judge), and keeps them beside the database once the crawl is
 opened (DB.model.json and DB.model.page.json, and the pages they learnt
-from in DB.model.trained.txt; for a --crawl NAME other than default,
+from in DB.model.trained.txt, and once its learner is primed the links
+between those pages in DB.model.prior.json; for a --crawl NAME other than default,
 DB.NAME.model.json), so a crawl stopped with Ctrl-C resumes with the same
 models when the same command runs again; a model kept there for other
 topics than the seed file's examples is refused. The

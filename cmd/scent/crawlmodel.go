@@ -17,6 +17,7 @@ import (
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/experiment"
+	"github.com/scent-crawler/scent/internal/atomicfile"
 	"github.com/scent-crawler/scent/learn"
 	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/sqlite"
@@ -175,6 +176,19 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 			return crawlModel{}, err
 		}
 		cm, err := newCrawlModel(modelPath, t, learnt)
+		if err != nil {
+			return crawlModel{}, err
+		}
+		if primes(cf, strategy) {
+			// The learner's prior is read from the pages the training
+			// fetched, and kept beside the models for a later crawl.
+			key, err := savedKey(t, seeds, cm.scorer.Topics())
+			if err != nil {
+				return crawlModel{}, err
+			}
+			src := keepingPrior(ctx, cmd, experiment.PriorPathFor(modelPath), key, seeds, cm, f, cf.pf.workers)
+			cm.prior, cm.priorKey = &src, key
+		}
 		cm.save = func() error {
 			if err := saveModels(modelPath, t); err != nil {
 				return err
@@ -274,7 +288,7 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 	}
 	judgeKey, judgeWhat := "crawl/"+cf.name+"/page", fmt.Sprintf("page judge of crawl %q", cf.name)
 	priorKey := "crawl/" + cf.name + "/prior"
-	primes := cf.pf.learn && cf.pf.prior > 0 && (strategy == crawler.StrategyLink || strategy == crawler.StrategyLinkBacklinks)
+	storesPrior := primes(cf, strategy)
 	// The process that trains stores the page judge and the learner's
 	// prior before the model, while it holds the model's lock: a process
 	// that gets the model then finds them too, and neither trains again
@@ -295,7 +309,7 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 		}
 		return t.model, trainErr
 	}, func(mb []byte) error {
-		if !primes {
+		if !storesPrior {
 			return nil
 		}
 		return storePrior(ctx, cmd, pg, priorKey, mb, storedJudge, seeds, f, cf.pf.workers)
@@ -349,6 +363,50 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 		}}
 	cm.prior, cm.priorKey = &src, experiment.PriorKeyOf(modelBytes(mb, jb), seeds, cm.scorer.Topics())
 	return cm, nil
+}
+
+// primes reports whether a new crawl with cf and strategy primes its link
+// learner with the links between the training pages (crawlLearning).
+func primes(cf *crawlFlags, strategy crawler.Strategy) bool {
+	return cf.pf.learn && cf.pf.prior > 0 && (strategy == crawler.StrategyLink || strategy == crawler.StrategyLinkBacklinks)
+}
+
+// savedKey is the key of the learner's prior of t's models as
+// experiment.SaveModel saves them (experiment.PriorKeyOf).
+func savedKey(t trained, seeds *training.Seeds, topics []string) (string, error) {
+	var models [][]byte
+	for _, m := range []*classify.Model{t.model, t.judge} {
+		if m == nil {
+			continue
+		}
+		var buf bytes.Buffer
+		if err := m.Save(&buf); err != nil {
+			return "", err
+		}
+		models = append(models, buf.Bytes())
+	}
+	return experiment.PriorKeyOf(models, seeds, topics), nil
+}
+
+// keepingPrior is the prior of a crawl that trained cm's models itself:
+// read, when the crawl primes its learner, from the training pages
+// through f (which the training filled), and written to path so that a
+// later crawl with the models kept beside the database finds it there.
+// A prior that cannot be written is said and used all the same.
+func keepingPrior(ctx context.Context, cmd *cobra.Command, path, key string, seeds *training.Seeds, cm crawlModel, f training.Fetcher, parallel int) experiment.PriorSource {
+	return experiment.PriorSource{Where: path, Missing: "", Open: func() (io.ReadCloser, error) {
+		b, _, _, err := experiment.EncodePrior(ctx, key, seeds, cm.scorer, f, cm.links.Segment(), parallel)
+		if err != nil {
+			return nil, err
+		}
+		if err := atomicfile.Write(path, func(w *os.File) error {
+			_, err := w.Write(b)
+			return err
+		}); err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "learner prior not kept beside the model: %v\n", err)
+		}
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}}
 }
 
 // modelBytes is the list of the saved model of links and, when there is

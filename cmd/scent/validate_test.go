@@ -151,6 +151,21 @@ func TestCrawl_examplesFetchedOnce(t *testing.T) {
 			t.Errorf("example %s fetched %d times after the resume, want once (examples are never crawled)", p, hits[p])
 		}
 	}
+	// The first crawl kept its learner's prior beside its models: a new
+	// crawl with them primes from it, fetching no example.
+	model := filepath.Join(dir, "c.db.model.json")
+	out, err = runScent(t, "crawl", "--seeds", seeds, "--model", model, "--db", filepath.Join(dir, "d.db"), "--delay", "0", "--ignore-robots", "--quiet", "--max-pages", "2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if want := "training pages, kept in " + filepath.Join(dir, "c.db.model.prior.json"); !strings.Contains(out, want) {
+		t.Errorf("a new crawl with the first crawl's models did not say %q:\n%s", want, out)
+	}
+	for _, p := range []string{"/c1", "/c2", "/o1"} {
+		if hits[p] != 1 {
+			t.Errorf("example %s fetched %d times after a new crawl with the kept prior, want once", p, hits[p])
+		}
+	}
 }
 
 // TestOutput_neverOverADatabase: -o naming the database itself (or any
