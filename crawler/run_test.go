@@ -104,22 +104,13 @@ func TestCrawler_Run_budgetHoldsThroughRetries(t *testing.T) {
 // fails for a transient reason (a 503 once) is fetched again later, and
 // found: the retry is kept for the entry whatever URL failed.
 func TestCrawler_Run_retryAfterARedirect(t *testing.T) {
-	var mu sync.Mutex
-	asked := 0
+	target, reset := unavailableOnce("<html><body>course syllabus found</body></html>")
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			http.NotFound(w, r)
 			return
 		}
-		mu.Lock()
-		asked++
-		first := asked == 1
-		mu.Unlock()
-		if first {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprint(w, "<html><body>course syllabus found</body></html>")
+		target(w, r)
 	}))
 	t.Cleanup(other.Close)
 	s := crawlertest.NewSite(t, map[string]string{"/": `<html><body>course <a href="/moved">course syllabus</a></body></html>`},
@@ -128,9 +119,7 @@ func TestCrawler_Run_retryAfterARedirect(t *testing.T) {
 		}})
 	scorer := crawlertest.NewKeywordScorer(map[string][]string{"course": {"course", "syllabus"}}, "course")
 	for _, strategy := range []crawler.Strategy{crawler.StrategyBFS, crawler.StrategyLink} {
-		mu.Lock()
-		asked = 0
-		mu.Unlock()
+		reset()
 		st := openStore(t)
 		c, err := crawler.New(crawler.Config{Strategy: strategy, Workers: 2}, st, crawlertest.NewFetcher(t, fetch.Config{Retries: -1}), scorer)
 		if err != nil {
@@ -150,20 +139,9 @@ func TestCrawler_Run_retryAfterARedirect(t *testing.T) {
 // transient failure (a 503 at the first ask) waits for its host, the
 // progress says it waits; once it is fetched, none does.
 func TestCrawler_Run_progressCountsRetries(t *testing.T) {
-	var mu sync.Mutex
-	asked := 0
+	x, _ := unavailableOnce("<html><body>found</body></html>")
 	s := crawlertest.NewSite(t, map[string]string{"/": `<html><body><a href="/x">x</a></body></html>`},
-		map[string]http.HandlerFunc{"/x": func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			asked++
-			first := asked == 1
-			mu.Unlock()
-			if first {
-				w.WriteHeader(http.StatusServiceUnavailable)
-				return
-			}
-			fmt.Fprint(w, "<html><body>found</body></html>")
-		}})
+		map[string]http.HandlerFunc{"/x": x})
 	var retrying []int // Progress.Retrying of each update
 	var last crawler.Progress
 	cfg := crawler.Config{Strategy: crawler.StrategyBFS, Workers: 2, ProgressEvery: 20 * time.Millisecond,
@@ -185,4 +163,29 @@ func TestCrawler_Run_progressCountsRetries(t *testing.T) {
 	if !last.Final || last.Retrying != 0 || last.Failed != 0 {
 		t.Errorf("last update: final %v, %d waiting to retry, %d failed; want the final one, none waiting, none failed", last.Final, last.Retrying, last.Failed)
 	}
+}
+
+// unavailableOnce returns a handler that answers its first request with
+// 503 Service Unavailable and the others with body, and a function that
+// makes the next request the first again.
+func unavailableOnce(body string) (http.HandlerFunc, func()) {
+	var mu sync.Mutex
+	asked := 0
+	h := func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked++
+		first := asked == 1
+		mu.Unlock()
+		if first {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, body)
+	}
+	reset := func() {
+		mu.Lock()
+		asked = 0
+		mu.Unlock()
+	}
+	return h, reset
 }
