@@ -41,9 +41,9 @@ type crawlModel struct {
 	learnt  []urlnorm.URL
 	save    func() error
 	// prior is where the learner's prior of the models may be kept,
-	// under priorKey: beside a model read from a file
-	// (experiment.PriorPathFor), or in the PostgreSQL database that
-	// keeps them; nil for models a crawl on SQLite trained itself.
+	// under priorKey: beside the model files (experiment.PriorPathFor,
+	// written there by a crawl that trained them), or in the PostgreSQL
+	// database that keeps them; nil when the crawl does not prime.
 	prior    *experiment.PriorSource
 	priorKey string
 }
@@ -179,7 +179,7 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		if err != nil {
 			return crawlModel{}, err
 		}
-		if primes(cf, strategy) {
+		if primes(&cf.pf, strategy) {
 			// The learner's prior is read from the pages the training
 			// fetched, and kept beside the models for a later crawl.
 			key, err := savedKey(t, seeds, cm.scorer.Topics())
@@ -220,16 +220,11 @@ func sharedModel(ctx context.Context, cmd *cobra.Command, store *postgres.Store,
 			return nil, err
 		}
 		trained = true
-		var buf bytes.Buffer
-		if err := m.Save(&buf); err != nil {
-			return nil, err
+		b, err := savedBytes(m)
+		if err == nil && before != nil {
+			err = before(b)
 		}
-		if before != nil {
-			if err := before(buf.Bytes()); err != nil {
-				return nil, err
-			}
-		}
-		return buf.Bytes(), nil
+		return b, err
 	})
 	if errors.Is(err, errNoExamples) {
 		return nil, nil, nil
@@ -288,7 +283,7 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 	}
 	judgeKey, judgeWhat := "crawl/"+cf.name+"/page", fmt.Sprintf("page judge of crawl %q", cf.name)
 	priorKey := "crawl/" + cf.name + "/prior"
-	storesPrior := primes(cf, strategy)
+	storesPrior := primes(&cf.pf, strategy)
 	// The process that trains stores the page judge and the learner's
 	// prior before the model, while it holds the model's lock: a process
 	// that gets the model then finds them too, and neither trains again
@@ -297,11 +292,10 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 	m, mb, err := sharedModel(ctx, cmd, pg, "crawl/"+cf.name, fmt.Sprintf("model of crawl %q", cf.name), func() (*classify.Model, error) {
 		trainOnce()
 		if trainErr == nil && cf.mf.pageJudge && t.judge != nil {
-			var buf bytes.Buffer
-			if err := t.judge.Save(&buf); err != nil {
-				return nil, err
+			b, err := savedBytes(t.judge)
+			if err == nil {
+				b, err = pg.SaveModel(ctx, judgeKey, b)
 			}
-			b, err := pg.SaveModel(ctx, judgeKey, buf.Bytes())
 			if err != nil {
 				return nil, err
 			}
@@ -365,10 +359,23 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 	return cm, nil
 }
 
-// primes reports whether a new crawl with cf and strategy primes its link
-// learner with the links between the training pages (crawlLearning).
-func primes(cf *crawlFlags, strategy crawler.Strategy) bool {
-	return cf.pf.learn && cf.pf.prior > 0 && (strategy == crawler.StrategyLink || strategy == crawler.StrategyLinkBacklinks)
+// learns reports whether a crawl with pf and strategy has a link learner
+// (crawlLearning).
+func learns(pf *policyFlags, strategy crawler.Strategy) bool {
+	return pf.learn && (strategy == crawler.StrategyLink || strategy == crawler.StrategyLinkBacklinks)
+}
+
+// primes reports whether a new crawl with pf and strategy primes its
+// link learner with the links between the training pages.
+func primes(pf *policyFlags, strategy crawler.Strategy) bool {
+	return learns(pf, strategy) && pf.prior > 0
+}
+
+// savedBytes is m as experiment.SaveModel saves it.
+func savedBytes(m *classify.Model) ([]byte, error) {
+	var buf bytes.Buffer
+	err := m.Save(&buf)
+	return buf.Bytes(), err
 }
 
 // savedKey is the key of the learner's prior of t's models as
@@ -379,11 +386,11 @@ func savedKey(t trained, seeds *training.Seeds, topics []string) (string, error)
 		if m == nil {
 			continue
 		}
-		var buf bytes.Buffer
-		if err := m.Save(&buf); err != nil {
+		b, err := savedBytes(m)
+		if err != nil {
 			return "", err
 		}
-		models = append(models, buf.Bytes())
+		models = append(models, b)
 	}
 	return experiment.PriorKeyOf(models, seeds, topics), nil
 }
@@ -421,7 +428,10 @@ func modelBytes(links, judge []byte) [][]byte {
 // storePrior stores in the database under key the learner's prior of a
 // crawl with the model saved as mb and the page judge saved as jb (none
 // when nil): the links between the training pages of seeds, read
-// through f (which the models' training filled), parallel at once.
+// through f (which the models' training filled), parallel at once. The
+// models are read from those bytes, not taken as trained: the judge
+// stored may be another process's, and the prior must be scored by the
+// models every process reads.
 func storePrior(ctx context.Context, cmd *cobra.Command, pg *postgres.Store, key string, mb, jb []byte, seeds *training.Seeds, f training.Fetcher, parallel int) error {
 	m, err := storedModel(mb, "model")
 	if err != nil {
@@ -462,7 +472,7 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 	if pf.skipExamples && strategy != crawler.StrategyBFS {
 		cfg.Known = seeds.Examples()
 	}
-	if !pf.learn || (strategy != crawler.StrategyLink && strategy != crawler.StrategyLinkBacklinks) {
+	if !learns(pf, strategy) {
 		return nil
 	}
 	lo := learn.Options{RewardAt: pf.reward, Gamma: pf.gamma}
@@ -472,7 +482,7 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 	if pf.reward == 0 && rewards != nil {
 		lo.Rewards = experiment.RecordedRewards(rewards, scorer.Topics())
 	}
-	if pf.prior > 0 {
+	if primes(pf, strategy) {
 		lo.Prior, lo.PriorWeight = experiment.TrainingPrior(seeds, scorer, examples, cfg.Segment, cfg.Workers, progress, examples.Release), pf.prior
 		if cm.prior != nil {
 			lo.Prior = experiment.KeptPrior(*cm.prior, cm.priorKey, scorer.Topics(), lo.Prior, examples.Release, progress)

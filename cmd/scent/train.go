@@ -41,9 +41,9 @@ topic and every kind of page of the seed file a class of its own), and
 writes it beside the model (MODEL.page.json). It also keeps there the links
 between the training pages (MODEL.prior.json), from which a crawl with the
 model primes its link learner without fetching the training pages again; a
-crawl with other models or other training pages fetches them. Model tuning lives here: a
-crawl trains its own models with the default settings, so a tuned model is
-trained here and given to scent crawl with --model.`,
+crawl with other models or other training pages fetches them. Model tuning
+lives here: a crawl trains its own models with the default settings, so a
+tuned model is trained here and given to scent crawl with --model.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if seeds == "" || model == "" {
