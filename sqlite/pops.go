@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/scent-crawler/scent/crawler"
 )
 
 // pops keeps, per open crawl, what Pop took from the frontier and has not
@@ -40,6 +42,10 @@ type crawlPops struct {
 	leased    map[string]int64 // URL → urls.id, leased and not committed
 	hostPages map[string]int   // pages counted against the per-host cap, not written
 	waiting   map[string]int   // leased URLs per host, not yet taken off the waiting counts
+	// surveyed names the stacks whose survey part (entries within
+	// crawler.SurveyDepth) a SurveyFirst pop found empty: their pops skip
+	// its query until a push of such an entry reaches them (Commit).
+	surveyed map[string]bool
 }
 
 type pendingLease struct {
@@ -57,7 +63,7 @@ func (p *pops) of(crawl int64) *crawlPops {
 	c := p.crawls[crawl]
 	if c == nil {
 		c = &crawlPops{isTaken: make(map[int64]bool), leased: make(map[string]int64),
-			hostPages: make(map[string]int), waiting: make(map[string]int)}
+			hostPages: make(map[string]int), waiting: make(map[string]int), surveyed: make(map[string]bool)}
 		p.crawls[crawl] = c
 	}
 	return c
@@ -86,6 +92,22 @@ func (p *pops) isLeased(crawl int64, url string) (int64, bool) {
 func (c *crawlPops) take(seq int64) {
 	c.taken = append(c.taken, seq)
 	c.isTaken[seq] = true
+}
+
+// pushed notes the entries a commit pushes: a stack that one within
+// crawler.SurveyDepth reaches has a survey part again.
+func (p *pops) pushed(crawl int64, entries []crawler.Entry) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := p.crawls[crawl]
+	if c == nil || len(c.surveyed) == 0 {
+		return
+	}
+	for _, e := range entries {
+		if e.Depth <= crawler.SurveyDepth {
+			delete(c.surveyed, e.Topic)
+		}
+	}
 }
 
 // lease notes URL url (urls.id id, of host) as leased from topic's stack.

@@ -60,18 +60,21 @@ func BenchPush(b *testing.B, s crawler.Store, crawl int64) {
 // best-first stack of 25,000, as a crawl that does not guess its rounds
 // pops it ("plain": Pop) and as one that does ("peek": PopPeek, reading
 // the 16 entries after those it takes; skipped for a store that is no
-// crawler.Peeker), each on a store of its own that open makes: a new
-// database holding crawl, a crawl of the one stack "robots". Between
-// pops, not timed, 16 new entries are pushed. It reports the time a
-// pop.
+// crawler.Peeker), and in the order of the focused crawl's survey
+// ("survey": SurveyFirst, whose shallow part the stack's entries, all
+// two links from a seed, leave empty, as it is for most of a crawl),
+// each on a store of its own that open makes: a new database holding
+// crawl, a crawl of the one stack "robots". Between pops, not timed, 16
+// new entries are pushed. It reports the time a pop.
 func BenchPop(b *testing.B, open func(b *testing.B) (s crawler.Store, crawl int64)) {
 	const n, round = 25_000, 16
-	for _, peek := range []int{0, round} {
-		name := "plain"
-		if peek > 0 {
-			name = "peek"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, v := range []struct {
+		name  string
+		peek  int
+		order crawler.Order
+	}{{"plain", 0, crawler.BestFirst}, {"peek", round, crawler.BestFirst}, {"survey", 0, crawler.SurveyFirst}} {
+		peek := v.peek
+		b.Run(v.name, func(b *testing.B) {
 			ctx := context.Background()
 			s, crawl := open(b)
 			pk, peeks := s.(crawler.Peeker)
@@ -99,7 +102,7 @@ func BenchPop(b *testing.B, open func(b *testing.B) (s crawler.Store, crawl int6
 				if peek > 0 {
 					taken, seen, err = pk.PopPeek(ctx, crawl, "robots", crawler.BestFirst, round, 0, peek)
 				} else {
-					taken, err = s.Pop(ctx, crawl, "robots", crawler.BestFirst, round, 0)
+					taken, err = s.Pop(ctx, crawl, "robots", v.order, round, 0)
 				}
 				if err != nil || len(taken) != round || len(seen) != peek {
 					b.Fatalf("pop: %d taken, %d seen, %v", len(taken), len(seen), err)

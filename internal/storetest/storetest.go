@@ -203,6 +203,24 @@ func surveyFirst(t *testing.T, open Open) {
 	if want := "/near-high /near-low /deep-high | /deep-mid /deep-low"; strings.Join(got, " | ") != want {
 		t.Errorf("popped %q, want %s", strings.Join(got, " | "), want)
 	}
+	// Once the shallow entries ran out, a new one pushed, or a waiting
+	// entry pushed again from nearer, still comes first.
+	pushPop := func(push []crawler.Entry, want string) {
+		t.Helper()
+		if err := s.Commit(ctx, st.ID, nil, push); err != nil {
+			t.Fatal(err)
+		}
+		es, err := s.Pop(ctx, st.ID, "t", crawler.SurveyFirst, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) != 1 || es[0].URL != u(want) {
+			t.Errorf("popped %v, want %s", es, want)
+		}
+	}
+	pushPop([]crawler.Entry{{Topic: "t", URL: u("/later-deep"), Depth: d + 1, Score: 0.9}, {Topic: "t", URL: u("/later-near"), Depth: d, Score: 0.1}}, "/later-near")
+	pushPop([]crawler.Entry{{Topic: "t", URL: u("/again"), Depth: d + 2, Score: 0.05}}, "/later-deep")
+	pushPop([]crawler.Entry{{Topic: "t", URL: u("/again"), Depth: d, Score: 0.05}}, "/again")
 }
 
 func shallowest(t *testing.T, open Open) {
