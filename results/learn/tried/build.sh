@@ -3,9 +3,9 @@
 # "Tried after the discount"), from the commit they were measured at. Run
 # from the repository root:
 #
-#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice|neg-trust|conf|title
+#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice|neg-trust|conf|title|ahead
 #
-# learner-discount, judge-pairs, link-mix, behind, no-memory, judge-terms, crawl-weight, primed-mix, cv-split, dead-host, judge-and-order, bandit, expect, apprentice, neg-trust, conf and title leave the binary out/try-NAME, whose
+# learner-discount, judge-pairs, link-mix, behind, no-memory, judge-terms, crawl-weight, primed-mix, cv-split, dead-host, judge-and-order, bandit, expect, apprentice, neg-trust, conf, title and ahead leave the binary out/try-NAME, whose
 # variant is switched on by the environment:
 #
 #     SCENT_TRY_LEARN_DISCOUNT=D out/try-learner-discount experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
@@ -73,6 +73,10 @@
 #     SCENT_TRY_TITLE=all out/try-title experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
 #     SCENT_TRY_TITLE=all out/try-title judge ../shared/corpus/webkb.tgz --model DIR/page-model.json --topic T
 #
+# ahead (applied to d077ff0) with SCENT_TRY_AHEAD=N (a free crawl's batch: Workers/N entries):
+#
+#     SCENT_TRY_AHEAD=1 out/try-ahead experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --lockstep=false --out DIR
+#
 # no-memory with SCENT_TRY_NO_MEMORY=1, through resume.sh:
 #
 #     SCENT_TRY_NO_MEMORY=1 SCENT=out/try-no-memory bash results/learn/resume.sh
@@ -91,7 +95,7 @@
 # (SCENT_TRY_EM_LAMBDA defaults to 1, SCENT_TRY_EM_ROUNDS to 3;
 # SCENT_TRY_EM_TERMS sets the judge's terms, 1,000 by default.)
 set -euo pipefail
-name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice|neg-trust|conf|title}
+name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice|neg-trust|conf|title|ahead}
 patch=results/learn/tried/$name.patch
 [ -f "$patch" ] || { echo "build.sh: no $patch" >&2; exit 2; }
 # the commit the variants were measured at: the patch's "Base:" line, or e05f918
