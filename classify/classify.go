@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strings"
 )
 
 // Other is the name of the background class: the negative examples that
@@ -19,6 +20,55 @@ var className = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
 // '.' and '-', at most 64, and not Other.
 func ValidName(name string) bool {
 	return className.MatchString(name) && name != Other
+}
+
+// NameOf returns the class name a seed file gives a collection's label
+// (a folder of pages, a line of a labels file): the label lower-cased
+// when that is a class name (ValidName) or Other; else the label
+// lower-cased with each run of the characters a class name does not
+// allow made one '-', trimmed of '-', '_' and '.' at either end and cut
+// to 64 bytes ("kind" when nothing is left). A name that is still none
+// ("other" made of "Other!", or "seed", the seed file's role of a start
+// URL) takes the suffix "-2". So a label "Course" names the topic
+// course, and "Research Staff" research-staff, wherever a label meets a
+// topic: a seed file's examples, a labels file, a judged page.
+func NameOf(label string) string {
+	name := strings.ToLower(strings.TrimSpace(label))
+	if name == Other {
+		return name
+	}
+	if !ValidName(name) {
+		name = slug(name)
+	}
+	if !ValidName(name) || name == "seed" {
+		name = strings.TrimRight(name[:min(len(name), 62)], "-_.") + "-2"
+	}
+	return name
+}
+
+// slug is s with each run of characters that a class name does not allow
+// made one '-', trimmed of '-', '_' and '.' at either end and cut to 64
+// bytes, or "kind" when nothing is left.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.Trim(b.String(), "-_.")
+	if len(out) > 64 {
+		out = strings.TrimRight(out[:64], "-_.")
+	}
+	if out == "" {
+		return "kind"
+	}
+	return out
 }
 
 // Defaults applied by Options for zero fields.

@@ -97,3 +97,25 @@ func TestValidName(t *testing.T) {
 		}
 	}
 }
+
+// TestNameOf: a label is named by itself lower-cased when that is a
+// class name or other, else by a name made of it; every name but other's
+// is a class name, and a name names itself.
+func TestNameOf(t *testing.T) {
+	for label, want := range map[string]string{
+		"course": "course", "Course": "course", " Faculty ": "faculty", "other": Other, "Other": Other,
+		"Course Pages": "course-pages", "Bad/Label!": "bad-label", "cours\u00e9": "cours", "!!!": "kind",
+		"Other!": "other-2", "seed": "seed-2", "Seed": "seed-2", strings.Repeat("Ab ", 40): strings.Repeat("ab-", 21) + "a",
+	} {
+		got := NameOf(label)
+		if got != want {
+			t.Errorf("NameOf(%q) = %q, want %q", label, got, want)
+		}
+		if got != Other && !ValidName(got) {
+			t.Errorf("NameOf(%q) = %q, no class name", label, got)
+		}
+		if again := NameOf(got); again != got {
+			t.Errorf("NameOf(%q) = %q, but NameOf(%q) = %q", label, got, got, again)
+		}
+	}
+}

@@ -47,7 +47,10 @@ type JudgeAt struct {
 func JudgeEval(path string, m *classify.Model, topics []string, group string) ([]*JudgeResult, error) {
 	sc := training.NewScorer(m)
 	idx := make([]int, len(topics)) // each topic's class in m
+	topics = slices.Clone(topics)
 	for i, t := range topics {
+		t = classify.NameOf(t) // a topic given by its label ("Course")
+		topics[i] = t
 		if !slices.Contains(sc.Topics(), t) {
 			return nil, fmt.Errorf("the model has no topic %s (it has %s)", t, strings.Join(sc.Topics(), ", "))
 		}
@@ -76,7 +79,7 @@ func JudgeEval(path string, m *classify.Model, topics []string, group string) ([
 			continue // not a page a crawl would judge either
 		}
 		post := sc.PageClasses(pg.Tokens, nil)
-		labels = append(labels, l.Label)
+		labels = append(labels, classify.NameOf(l.Label))
 		scores = append(scores, post)
 		tops = append(tops, classes[argmax(post)])
 	}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/urlnorm"
@@ -28,7 +29,7 @@ var _ crawler.LinkScorer = (*oracleScorer)(nil)
 func newOracleScorer(s crawler.Scorer, a *replay.Archive, targets, hubs bool) *oracleScorer {
 	o := &oracleScorer{Scorer: s, archive: a, labels: make(map[urlnorm.URL]string), targets: targets}
 	for _, l := range a.Labels() {
-		o.labels[l.URL] = l.Label
+		o.labels[l.URL] = classify.NameOf(l.Label)
 	}
 	if hubs {
 		o.hubs = make(map[*replay.Page][]bool)

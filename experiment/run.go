@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/scent-crawler/scent/classify"
@@ -27,6 +29,15 @@ import (
 func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error) {
 	if o.Out == "" || len(o.Topics) == 0 {
 		return nil, fmt.Errorf("--out and --topic are required")
+	}
+	// A topic given by its label ("Course") is named as the seed file
+	// names it (classify.NameOf) from here on: the crawl's topic, its
+	// report's.
+	o.Topics = slices.Clone(o.Topics)
+	for i, t := range o.Topics {
+		if t = strings.TrimSpace(t); t != "" {
+			o.Topics[i] = classify.NameOf(t)
+		}
 	}
 	strategy := o.Strategy
 	if _, err := crawler.ParseStrategy(string(strategy)); err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/sqlite"
@@ -144,6 +145,12 @@ func Measure(ctx context.Context, db, name string, o ReadOptions, labelsPath str
 	}
 	if len(topics) == 0 {
 		return nil, fmt.Errorf("crawl %q has no model topics: name the topics to measure with --topics", c.Name)
+	}
+	// A topic given by its label ("Course") is measured by its name, as
+	// the seed file named it and the labels read (classify.NameOf).
+	topics = slices.Clone(topics)
+	for i, t := range topics {
+		topics[i] = classify.NameOf(t)
 	}
 	if err := checkMeasured(c, topics, th); err != nil {
 		return nil, err

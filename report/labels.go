@@ -7,10 +7,13 @@ import (
 	"os"
 	"strings"
 
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
-// Labels maps normalized URLs to their class.
+// Labels maps normalized URLs to their class: the name a seed file gives
+// their label (classify.NameOf), so that a label "Course" counts the
+// pages of the topic course.
 type Labels map[urlnorm.URL]string
 
 // ReadLabels reads "url<TAB>label" lines (blank lines and '#' comments
@@ -38,7 +41,10 @@ func ReadLabels(r io.Reader) (Labels, error) {
 		if err != nil {
 			return nil, fmt.Errorf("labels line %d: %w", n, err)
 		}
-		l[u] = strings.TrimSpace(label)
+		if label = strings.TrimSpace(label); label != "" {
+			label = classify.NameOf(label)
+		}
+		l[u] = label
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("labels: %w", err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -18,6 +19,22 @@ func TestReadLabels_byteOrderMark(t *testing.T) {
 	}
 	if l[urlnorm.MustParse("http://a.edu/c1")] != "course" || len(l) != 2 {
 		t.Errorf("labels %v", l)
+	}
+}
+
+// TestReadLabels_names: a label is read as the class name a seed file
+// gives it (classify.NameOf), so that a label "Course Pages" counts the
+// pages of the topic course-pages; a line without a label stays so.
+func TestReadLabels_names(t *testing.T) {
+	l, err := ReadLabels(strings.NewReader("http://a.edu/c\tCourse Pages\nhttp://a.edu/o\tOther\nhttp://a.edu/s\tstudent\nhttp://a.edu/n\t\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"http://a.edu/c": "course-pages", "http://a.edu/o": "other", "http://a.edu/s": "student", "http://a.edu/n": ""}
+	for u, label := range want {
+		if got, ok := l[urlnorm.MustParse(u)]; !ok || got != label {
+			t.Errorf("%s read as %q, want %q", u, got, label)
+		}
 	}
 }
 
@@ -36,8 +53,9 @@ func TestReport_emptyCrawlJSON(t *testing.T) {
 }
 
 // FuzzReadLabels checks that every URL read is normalized, every label is
-// one trimmed field, and that writing the labels read as "url<TAB>label"
-// lines reads them back unchanged.
+// one trimmed field and a class name (classify.NameOf) or none, and that
+// writing the labels read as "url<TAB>label" lines reads them back
+// unchanged.
 func FuzzReadLabels(f *testing.F) {
 	for _, s := range []string{
 		"\ufeffhttp://a.edu/c1\tcourse\nhttp://a.edu/s\tstudent\n",
@@ -57,7 +75,7 @@ func FuzzReadLabels(f *testing.F) {
 			if again, err := urlnorm.Parse(u.String()); err != nil || again != u {
 				t.Fatalf("URL %q read is not normalized: %q, %v", u, again, err)
 			}
-			if label != strings.TrimSpace(label) || strings.ContainsAny(label, "\t\n") {
+			if label != strings.TrimSpace(label) || strings.ContainsAny(label, "\t\n") || label != "" && classify.NameOf(label) != label {
 				t.Fatalf("label %q of %q", label, u)
 			}
 			b.WriteString(u.String() + "\t" + label + "\n")

@@ -51,14 +51,23 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 	if len(topics) == 0 {
 		return nil, fmt.Errorf("--topic is required")
 	}
+	// A topic is named as its label's pages are in the seed file
+	// (classify.NameOf): --topic Course finds the pages labelled Course,
+	// or course, and names the topic course.
 	want := make(map[string]bool)
-	for _, t := range topics {
+	names := make([]string, len(topics))
+	for i, t := range topics {
 		t = strings.TrimSpace(t)
-		if t == "" || t == replay.Other {
+		if t == "" || classify.NameOf(t) == classify.Other {
 			return nil, fmt.Errorf("invalid topic %q", t)
 		}
-		want[t] = true
+		names[i] = classify.NameOf(t)
+		if want[names[i]] {
+			return nil, fmt.Errorf("topic %q given twice (a seed file names it %s)", t, names[i])
+		}
+		want[names[i]] = true
 	}
+	topics = names
 	group, err := Group(a, group)
 	if err != nil {
 		return nil, err
@@ -80,14 +89,21 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 	}
 	var others []string // the labels that are neither a topic nor other
 	for l := range labels {
-		if !want[l] && l != replay.Other {
+		if !want[classify.NameOf(l)] && l != replay.Other {
 			others = append(others, l)
 		}
 	}
 	var kindOf map[string]string
 	var renamed []Renamed
+	for _, l := range slices.Sorted(maps.Keys(labels)) {
+		if name := classify.NameOf(l); want[name] && name != l {
+			renamed = append(renamed, Renamed{Label: l, Kind: name})
+		}
+	}
 	if kinds || negatives == "labels" {
-		kindOf, renamed = kindNames(others, topics)
+		var kinds []Renamed
+		kindOf, kinds = kindNames(others, topics)
+		renamed = append(renamed, kinds...)
 	}
 	// Written to w only once every check passed: a refused seed file
 	// leaves nothing half-written (on standard output too).
@@ -119,7 +135,8 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		}
 		role := l.Label
 		switch {
-		case want[role]:
+		case want[classify.NameOf(role)]:
+			role = classify.NameOf(role)
 		case negatives == "labels" && role != replay.Other:
 			role = kindOf[role]
 		case negatives == "labels":
@@ -191,10 +208,7 @@ func kindNames(labels, topics []string) (map[string]string, []Renamed) {
 	names := make(map[string]string, len(labels))
 	var renamed []Renamed
 	for _, l := range order {
-		base := strings.ToLower(l)
-		if !classify.ValidName(base) {
-			base = kindSlug(base)
-		}
+		base := classify.NameOf(l)
 		name := base
 		for n := 2; !free(name); n++ {
 			suffix := "-" + strconv.Itoa(n)
@@ -211,31 +225,6 @@ func kindNames(labels, topics []string) (map[string]string, []Renamed) {
 		}
 	}
 	return names, renamed
-}
-
-// kindSlug is s with each run of characters that a class name does not
-// allow made one '-', trimmed of '-', '_' and '.' at either end and cut
-// to 64 bytes, or "kind" when nothing is left.
-func kindSlug(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range s {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-' {
-			b.WriteRune(r)
-			dash = false
-		} else if !dash {
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	out := strings.Trim(b.String(), "-_.")
-	if len(out) > 64 {
-		out = strings.TrimRight(out[:64], "-_.")
-	}
-	if out == "" {
-		return "kind"
-	}
-	return out
 }
 
 // hasOther reports whether a page of group is labelled "other".

@@ -330,6 +330,79 @@ func TestSeeds_renamedLabels(t *testing.T) {
 	}
 }
 
+// TestExperiment_topicLabelNoName: a collection whose topic's label is
+// no class name ("Course Pages") is crawled and measured under the name
+// a seed file gives it (course-pages), given by its label or its name:
+// the crawl's topic, its report's, and the labels of scent labels that
+// scent report reads.
+func TestExperiment_topicLabelNoName(t *testing.T) {
+	dir := collectiontest.Write(t)
+	if err := os.Rename(filepath.Join(dir, "course"), filepath.Join(dir, "Course Pages")); err != nil {
+		t.Fatal(err)
+	}
+	type topicReport struct {
+		Topic   string `json:"topic"`
+		Targets int    `json:"targets"`
+		Found   int    `json:"found"`
+	}
+	var first []topicReport
+	for _, topic := range []string{"Course Pages", "course-pages"} {
+		out := filepath.Join(t.TempDir(), "exp")
+		log, err := runScent(t, "experiment", dir, "--topic", topic, "--budget", "20", "--baseline=false", "--out", out)
+		if err != nil {
+			t.Fatalf("--topic %q: %v\n%s", topic, err, log)
+		}
+		if want := `label "Course Pages" becomes course-pages in `; !strings.Contains(log, want) {
+			t.Errorf("--topic %q: experiment says not %q:\n%s", topic, want, log)
+		}
+		raw, err := os.ReadFile(filepath.Join(out, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep struct{ Topics []topicReport }
+		if err := json.Unmarshal(raw, &rep); err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Topics) != 1 || rep.Topics[0].Topic != "course-pages" || rep.Topics[0].Targets == 0 || rep.Topics[0].Found == 0 {
+			t.Errorf("--topic %q: report %+v, want course-pages with its targets found", topic, rep.Topics)
+		}
+		if first == nil {
+			first = rep.Topics
+		} else if !slices.Equal(first, rep.Topics) {
+			t.Errorf("--topic %q: report %+v, against %+v by the label", topic, rep.Topics, first)
+		}
+		// The labels as scent labels writes them ("Course Pages") count the
+		// crawl's course-pages targets.
+		lines, err := runScent(t, "labels", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(lines, "\tCourse Pages\n") {
+			t.Fatalf("scent labels wrote no label Course Pages:\n%s", lines)
+		}
+		labels := filepath.Join(t.TempDir(), "labels.tsv")
+		if err := os.WriteFile(labels, []byte(lines), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		js := filepath.Join(t.TempDir(), "report.json")
+		if got, err := runScent(t, "report", "--db", filepath.Join(out, "scent.db"), "--crawl", "experiment", "--labels", labels,
+			"--trained", filepath.Join(out, "trained.txt"), "--targets", "all-labels", "--format", "json", "-o", js); err != nil {
+			t.Fatalf("report: %v\n%s", err, got)
+		}
+		raw, err = os.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var again struct{ Topics []topicReport }
+		if err := json.Unmarshal(raw, &again); err != nil {
+			t.Fatal(err)
+		}
+		if len(again.Topics) != 1 || again.Topics[0].Targets == 0 || again.Topics[0].Found == 0 {
+			t.Errorf("--topic %q: scent report with scent labels' labels: %+v, want course-pages' targets found", topic, again.Topics)
+		}
+	}
+}
+
 // TestModel_damagedMeta: a model file whose record of its window, its
 // documents, its URL tokens or its reward thresholds is damaged is
 // refused, by every command that reads one, naming the file, the field
