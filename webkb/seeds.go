@@ -19,12 +19,13 @@ import (
 // Renamed is a label whose pages a seed file gives under another name,
 // a class name (classify.ValidName, and not the role "seed"): the label
 // lower-cased when that is one; else the label lower-cased with each run
-// of the characters a class name does not allow made one '-'; with a
-// suffix "-2", "-3" … when that is still no class name, or is a topic's
-// or another label's.
+// of the characters a class name does not allow made one '-'
+// (classify.NameOf). A topic's label (--topic Course, or course, for the
+// label Course) is named so; another label takes a suffix "-2", "-3" …
+// when its name is a topic's or another label's.
 type Renamed struct {
 	Label string // the collection's label
-	Kind  string // the seed file's name of it: other:KIND, or a class of its own
+	Kind  string // the seed file's name of it: a topic, other:KIND, or a class of its own
 }
 
 // WriteSeeds writes the seed file of an experiment: the crawl's start
@@ -40,9 +41,9 @@ type Renamed struct {
 // all the group's negatives with "rest" when no page of it is labelled
 // "other" (a model of links then takes them all as negatives). A label
 // that makes no class name of its own is written under one (Renamed),
-// the same in every seed file of the group and topics: WriteSeeds
-// returns those labels with their names, which the file's header says
-// too. It fails, saying why, when the collection has no group named
+// the topics' first, the same in every seed file of the group and
+// topics: WriteSeeds returns those labels with their names, which the
+// file's header says too. It fails, saying why, when the collection has no group named
 // group, or the group no page of a topic or no negative example.
 func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []string, group, negatives string) ([]Renamed, error) {
 	if negatives != "" && negatives != "other" && negatives != "rest" && negatives != "labels" {
@@ -101,9 +102,9 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		}
 	}
 	if kinds || negatives == "labels" {
-		var kinds []Renamed
-		kindOf, kinds = kindNames(others, topics)
-		renamed = append(renamed, kinds...)
+		var kindRenamed []Renamed
+		kindOf, kindRenamed = kindNames(others, topics)
+		renamed = append(renamed, kindRenamed...)
 	}
 	// Written to w only once every check passed: a refused seed file
 	// leaves nothing half-written (on standard output too).
