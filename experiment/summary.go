@@ -9,9 +9,16 @@ import (
 )
 
 // WriteSummary writes one line per topic of an experiment's report: the
-// held-out figures, breadth-first's and the plan's beside them.
+// held-out figures, breadth-first's and the plan's beside them, or that
+// the topic has no held-out target.
 func WriteSummary(w io.Writer, rep *report.Report) {
 	for _, t := range rep.Topics {
+		if t.Targets == 0 {
+			// A recall of 0 would read as a crawl that found nothing.
+			fmt.Fprintf(w, "%s %s: %d pages (%d fetches), no held-out targets: every page labelled %s that the seeds reach was learnt from, or none is reached; %.0f pages/s, %.0f fetches/s\n",
+				rep.Strategy, t.Topic, rep.Pages, rep.Fetches, t.Topic, rep.PagesPerSecond, rep.FetchesPerSecond)
+			continue
+		}
 		fmt.Fprintf(w, "%s %s: %d pages (%d fetches), %d of %d held-out targets: recall %.3f (all labels %.3f)%s; %.0f pages/s, %.0f fetches/s\n",
 			rep.Strategy, t.Topic, rep.Pages, rep.Fetches, t.Found, t.Targets, t.Recall, t.RecallAll, headline(t), rep.PagesPerSecond, rep.FetchesPerSecond)
 	}
