@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -83,6 +84,7 @@ const unlabelled = "(unlabelled)"
 // TopicLayout computes the Layout of topic from seeds, over the pages BFS
 // reaches (see reach).
 func TopicLayout(a *replay.Archive, seeds []urlnorm.URL, topic string) *Layout {
+	topic = classify.NameOf(topic) // given by its label ("Course") or its name
 	g := reach(a, seeds)
 	order, out, depth, labelOf := g.order, g.out, g.depth, g.label
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -75,6 +76,7 @@ func MissedBy(a *replay.Archive, seeds []urlnorm.URL, topic string, fetched []ur
 			got[p] = true
 		}
 	}
+	topic = classify.NameOf(topic) // given by its label ("Course") or its name
 	m := &Missed{Topic: topic, Fetched: len(got)}
 	isTopic := func(p *replay.Page) bool { return g.label(p) == topic }
 	// The fetched pages' links, and the unfetched pages' links to topic

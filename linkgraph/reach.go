@@ -1,6 +1,7 @@
 package linkgraph
 
 import (
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/urlnorm"
 )
@@ -90,13 +91,14 @@ type graph struct {
 
 // reach returns the graph of the pages BFS reaches from seeds; a page's
 // links are resolved as the handler answers them (its own redirects
-// included, as a.Follow does), and a page without a label is unlabelled.
+// included, as a.Follow does), a page's label is the name a seed file
+// gives it (classify.NameOf), and a page without a label is unlabelled.
 func reach(a *replay.Archive, seeds []urlnorm.URL) *graph {
 	label := make(map[*replay.Page]string, len(a.Labels()))
 	group := make(map[*replay.Page]string, len(a.Labels()))
 	for _, l := range a.Labels() {
 		if p, ok := a.Lookup(l.URL); ok {
-			label[p] = l.Label
+			label[p] = classify.NameOf(l.Label) // as a seed file names it
 			group[p] = l.Group
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/linkgraph"
@@ -151,7 +152,7 @@ func checkLabel(a *replay.Archive, topic string) error {
 	seen := make(map[string]bool)
 	var labels []string
 	for _, l := range a.Labels() {
-		if l.Label == topic {
+		if classify.NameOf(l.Label) == classify.NameOf(topic) {
 			return nil
 		}
 		if !seen[l.Label] {

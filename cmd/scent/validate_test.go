@@ -334,11 +334,22 @@ func TestSeeds_renamedLabels(t *testing.T) {
 // no class name ("Course Pages") is crawled and measured under the name
 // a seed file gives it (course-pages), given by its label or its name:
 // the crawl's topic, its report's, and the labels of scent labels that
-// scent report reads.
+// scent report reads; scent layout lays it out by either.
 func TestExperiment_topicLabelNoName(t *testing.T) {
 	dir := collectiontest.Write(t)
 	if err := os.Rename(filepath.Join(dir, "course"), filepath.Join(dir, "Course Pages")); err != nil {
 		t.Fatal(err)
+	}
+	var layouts []string
+	for _, topic := range []string{"Course Pages", "course-pages"} {
+		out, err := runScent(t, "layout", dir, "--topic", topic)
+		if err != nil {
+			t.Fatalf("layout --topic %q: %v\n%s", topic, err, out)
+		}
+		layouts = append(layouts, out)
+	}
+	if layouts[0] != layouts[1] || !strings.Contains(layouts[0], "24 course-pages pages") {
+		t.Errorf("layout by the label:\n%s\nby the name:\n%s", layouts[0], layouts[1])
 	}
 	type topicReport struct {
 		Topic   string `json:"topic"`
