@@ -3,9 +3,9 @@
 # "Tried after the discount"), from the commit they were measured at. Run
 # from the repository root:
 #
-#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice|neg-trust|conf|title|ahead
+#     bash results/learn/tried/build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice|neg-trust|conf|title|ahead|ignorant
 #
-# learner-discount, judge-pairs, link-mix, behind, no-memory, judge-terms, crawl-weight, primed-mix, cv-split, dead-host, judge-and-order, bandit, expect, apprentice, neg-trust, conf, title and ahead leave the binary out/try-NAME, whose
+# learner-discount, judge-pairs, link-mix, behind, no-memory, judge-terms, crawl-weight, primed-mix, cv-split, dead-host, judge-and-order, bandit, expect, apprentice, neg-trust, conf, title, ahead and ignorant leave the binary out/try-NAME, whose
 # variant is switched on by the environment:
 #
 #     SCENT_TRY_LEARN_DISCOUNT=D out/try-learner-discount experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
@@ -52,6 +52,11 @@
 #
 #     SCENT_TRY_BANDIT=1 SCENT_TRY_BANDIT_FAIL=1 out/try-bandit experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
 #
+# ignorant (the bandit build with one more mode, applied to 2598b6a) with
+# SCENT_TRY_IGNORANT=C [SCENT_TRY_IGNORANT_MAX=M]:
+#
+#     SCENT_TRY_IGNORANT=8 out/try-ignorant experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
+#
 # expect (applied to fffd5cd) with SCENT_TRY_EXPECT=1|pos|neg [SCENT_TRY_EXPECT_NEGSCALE=S]:
 #
 #     SCENT_TRY_EXPECT=neg SCENT_TRY_EXPECT_NEGSCALE=0.5 out/try-expect experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
@@ -95,7 +100,7 @@
 # (SCENT_TRY_EM_LAMBDA defaults to 1, SCENT_TRY_EM_ROUNDS to 3;
 # SCENT_TRY_EM_TERMS sets the judge's terms, 1,000 by default.)
 set -euo pipefail
-name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice|neg-trust|conf|title|ahead}
+name=${1:?usage: build.sh learner-discount|judge-pairs|judge-em|link-mix|judge-lr|behind|no-memory|judge-terms|crawl-weight|primed-mix|cv-split|dead-host|judge-and-order|bandit|expect|apprentice|neg-trust|conf|title|ahead|ignorant}
 patch=results/learn/tried/$name.patch
 [ -f "$patch" ] || { echo "build.sh: no $patch" >&2; exit 2; }
 # the commit the variants were measured at: the patch's "Base:" line, or e05f918
