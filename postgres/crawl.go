@@ -292,20 +292,13 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 		kept := 0 // entries of seen left on the stack
 		part := 0
 		for part < len(queries) && len(out) < want && !stopped {
-			type cand struct {
-				seq, urlID int64
-				url, host  string
-				state      int
-				depth      int
-				score      float64
-			}
-			var cands []cand
+			var cands []takeCand
 			rows, err := tx.Query(ctx, queries[part], crawl, topic, want-len(out))
 			if err != nil {
 				return err
 			}
 			for rows.Next() {
-				var c cand
+				var c takeCand
 				if err := rows.Scan(&c.seq, &c.urlID, &c.url, &c.host, &c.state, &c.depth, &c.score); err != nil {
 					rows.Close()
 					return err
@@ -320,6 +313,33 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 			}
 			if len(cands) == 0 {
 				part++ // this part is spent
+				continue
+			}
+			if s.opts.HostDelay == 0 && maxPerHost <= 0 {
+				// No host gate: every entry read up to the floor is taken
+				// off the stack, and those still waiting are leased, in
+				// one round trip for all of them (takeAll).
+				var take []takeCand
+				for _, c := range cands {
+					if below(c.score, c.depth) {
+						stopped = true
+						break
+					}
+					seen[c.seq] = true
+					take = append(take, c)
+				}
+				taken, err := takeAll(ctx, tx, take, topic, holder)
+				if err != nil {
+					return err
+				}
+				for _, c := range taken {
+					u, err := urlnorm.Parse(c.url)
+					if err != nil {
+						continue // cannot happen for stored URLs
+					}
+					w.add(c.host, -1)
+					out = append(out, crawler.Entry{Topic: topic, URL: u, Depth: c.depth, Score: c.score})
+				}
 				continue
 			}
 			for _, c := range cands {
@@ -392,6 +412,81 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 		return nil, nil, false, fmt.Errorf("pop %q: %w", topic, err)
 	}
 	return out, next, stopped, nil
+}
+
+// takeCand is an entry a pop read from a stack: its frontier row (seq),
+// its URL and the URL's state when read.
+type takeCand struct {
+	seq, urlID int64
+	url, host  string
+	state      int
+	depth      int
+	score      float64
+}
+
+// takeAll deletes the frontier rows of cands, read by a pop in its
+// transaction, and leases to holder the URLs among them still waiting,
+// each under the topic, depth and score of its first entry; another
+// process may have leased or fetched one since the read. Both statements
+// go to the server in one round trip. It returns the entries leased, in
+// the order of cands.
+func takeAll(ctx context.Context, tx pgx.Tx, cands []takeCand, topic, holder string) ([]takeCand, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	seqs := make([]int64, len(cands))
+	var ids []int64
+	var depths []int32
+	var scores []float64
+	first := make(map[int64]bool, len(cands))
+	for i, c := range cands {
+		seqs[i] = c.seq
+		if c.state != 0 || first[c.urlID] {
+			continue // fetched or leased through another stack, or a second entry of one URL
+		}
+		first[c.urlID] = true
+		ids = append(ids, c.urlID)
+		depths = append(depths, int32(c.depth))
+		scores = append(scores, c.score)
+	}
+	b := &pgx.Batch{}
+	b.Queue(`DELETE FROM frontier WHERE seq = ANY($1)`, seqs)
+	b.Queue(`UPDATE urls u SET state = 1, topic = $1, depth = v.depth, score = v.score, holder = $2
+		FROM unnest($3::bigint[], $4::int[], $5::float8[]) AS v(id, depth, score)
+		WHERE u.id = v.id AND u.state = 0 RETURNING u.id`, topic, holder, ids, depths, scores)
+	br := tx.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	leased := make(map[int64]bool, len(ids))
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		leased[id] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if err := br.Close(); err != nil {
+		return nil, err
+	}
+	var out []takeCand
+	for _, c := range cands {
+		if c.state == 0 && leased[c.urlID] {
+			out = append(out, c)
+			delete(leased, c.urlID)
+		}
+	}
+	return out, nil
 }
 
 // peekNext reads, in a pop's transaction after the entries it took, up
