@@ -51,9 +51,11 @@ rm -f "$out/model.json"
 "$out/scent" train --seeds "$out/seeds.txt" --model "$out/model.json" --proxy "$proxy" --ignore-robots --delay 0 --host-parallelism 0 >"$out/train.log" 2>&1
 
 # timed NAME CMD...: runs CMD under /usr/bin/time -v and appends
-# NAME, wall seconds, peak RSS in KB, fetches, the load average and the
-# CPU seconds (user + system) to runs.tsv. The fetches
-# are read by the function named fetches_NAME.
+# NAME, wall seconds, peak RSS in KB, fetches, the load average, the
+# CPU seconds (user + system) and the pages fetched successfully to
+# runs.tsv. The fetches are read by the function named fetches_NAME, the
+# pages by pages_NAME where there is one ("-" where not: colly and the
+# raw fetch keep no pages).
 timed() {
 	name=$1
 	shift
@@ -62,11 +64,18 @@ timed() {
 	rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$out/$name.time")
 	cpu=$(awk -F': ' '/(User|System) time \(seconds\)/ {s += $2} END {print s}' "$out/$name.time")
 	n=$("fetches_${name//-/_}")
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$wall" "$rss" "$n" "$(cut -d' ' -f1-3 /proc/loadavg)" "$cpu" | tee -a "$out/runs.tsv"
+	pg=-
+	if declare -F "pages_${name//-/_}" >/dev/null; then
+		pg=$("pages_${name//-/_}")
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$wall" "$rss" "$n" "$(cut -d' ' -f1-3 /proc/loadavg)" "$cpu" "$pg" | tee -a "$out/runs.tsv"
 }
 fetches_scent_bfs() { sqlite3 "$out/bfs.db" "SELECT COUNT(*) FROM pages"; }
 fetches_base_bfs() { sqlite3 "$out/base.db" "SELECT COUNT(*) FROM pages"; }
 fetches_scent_focused() { sqlite3 "$out/focused.db" "SELECT COUNT(*) FROM pages"; }
+pages_scent_bfs() { sqlite3 "$out/bfs.db" "SELECT COUNT(*) FROM pages WHERE failure = ''"; }
+pages_base_bfs() { sqlite3 "$out/base.db" "SELECT COUNT(*) FROM pages WHERE failure = ''"; }
+pages_scent_focused() { sqlite3 "$out/focused.db" "SELECT COUNT(*) FROM pages WHERE failure = ''"; }
 fetches_colly_bfs() { cut -d' ' -f1 "$out/colly-bfs.out"; }
 fetches_raw_fetch() { cut -d' ' -f1 "$out/raw-fetch.out"; }
 
@@ -107,11 +116,11 @@ scent-bfs,$([ -n "${BENCH_BASE:-}" ] && echo " base-bfs (the scent binary \$BENC
 scent-focused. Medians of the rounds (CPU: user + system seconds);
 fetches count every URL requested, failures (404) included.
 
-| program | fetches | wall s | fetches/s | × colly wall | % of raw fetches/s | CPU s | peak RSS MB |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| program | fetches | pages | wall s | fetches/s | pages/s | × colly wall | % of raw fetches/s | CPU s | peak RSS MB |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 HEAD
 	awk -F'\t' '
-		{ w[$1] = w[$1] " " $2; r[$1] = r[$1] " " $3; f[$1] = $4; c[$1] = c[$1] " " $6; names[$1] = 1; load = load sprintf(" %s", $5) }
+		{ w[$1] = w[$1] " " $2; r[$1] = r[$1] " " $3; f[$1] = $4; c[$1] = c[$1] " " $6; g[$1] = $7; names[$1] = 1; load = load sprintf(" %s", $5) }
 		function median(s,   a, n, i, j, t) {
 			n = split(s, a, " ")
 			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -123,15 +132,21 @@ HEAD
 			for (i = 1; i <= 5; i++) {
 				k = order[i]; if (!(k in names)) continue
 				mw = median(w[k]); ps = f[k] / mw
-				printf "| %s | %d | %.1f | %.0f | %.2f | %.0f %% | %.2f | %.0f |\n", k, f[k], mw, ps, mw / cw, 100 * ps / rps, median(c[k]), median(r[k]) / 1024
+				pages = g[k] == "-" || g[k] == "" ? "–" : g[k]
+				pps = pages == "–" ? "–" : sprintf("%.0f", g[k] / mw)
+				printf "| %s | %d | %s | %.1f | %.0f | %s | %.2f | %.0f %% | %.2f | %.0f |\n", k, f[k], pages, mw, ps, pps, mw / cw, 100 * ps / rps, median(c[k]), median(r[k]) / 1024
 			}
 		}' "$out/runs.tsv"
 	sf=$(awk -F'\t' '$1 == "scent-focused" {print $4 / $2}' "$out/runs.tsv" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
 	sb=$(awk -F'\t' '$1 == "scent-bfs" {print $4 / $2}' "$out/runs.tsv" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+	pf=$(awk -F'\t' '$1 == "scent-focused" {print $7 / $2}' "$out/runs.tsv" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+	pb=$(awk -F'\t' '$1 == "scent-bfs" {print $7 / $2}' "$out/runs.tsv" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
 	cat <<TAIL
 
 The focused crawl fetches $(awk -v a="$sf" -v b="$sb" 'BEGIN {printf "%.2f", a / b}') × bfs's fetches per second
-(medians of fetches/s per run). The store of the last bfs crawl holds
+and stores $(awk -v a="$pf" -v b="$pb" 'BEGIN {printf "%.2f", a / b}') × its pages per second, successful pages
+(medians per run; both crawls run until their frontier is empty, and
+the focused one leaves more of the replay's dead links alone). The store of the last bfs crawl holds
 $dbpages pages in $dbbytes bytes of SQLite pages, $(awk -v a="$dbbytes" -v b="$dbpages" 'BEGIN {printf "%.0f", a / b}') bytes a stored page
 (\`sqlite3 DB "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name"\`,
 largest first):
