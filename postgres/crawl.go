@@ -596,10 +596,11 @@ func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, 
 		w := newWaitingCount(tx, crawl)
 		defer func() { newURLs = w.stored }()
 		var stored []int64
+		var searchable []bool
 		succeeded := 0
 		if len(pages) > 0 {
 			var err error
-			if stored, succeeded, err = insertPages(ctx, tx, crawl, holder, pages, w); err != nil {
+			if stored, searchable, succeeded, err = insertPages(ctx, tx, crawl, holder, pages, w); err != nil {
 				return err
 			}
 		}
@@ -615,8 +616,12 @@ func (s *Store) Commit(ctx context.Context, crawl int64, pages []*crawler.Page, 
 				len(stored), succeeded, crawl).Scan(&last); err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, `UPDATE pages p SET ord = $1 + t.i FROM unnest($2::bigint[]) WITH ORDINALITY AS t(id, i) WHERE p.id = t.id`,
-				last-int64(len(stored)), stored); err != nil {
+			// Each page's place in the crawl, and the search vector of
+			// those dedup found to be originals, in one write of their rows.
+			if _, err := tx.Exec(ctx, `UPDATE pages p SET ord = $1 + t.i,
+				search = CASE WHEN t.s THEN setweight(to_tsvector('english', p.title), 'A') || to_tsvector('english', p.text) ELSE p.search END
+				FROM unnest($2::bigint[], $3::bool[]) WITH ORDINALITY AS t(id, s, i) WHERE p.id = t.id`,
+				last-int64(len(stored)), stored, searchable); err != nil {
 				return err
 			}
 		}
@@ -655,36 +660,35 @@ func commitLocks(crawl int64, pages []*crawler.Page, sigs []minhash.Signature) [
 
 // insertPages stores pages; it returns the ids of the pages stored in
 // order (a page whose URL another process committed first is not stored
-// again) and how many of them succeeded.
-func insertPages(ctx context.Context, tx pgx.Tx, crawl int64, holder string, pages []*crawler.Page, w *waitingCount) ([]int64, int, error) {
+// again), whether each is to be made searchable (dedup) and how many of
+// them succeeded.
+func insertPages(ctx context.Context, tx pgx.Tx, crawl int64, holder string, pages []*crawler.Page, w *waitingCount) (stored []int64, searchable []bool, succeeded int, err error) {
 	var topicsJSON string
 	if err := tx.QueryRow(ctx, `SELECT topics FROM crawls WHERE id = $1`, crawl).Scan(&topicsJSON); err != nil {
-		return nil, 0, fmt.Errorf("crawl %d: %w", crawl, err)
+		return nil, nil, 0, fmt.Errorf("crawl %d: %w", crawl, err)
 	}
 	var topics []string
 	if err := json.Unmarshal([]byte(topicsJSON), &topics); err != nil {
-		return nil, 0, fmt.Errorf("crawl %d topics: %w", crawl, err)
+		return nil, nil, 0, fmt.Errorf("crawl %d topics: %w", crawl, err)
 	}
 	params, err := ensureParams(ctx, tx, nil)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	sigs := make([]minhash.Signature, len(pages))
 	blobs := make([][]byte, len(pages))
 	for i, p := range pages {
 		if sigs[i], blobs[i], err = signature(params, p); err != nil {
-			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+			return nil, nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
 		}
 	}
 	if err := lockAll(ctx, tx, commitLocks(crawl, pages, sigs)); err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
-	var stored []int64
-	succeeded := 0
 	for i, p := range pages {
 		urlID, err := markFetched(ctx, tx, crawl, p.URL, true, w)
 		if err != nil {
-			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+			return nil, nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
 		}
 		final := p.FinalURL
 		if final.IsZero() {
@@ -692,7 +696,7 @@ func insertPages(ctx context.Context, tx pgx.Tx, crawl int64, holder string, pag
 		}
 		if final != p.URL {
 			if _, err := markFetched(ctx, tx, crawl, final, false, w); err != nil {
-				return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+				return nil, nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
 			}
 		}
 		// Stored already: by another process whose lease this one
@@ -700,13 +704,13 @@ func insertPages(ctx context.Context, tx pgx.Tx, crawl int64, holder string, pag
 		// the two commits.
 		var done bool
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pages WHERE url_id = $1)`, urlID).Scan(&done); err != nil {
-			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+			return nil, nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
 		}
 		if done {
 			continue
 		}
 		if err := aliasIfStored(ctx, tx, crawl, p, final); err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		if p.Failure != "" {
 			blobs[i], sigs[i] = nil, minhash.Signature{}
@@ -717,7 +721,7 @@ func insertPages(ctx context.Context, tx pgx.Tx, crawl int64, holder string, pag
 		}
 		lj, err := json.Marshal(links)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		var pageID int64
 		err = tx.QueryRow(ctx, `INSERT INTO pages(crawl_id, url_id, url, final_url, topic, depth, status,
@@ -731,7 +735,7 @@ func insertPages(ctx context.Context, tx pgx.Tx, crawl int64, holder string, pag
 			continue // committed by another process whose lease this one outlived
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+			return nil, nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
 		}
 		stored = append(stored, pageID)
 		if p.Failure == "" {
@@ -741,17 +745,19 @@ func insertPages(ctx context.Context, tx pgx.Tx, crawl int64, holder string, pag
 			if _, err := tx.Exec(ctx, `INSERT INTO aliases(crawl_id, url, target, status, page_id) VALUES ($1, $2, $3, $4, $5)
 				ON CONFLICT (crawl_id, url) DO UPDATE SET target = excluded.target, status = excluded.status, page_id = excluded.page_id`,
 				crawl, r.URL.String(), r.Target.String(), r.Status, pageID); err != nil {
-				return nil, 0, fmt.Errorf("store alias %s: %w", r.URL, err)
+				return nil, nil, 0, fmt.Errorf("store alias %s: %w", r.URL, err)
 			}
 		}
-		if err := dedup(ctx, tx, pageID, p, sigs[i]); err != nil {
-			return nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
+		search, err := dedup(ctx, tx, pageID, p, sigs[i])
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("store page %s: %w", p.URL, err)
 		}
+		searchable = append(searchable, search)
 		if err := insertScores(ctx, tx, pageID, p, topics); err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 	}
-	return stored, succeeded, nil
+	return stored, searchable, succeeded, nil
 }
 
 // markFetched moves u to fetched (urls.state 2), adding it when the crawl

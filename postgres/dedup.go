@@ -250,12 +250,15 @@ func signature(params minhash.Params, p *crawler.Page) (minhash.Signature, []byt
 }
 
 // dedup checks the stored page id against the index and marks it a
-// duplicate, or makes it searchable. A successful page without a word to
+// duplicate, or reports that it is to be made searchable (its search
+// vector is written with its place in the crawl's order as the commit
+// ends, so that the page's row is written once more, not twice). A
+// successful page without a word to
 // sign (an empty body, punctuation only) is compared by the SHA-256 of
 // its body instead; a text of fewer words than a shingle has an exact
 // signature, with keys, and goes through the index. The commit holds the
 // locks of the page's keys, or of its body's hash (commitLocks).
-func dedup(ctx context.Context, tx pgx.Tx, id int64, p *crawler.Page, sig minhash.Signature) error {
+func dedup(ctx context.Context, tx pgx.Tx, id int64, p *crawler.Page, sig minhash.Signature) (searchable bool, err error) {
 	if p.Failure == "" && !sig.Indexable() && p.ContentHash != "" {
 		var orig int64
 		err := tx.QueryRow(ctx, `SELECT id FROM pages WHERE content_hash = $1 AND failure = '' AND duplicate_of IS NULL AND id <> $2
@@ -263,30 +266,27 @@ func dedup(ctx context.Context, tx pgx.Tx, id int64, p *crawler.Page, sig minhas
 		switch {
 		case err == nil:
 			if _, err := tx.Exec(ctx, `UPDATE pages SET duplicate_of = $1 WHERE id = $2`, orig, id); err != nil {
-				return fmt.Errorf("mark duplicate: %w", err)
+				return false, fmt.Errorf("mark duplicate: %w", err)
 			}
-			return nil
+			return false, nil
 		case !errors.Is(err, pgx.ErrNoRows):
-			return fmt.Errorf("exact duplicate: %w", err)
+			return false, fmt.Errorf("exact duplicate: %w", err)
 		}
 	}
 	if p.Failure != "" || strings.TrimSpace(p.Text) == "" {
-		return nil
+		return false, nil
 	}
 	if sig.Indexable() {
 		orig, dup, err := checkAndInsert(ctx, tx, id, &sig)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if dup {
 			if _, err := tx.Exec(ctx, `UPDATE pages SET duplicate_of = $1 WHERE id = $2`, orig, id); err != nil {
-				return fmt.Errorf("mark duplicate: %w", err)
+				return false, fmt.Errorf("mark duplicate: %w", err)
 			}
-			return nil
+			return false, nil
 		}
 	}
-	if _, err := tx.Exec(ctx, `UPDATE pages SET search = setweight(to_tsvector('english', title), 'A') || to_tsvector('english', text) WHERE id = $1`, id); err != nil {
-		return fmt.Errorf("index for search: %w", err)
-	}
-	return nil
+	return true, nil
 }

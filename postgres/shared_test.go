@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	neturl "net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -755,4 +756,60 @@ func BenchmarkStore_pop(b *testing.B) {
 		}
 		return s, st.ID
 	})
+}
+
+// TestStore_Commit_searchVectors: one commit of a failed page, an
+// original and a near-duplicate of it makes the original alone
+// searchable, by its title and by its text, and gives every page its
+// place in the crawl's order.
+func TestStore_Commit_searchVectors(t *testing.T) {
+	ctx := context.Background()
+	s := openURL(t, pgtest.URL(t), Options{})
+	st, err := s.OpenCrawl(ctx, bfsSpec(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := s.Pop(ctx, st.ID, "", crawler.FIFO, 3, 0)
+	if err != nil || len(es) != 3 {
+		t.Fatalf("popped %v, %v; want 3 entries", es, err)
+	}
+	text := strings.Repeat("pangolins roam the crawled web in search of ants and termites ", 6)
+	pages := []*crawler.Page{
+		{URL: es[0].URL, Status: 404, FetchedAt: time.Now(), Failure: "status 404", Title: "armadillo"},
+		{URL: es[1].URL, Status: 200, FetchedAt: time.Now(), Title: "Aardvark", Text: text},
+		{URL: es[2].URL, Status: 200, FetchedAt: time.Now(), Title: "Aardvark", Text: text},
+	}
+	if err := s.Commit(ctx, st.ID, pages, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"aardvark", "termites"} {
+		res, err := s.Search(ctx, q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) != 1 || res[0].URL != es[1].URL.String() {
+			t.Errorf("search %q found %+v, want the original %s alone", q, res, es[1].URL)
+		}
+	}
+	if res, err := s.Search(ctx, "armadillo", 10); err != nil || len(res) != 0 {
+		t.Errorf("search for the failed page's title found %+v, %v; want nothing", res, err)
+	}
+	var ords []int64
+	rows, err := s.pool.Query(ctx, `SELECT ord FROM pages ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var o int64
+		if err := rows.Scan(&o); err != nil {
+			t.Fatal(err)
+		}
+		ords = append(ords, o)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ords, []int64{1, 2, 3}) {
+		t.Errorf("pages' order %v, want [1 2 3]", ords)
+	}
 }
