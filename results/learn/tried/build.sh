@@ -57,7 +57,7 @@
 #
 #     SCENT_TRY_IGNORANT=8 out/try-ignorant experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
 #
-# expect (applied to fffd5cd) with SCENT_TRY_EXPECT=1|pos|neg [SCENT_TRY_EXPECT_NEGSCALE=S]:
+# expect (applied to fffd5cd) with SCENT_TRY_EXPECT=1|pos|neg [SCENT_TRY_EXPECT_NEGSCALE=S] [SCENT_TRY_EXPECT_MISS=1]:
 #
 #     SCENT_TRY_EXPECT=neg SCENT_TRY_EXPECT_NEGSCALE=0.5 out/try-expect experiment ../shared/corpus/webkb.tgz --topic T --budget 2000 --baseline=false --workers W --out DIR
 #
