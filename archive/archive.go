@@ -232,14 +232,10 @@ type Store struct {
 	DropRaw bool
 }
 
-// GroupCommits passes crawler.Grouper on to the wrapped store; a store
-// that is none makes each call a transaction of its own anyway.
-func (s *Store) GroupCommits(ctx context.Context, d time.Duration) error {
-	if g, ok := s.Store.(crawler.Grouper); ok {
-		return g.GroupCommits(ctx, d)
-	}
-	return nil
-}
+// Unwrap returns the store s wraps: the crawler finds the optional
+// interfaces of a store (crawler.Grouper, crawler.Peeker, …) on it
+// (crawler.StoreAs).
+func (s *Store) Unwrap() crawler.Store { return s.Store }
 
 // OpenCrawl opens the crawl and learns its topics.
 func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.CrawlState, error) {

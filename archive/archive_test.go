@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/crawler/crawlertest"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/urlnorm"
 	"github.com/scent-crawler/scent/warc"
@@ -396,4 +397,20 @@ func TestWriter_WritePage_largeFetched(t *testing.T) {
 		return
 	}
 	t.Fatal("no response record")
+}
+
+// TestStore_crawlerBehaviour runs the crawler's behaviour suite with every
+// crawl's store wrapped in a Store: archiving changes nothing of what a
+// crawl fetches, resumed crawls included (the crawler finds the wrapped
+// store's optional interfaces through Unwrap).
+func TestStore_crawlerBehaviour(t *testing.T) {
+	crawlertest.RunWrapped(t, func(*testing.T) crawlertest.Store { return crawlertest.NewMemStore() },
+		func(t *testing.T, s crawler.Store) crawler.Store {
+			d, err := warc.OpenDir(context.Background(), warc.DirConfig{Path: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { d.Close() })
+			return &Store{Store: s, W: NewWriter(d, nil), DropRaw: true}
+		})
 }

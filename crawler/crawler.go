@@ -205,7 +205,7 @@ func (w *worker) process(ctx context.Context, j job) result {
 	scores := w.judge(p, pg.Tokens)
 	r.push = c.strat.arrange(w.follow(r.push, e, p, scores, pg.Segments))
 	w.measureNorm(ctx, e, p) // sitenorm.go
-	if pr, ok := c.store.(Preparer); ok {
+	if pr, ok := StoreAs[Preparer](c.store); ok {
 		pr.Prepare(p)
 	}
 	return r

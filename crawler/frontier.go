@@ -42,7 +42,7 @@ func newFrontier(c *Crawler) *frontier {
 	f.shared = cfg.Shared
 	f.deferrer, _ = cfg.Learner.(Deferrer)
 	if f.shared == nil {
-		f.shared, _ = c.store.(SharedFrontier)
+		f.shared, _ = StoreAs[SharedFrontier](c.store)
 	}
 	if c.order == FIFO {
 		f.topics = []string{""}
@@ -82,7 +82,7 @@ func newFrontier(c *Crawler) *frontier {
 // page to also in the same pass. A store that cannot read its pages back
 // leaves them to be found again.
 func (f *frontier) resume(ctx context.Context, also func(*Page)) error {
-	pr, ok := f.store.(PageReader)
+	pr, ok := StoreAs[PageReader](f.store)
 	if !ok {
 		return nil
 	}
@@ -208,7 +208,7 @@ func (f *frontier) pop(ctx context.Context, stack string, order Order, left int)
 	}
 	var es, next []Entry
 	var err error
-	fp, floors := f.store.(FloorPopper)
+	fp, floors := StoreAs[FloorPopper](f.store)
 	switch {
 	case deferred && floors:
 		var stopped bool
@@ -238,7 +238,7 @@ func (f *frontier) pop(ctx context.Context, stack string, order Order, left int)
 // popPeek pops n entries of stack, and peeks at the next ones when the
 // crawl guesses its rounds and the store can peek.
 func (f *frontier) popPeek(ctx context.Context, stack string, order Order, n, peek int) ([]Entry, []Entry, error) {
-	if pk, ok := f.store.(Peeker); ok && f.guess != nil {
+	if pk, ok := StoreAs[Peeker](f.store); ok && f.guess != nil {
 		return pk.PopPeek(ctx, f.crawl, stack, order, n, f.maxPerHost, peek)
 	}
 	es, err := f.store.Pop(ctx, f.crawl, stack, order, n, f.maxPerHost)

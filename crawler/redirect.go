@@ -129,6 +129,6 @@ func (c *Crawler) urlLookup() URLLookup {
 	if c.cfg.URLs != nil {
 		return c.cfg.URLs
 	}
-	l, _ := c.store.(URLLookup)
+	l, _ := StoreAs[URLLookup](c.store)
 	return l
 }

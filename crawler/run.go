@@ -761,7 +761,7 @@ func (r *run) end(finish string, runErr error) (Summary, error) {
 // (Config.GroupCommit); d = 0, when the crawl ends however it ends,
 // commits the open group: the results committed are kept.
 func (r *run) group(d time.Duration) error {
-	g, ok := r.c.store.(Grouper)
+	g, ok := StoreAs[Grouper](r.c.store)
 	if !ok || r.c.cfg.GroupCommit <= 0 {
 		return nil
 	}

@@ -48,6 +48,32 @@ type Store interface {
 	SaveLearner(ctx context.Context, crawl int64, state []byte) error
 }
 
+// A Wrapper is a Store that adds to another (writing an archive,
+// counting metrics) and passes the rest of its work on to it. The
+// crawler finds the optional interfaces below (Grouper, Peeker, …) on
+// the store a wrapper wraps when the wrapper itself has none (StoreAs),
+// so a wrapper changes nothing of what the crawl does.
+type Wrapper interface {
+	Unwrap() Store
+}
+
+// StoreAs reports whether s, or a store that s wraps (Wrapper), is a T,
+// and returns the first that is, looking from s inwards.
+func StoreAs[T any](s Store) (T, bool) {
+	for s != nil {
+		if t, ok := s.(T); ok {
+			return t, true
+		}
+		w, ok := s.(Wrapper)
+		if !ok {
+			break
+		}
+		s = w.Unwrap()
+	}
+	var zero T
+	return zero, false
+}
+
 // A Grouper is a Store that can keep the writes of its calls in one
 // transaction committed every so often (group commit) instead of one
 // transaction per call: a crash then loses the calls of the group not

@@ -137,14 +137,10 @@ type Store struct {
 	next    time.Time
 }
 
-// GroupCommits passes crawler.Grouper on to the wrapped store; a store
-// that is none makes each call a transaction of its own anyway.
-func (s *Store) GroupCommits(ctx context.Context, d time.Duration) error {
-	if g, ok := s.Store.(crawler.Grouper); ok {
-		return g.GroupCommits(ctx, d)
-	}
-	return nil
-}
+// Unwrap returns the store s wraps: the crawler finds the optional
+// interfaces of a store (crawler.Grouper, crawler.Peeker, …) on it
+// (crawler.StoreAs).
+func (s *Store) Unwrap() crawler.Store { return s.Store }
 
 // OpenCrawl opens the crawl and starts counting its harvest.
 func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.CrawlState, error) {
@@ -204,7 +200,7 @@ func (s *Store) refresh(ctx context.Context) {
 			s.M.frontier.WithLabelValues(name).Set(float64(n))
 		}
 	}
-	if dc, ok := s.Store.(DuplicateCounter); ok {
+	if dc, ok := crawler.StoreAs[DuplicateCounter](s.Store); ok {
 		if n, last, err := dc.DuplicatesSince(ctx, s.crawl, s.lastOrd); err == nil {
 			s.M.dups.Add(float64(n))
 			s.lastOrd = last

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/crawler/crawlertest"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/metrics"
 	"github.com/scent-crawler/scent/sqlite"
@@ -126,4 +127,13 @@ func TestStore_scrapedDuringCrawl(t *testing.T) {
 		t.Errorf("body bytes %v", b)
 	}
 	t.Logf("pages stored at the two scrapes: %v", stored)
+}
+
+// TestStore_crawlerBehaviour runs the crawler's behaviour suite with every
+// crawl's store wrapped in a Store: counting changes nothing of what a
+// crawl fetches, resumed crawls included (the crawler finds the wrapped
+// store's optional interfaces through Unwrap).
+func TestStore_crawlerBehaviour(t *testing.T) {
+	crawlertest.RunWrapped(t, func(*testing.T) crawlertest.Store { return crawlertest.NewMemStore() },
+		func(_ *testing.T, s crawler.Store) crawler.Store { return &metrics.Store{Store: s, M: metrics.New()} })
 }

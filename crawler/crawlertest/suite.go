@@ -28,7 +28,16 @@ type Store interface {
 // may register cleanups with t. Each subtest crawls real httptest sites.
 func Run(t *testing.T, open func(t *testing.T) Store) {
 	t.Helper()
-	s := &suite{open: open}
+	RunWrapped(t, open, nil)
+}
+
+// RunWrapped runs the suite with every crawl's store wrapped by wrap (a
+// crawler.Wrapper, such as an archive or metrics store, around the store
+// open returns): a wrapper must not change what a crawl does. The suite
+// reads the pages back from the store open returned.
+func RunWrapped(t *testing.T, open func(t *testing.T) Store, wrap func(t *testing.T, s crawler.Store) crawler.Store) {
+	t.Helper()
+	s := &suite{open: open, wrap: wrap}
 	t.Run("LinkStrategyFollowsOnlyOnTopicLinks", s.linkStrategyFollowsOnlyOnTopicLinks)
 	t.Run("MultiTopicFetchesEachURLOnce", s.multiTopicFetchesEachURLOnce)
 	t.Run("BudgetAndResume", s.budgetAndResume)
@@ -52,6 +61,15 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 
 type suite struct {
 	open func(t *testing.T) Store
+	wrap func(t *testing.T, s crawler.Store) crawler.Store
+}
+
+// newCrawler is crawler.New on st, wrapped as the suite's runs wrap it.
+func (su *suite) newCrawler(t *testing.T, cfg crawler.Config, st crawler.Store, f crawler.Fetcher, scorer crawler.Scorer) (*crawler.Crawler, error) {
+	if su.wrap != nil {
+		st = su.wrap(t, st)
+	}
+	return crawler.New(cfg, st, f, scorer)
 }
 
 // pageRow is what the suite reads of a committed fetch.
@@ -79,7 +97,7 @@ func (su *suite) pages(t *testing.T, st Store) []pageRow {
 func (su *suite) fetchedPaths(t *testing.T, s *Site, cfg crawler.Config, scorer crawler.Scorer) []string {
 	t.Helper()
 	st := su.open(t)
-	c, err := crawler.New(cfg, st, NewFetcher(t, fetch.Config{}), scorer)
+	c, err := su.newCrawler(t, cfg, st, NewFetcher(t, fetch.Config{}), scorer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +128,7 @@ func (su *suite) linkStrategyFollowsOnlyOnTopicLinks(t *testing.T) {
 	}, nil)
 	scorer := NewKeywordScorer(map[string][]string{"course": {"course", "courses", "syllabus", "homework"}}, "course")
 	st := su.open(t)
-	c, err := crawler.New(crawler.Config{Workers: 2}, st, NewFetcher(t, fetch.Config{}), scorer)
+	c, err := su.newCrawler(t, crawler.Config{Workers: 2}, st, NewFetcher(t, fetch.Config{}), scorer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +172,7 @@ func (su *suite) multiTopicFetchesEachURLOnce(t *testing.T) {
 	s := NewSite(t, pagesMap, nil)
 	scorer := NewKeywordScorer(map[string][]string{"course": {"course"}, "faculty": {"faculty"}}, "course", "faculty")
 	st := su.open(t)
-	c, err := crawler.New(crawler.Config{Workers: 4}, st, NewFetcher(t, fetch.Config{}), scorer)
+	c, err := su.newCrawler(t, crawler.Config{Workers: 4}, st, NewFetcher(t, fetch.Config{}), scorer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +207,7 @@ func (su *suite) budgetAndResume(t *testing.T) {
 	st := su.open(t)
 	f := NewFetcher(t, fetch.Config{})
 	cfg := crawler.Config{Strategy: crawler.StrategyBFS, Workers: 3, MaxPages: 15}
-	c, _ := crawler.New(cfg, st, f, nil)
+	c, _ := su.newCrawler(t, cfg, st, f, nil)
 	sum, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/p0")}, "{}")
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +216,7 @@ func (su *suite) budgetAndResume(t *testing.T) {
 		t.Fatalf("first run: %+v, want 15 pages and budget reached", sum)
 	}
 	cfg.MaxPages = 0
-	c, _ = crawler.New(cfg, st, f, nil)
+	c, _ = su.newCrawler(t, cfg, st, f, nil)
 	sum, err = c.Run(context.Background(), nil, "{}")
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +240,7 @@ func (su *suite) cancelIsClean(t *testing.T) {
 	s := NewSite(t, pagesMap, map[string]http.HandlerFunc{})
 	st := su.open(t)
 	f := NewFetcher(t, fetch.Config{HostDelay: 5 * time.Millisecond, HostParallelism: 1})
-	c, _ := crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, st, f, nil)
+	c, _ := su.newCrawler(t, crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, st, f, nil)
 	// Cancel once the crawl is under way (a deadline could also pass
 	// before a loaded store has opened the crawl).
 	ctx, cancel := context.WithCancel(context.Background())
@@ -237,7 +255,7 @@ func (su *suite) cancelIsClean(t *testing.T) {
 	if err == nil || sum.Finish != "interrupted" {
 		t.Fatalf("run = %+v, %v; want interrupted", sum, err)
 	}
-	c, _ = crawler.New(crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, st, NewFetcher(t, fetch.Config{}), nil)
+	c, _ = su.newCrawler(t, crawler.Config{Strategy: crawler.StrategyBFS, Workers: 4}, st, NewFetcher(t, fetch.Config{}), nil)
 	sum2, err := c.Run(context.Background(), nil, "{}")
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +287,7 @@ func (su *suite) tunnel(t *testing.T) {
 	for _, tunnel := range []bool{false, true} {
 		s := NewSite(t, site, nil)
 		st := su.open(t)
-		c, err := crawler.New(crawler.Config{Workers: 2, Tunnel: tunnel}, st, NewFetcher(t, fetch.Config{}), scorer)
+		c, err := su.newCrawler(t, crawler.Config{Workers: 2, Tunnel: tunnel}, st, NewFetcher(t, fetch.Config{}), scorer)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -360,7 +378,7 @@ func (su *suite) promoteFollowsAListingThatProvedRelevant(t *testing.T) {
 	for _, promote := range []bool{false, true} {
 		scorer := NewKeywordScorer(map[string][]string{"course": {"course", "syllabus", "homework"}}, "course")
 		st := su.open(t)
-		c, err := crawler.New(crawler.Config{Workers: 1, MaxPages: 10, Tunnel: true, Promote: promote}, st, NewFetcher(t, fetch.Config{}), scorer)
+		c, err := su.newCrawler(t, crawler.Config{Workers: 1, MaxPages: 10, Tunnel: true, Promote: promote}, st, NewFetcher(t, fetch.Config{}), scorer)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -438,7 +456,7 @@ func (su *suite) lockstepCommitsEachRoundOnce(t *testing.T) {
 	}})
 	st := &countingStore{Store: su.open(t)}
 	scorer := NewKeywordScorer(map[string][]string{"course": {"course"}}, "course")
-	c, err := crawler.New(crawler.Config{Workers: 4, Lockstep: true}, st, NewFetcher(t, fetch.Config{}), scorer)
+	c, err := su.newCrawler(t, crawler.Config{Workers: 4, Lockstep: true}, st, NewFetcher(t, fetch.Config{}), scorer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,7 +550,7 @@ func (su *suite) sectionsOutliveAResume(t *testing.T) {
 	stop := cfg
 	stop.MaxPages = at + 1 // up to the course's page
 	for i, c := range []crawler.Config{stop, cfg} {
-		cr, err := crawler.New(c, st, f, scorer)
+		cr, err := su.newCrawler(t, c, st, f, scorer)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -629,7 +647,7 @@ func (su *suite) progressShowsTheFrontier(t *testing.T) {
 	var last crawler.Progress
 	updates := 0
 	progress := func(p crawler.Progress) { last, updates = p, updates+1 }
-	c, err := crawler.New(crawler.Config{Workers: 1, Lockstep: true, MaxPages: 2, Tunnel: true, Sections: true, Progress: progress}, st, NewFetcher(t, fetch.Config{}), scorer)
+	c, err := su.newCrawler(t, crawler.Config{Workers: 1, Lockstep: true, MaxPages: 2, Tunnel: true, Sections: true, Progress: progress}, st, NewFetcher(t, fetch.Config{}), scorer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -663,7 +681,7 @@ func (su *suite) progressCountsEarlierRuns(t *testing.T) {
 	f := NewFetcher(t, fetch.Config{})
 	var last crawler.Progress
 	for _, max := range []int{2, 4} {
-		c, err := crawler.New(crawler.Config{Workers: 1, MaxPages: max, Progress: func(p crawler.Progress) { last = p }}, st, f, scorer)
+		c, err := su.newCrawler(t, crawler.Config{Workers: 1, MaxPages: max, Progress: func(p crawler.Progress) { last = p }}, st, f, scorer)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -774,7 +792,7 @@ func (su *suite) redirectsEndAtOnePage(t *testing.T) {
 		}, map[string]http.HandlerFunc{"/a": to("/c"), "/b": to("/c")})
 		st := su.open(t)
 		scorer := NewKeywordScorer(map[string][]string{"course": {"course"}}, "course")
-		c, err := crawler.New(crawler.Config{Strategy: strategy, Workers: 3}, st, NewFetcher(t, fetch.Config{}), scorer)
+		c, err := su.newCrawler(t, crawler.Config{Strategy: strategy, Workers: 3}, st, NewFetcher(t, fetch.Config{}), scorer)
 		if err != nil {
 			t.Fatal(err)
 		}
