@@ -44,14 +44,16 @@ func (b *budget) topicOpen(topic string) bool {
 	return b.maxPerTopic == 0 || b.byTopic[topic]+b.taken[topic] < b.maxPerTopic
 }
 
-// closed lists the topics whose stacks may give no more fetches now: a
-// snapshot for a pop made on another goroutine (the committer's).
-func (b *budget) closed(topics []string) map[string]bool {
-	out := make(map[string]bool)
+// topicRooms is how many more fetches each topic's stack may give now
+// (0 or less: none), or nil without MaxPagesPerTopic: a snapshot for a
+// pop made on another goroutine (the committer's).
+func (b *budget) topicRooms(topics []string) map[string]int {
+	if b.maxPerTopic == 0 {
+		return nil
+	}
+	out := make(map[string]int, len(topics))
 	for _, t := range topics {
-		if !b.topicOpen(t) {
-			out[t] = true
-		}
+		out[t] = b.maxPerTopic - b.byTopic[t] - b.taken[t]
 	}
 	return out
 }

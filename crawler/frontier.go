@@ -129,18 +129,19 @@ func (f *frontier) spec(s CrawlSpec) CrawlSpec {
 }
 
 // take pops entries for the next topic in turn that has any and whose
-// budget is open (not in closed); left is how many more fetches the
-// budget allows. It returns no entries when every stack is empty (or ctx
-// ended).
-func (f *frontier) take(ctx context.Context, closed map[string]bool, left int) ([]Entry, error) {
+// budget is open; left is how many more fetches the crawl's budget
+// allows, rooms how many each topic's does (topicLeft). It returns no
+// entries when every stack is empty or closed (or ctx ended).
+func (f *frontier) take(ctx context.Context, rooms map[string]int, left int) ([]Entry, error) {
 	f.closed = false
 	for k := 0; k < len(f.topics); k++ {
 		t := f.topics[(f.next+k)%len(f.topics)]
-		if closed[t] {
+		n := topicLeft(rooms, t, left)
+		if n <= 0 {
 			f.closed = true
 			continue
 		}
-		es, err := f.popTopic(ctx, t, left)
+		es, err := f.popTopic(ctx, t, n)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, nil
@@ -154,6 +155,16 @@ func (f *frontier) take(ctx context.Context, closed map[string]bool, left int) (
 		}
 	}
 	return nil, nil
+}
+
+// topicLeft is how many fetches topic's stack may give of the left that
+// the crawl's budget allows: no more than its own budget's room (rooms,
+// budget.topicRooms), 0 or less when that is spent.
+func topicLeft(rooms map[string]int, topic string, left int) int {
+	if r, ok := rooms[topic]; ok {
+		return min(left, r)
+	}
+	return left
 }
 
 // popTopic takes entries for topic: from its stack, or, when the stack is

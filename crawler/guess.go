@@ -263,14 +263,15 @@ func (r *run) handOutGuess(j *commitJob, moves []Entry) {
 	r.guess.absorb(j.push, moves)
 	for k := range f.topics {
 		t := f.topics[(f.next+k)%len(f.topics)]
-		if j.closed[t] {
+		n := topicLeft(j.rooms, t, j.pop)
+		if n <= 0 {
 			continue
 		}
 		var fallbacks []string
 		for _, kind := range f.fallback {
 			fallbacks = append(fallbacks, Stack{Topic: t, Kind: kind}.Name())
 		}
-		es := r.guess.guess(t, fallbacks, j.pop)
+		es := r.guess.guess(t, fallbacks, n)
 		if len(es) == 0 {
 			continue
 		}

@@ -344,6 +344,9 @@ func (r *run) finished() (finish string, again bool, err error) {
 		if more || err != nil {
 			return "", more, err
 		}
+		if r.front.closed {
+			return "budget reached", false, nil // a topic's, with entries left on its stack
+		}
 		return "frontier empty", false, nil
 	}
 	return "", false, nil
@@ -494,10 +497,10 @@ type commitJob struct {
 	push  []Entry
 	flush []Entry // the learner's deferred moves of entries push pushes again: written first
 
-	pop    int             // entries to take after the commit (0: none)
-	learnt chan step       // a crawl that guesses: the learner's step, from the scheduler
-	closed map[string]bool // topics closed by the budget when the pop was asked
-	popped []Entry         // what the pop took
+	pop    int            // entries to take after the commit (0: none)
+	learnt chan step      // a crawl that guesses: the learner's step, from the scheduler
+	rooms  map[string]int // fetches each topic's budget allowed when the pop was asked (nil: no such budget)
+	popped []Entry        // what the pop took
 }
 
 // startCommitter starts the goroutine that commits the batches of
@@ -559,7 +562,7 @@ func (r *run) commit(j *commitJob) error {
 		return nil
 	}
 	var err error
-	j.popped, err = r.front.take(r.ctx, j.closed, j.pop)
+	j.popped, err = r.front.take(r.ctx, j.rooms, j.pop)
 	return err
 }
 
@@ -599,7 +602,7 @@ func (r *run) flush(pop int) error {
 		return nil
 	}
 	if pop > 0 {
-		j.pop, j.closed = pop, r.budget.closed(r.front.topics)
+		j.pop, j.rooms = pop, r.budget.topicRooms(r.front.topics)
 	}
 	r.batch = j
 	if r.guess == nil {

@@ -41,6 +41,7 @@ func RunWrapped(t *testing.T, open func(t *testing.T) Store, wrap func(t *testin
 	t.Run("LinkStrategyFollowsOnlyOnTopicLinks", s.linkStrategyFollowsOnlyOnTopicLinks)
 	t.Run("MultiTopicFetchesEachURLOnce", s.multiTopicFetchesEachURLOnce)
 	t.Run("BudgetAndResume", s.budgetAndResume)
+	t.Run("TopicBudgetIsKept", s.topicBudgetIsKept)
 	t.Run("CancelIsClean", s.cancelIsClean)
 	t.Run("Tunnel", s.tunnel)
 	t.Run("LinkScorerDecidesByTarget", s.linkScorerDecidesByTarget)
@@ -227,6 +228,44 @@ func (su *suite) budgetAndResume(t *testing.T) {
 	for i := 0; i < n; i++ {
 		if h := s.Hits(fmt.Sprintf("/p%d", i)); h != 1 {
 			t.Errorf("/p%d requested %d times", i, h)
+		}
+	}
+}
+
+func (su *suite) topicBudgetIsKept(t *testing.T) {
+	// Two topics, each with more pages than its budget: however many
+	// fetches are in flight at once, no topic's stack gives more than its
+	// budget, and the crawl says that a budget, not the frontier, ended it.
+	const fill = " one two three four five six seven eight nine ten eleven twelve "
+	pages := map[string]string{}
+	home := `<html><body>`
+	for i := range 12 {
+		home += fmt.Sprintf(`<a href="/c%d">course syllabus</a>`+fill+`<a href="/f%d">faculty professor</a>`+fill, i, i)
+		pages[fmt.Sprintf("/c%d", i)] = `<html><body>course syllabus</body></html>`
+		pages[fmt.Sprintf("/f%d", i)] = `<html><body>faculty professor</body></html>`
+	}
+	pages["/"] = home + `</body></html>`
+	s := NewSite(t, pages, nil)
+	scorer := NewKeywordScorer(map[string][]string{"course": {"course", "syllabus"}, "faculty": {"faculty", "professor"}}, "course", "faculty")
+	for _, lockstep := range []bool{false, true} {
+		st := su.open(t)
+		c, err := su.newCrawler(t, crawler.Config{Workers: 8, Lockstep: lockstep, MaxPagesPerTopic: 5}, st, NewFetcher(t, fetch.Config{}), scorer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		byStack := map[string]int{}
+		for _, p := range su.pages(t, st) {
+			byStack[p.stack]++
+		}
+		if byStack["course"] != 5 || byStack["faculty"] != 5 || len(byStack) != 2 {
+			t.Errorf("lockstep %v: fetches per stack %v, want 5 from each topic's", lockstep, byStack)
+		}
+		if sum.Finish != "budget reached" {
+			t.Errorf("lockstep %v: the crawl ended %q, want \"budget reached\"", lockstep, sum.Finish)
 		}
 	}
 }
