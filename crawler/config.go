@@ -70,7 +70,8 @@ type Config struct {
 	// MaxDepth is the deepest link distance from a seed that is followed;
 	// 0 means no limit.
 	MaxDepth int
-	// MaxPerHost caps the pages fetched from one host; 0 means no limit.
+	// MaxPerHost caps the fetches of one host's URLs, failed ones included;
+	// 0 means no limit.
 	MaxPerHost int
 	// MaxFrontierPerHost and MaxFrontier bound the URLs waiting to be
 	// fetched, per host and in all, so that a link farm or a site with

@@ -124,7 +124,7 @@ again); --threshold replaces any model's:
 	fs.IntVar(&cf.maxFetches, "max-fetches", 0, "stop after this many fetches, failed ones included (0: no limit)")
 	fs.IntVar(&cf.maxTopic, "max-pages-per-topic", 0, "stop serving a topic after this many fetches (0: no limit)")
 	fs.IntVar(&cf.maxDepth, "max-depth", 0, "deepest link distance from a seed (0: no limit)")
-	fs.IntVar(&cf.maxPerHost, "max-per-host", 0, "most pages from one host (0: no limit)")
+	fs.IntVar(&cf.maxPerHost, "max-per-host", 0, "most fetches of one host's URLs, failed ones included (0: no limit)")
 	fs.IntVar(&cf.maxFrontierHost, "max-frontier-per-host", crawler.DefaultMaxFrontierPerHost, "most URLs of one host waiting to be fetched; new ones beyond are dropped and counted (0: no limit)")
 	fs.IntVar(&cf.maxFrontier, "max-frontier", crawler.DefaultMaxFrontier, "most URLs waiting to be fetched in all; new ones beyond are dropped and counted (0: no limit)")
 	fs.IntVar(&cf.maxURL, "max-url-length", 2048, "longest URL followed")
