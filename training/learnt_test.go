@@ -20,7 +20,7 @@ func TestLearntFrom(t *testing.T) {
 course http://a.test/c1
 course pages/c2.html
 other http://a.test/o
-other http://a.test/c1
+faculty http://a.test/c1
 `), "/tmp")
 	if err != nil {
 		t.Fatal(err)

@@ -189,6 +189,10 @@ func ParseSeeds(r io.Reader, dir string) (*Seeds, error) {
 	// twice, it would weigh double.
 	type example struct{ role, url, path string }
 	seenExample := make(map[example]bool)
+	// A page is an example of topics or a negative example, never both:
+	// the line where each page was first given either role.
+	type page struct{ url, path string }
+	positive, negative := make(map[page]int), make(map[page]int)
 	for sc.Scan() {
 		n++
 		text := sc.Text()
@@ -252,6 +256,22 @@ func ParseSeeds(r io.Reader, dir string) (*Seeds, error) {
 			continue
 		}
 		seenExample[k] = true
+		pg := page{source.URL.String(), source.Path}
+		if isKind || role == classify.Other {
+			if at, ok := positive[pg]; ok {
+				return nil, fmt.Errorf("line %d: %s is an example of a topic on line %d: it cannot be a negative example too", n, src, at)
+			}
+			if _, ok := negative[pg]; !ok {
+				negative[pg] = n
+			}
+		} else {
+			if at, ok := negative[pg]; ok {
+				return nil, fmt.Errorf("line %d: %s is a negative example on line %d: it cannot be an example of a topic too", n, src, at)
+			}
+			if _, ok := positive[pg]; !ok {
+				positive[pg] = n
+			}
+		}
 		switch {
 		case role == classify.Other:
 			s.Other = append(s.Other, source)

@@ -170,6 +170,9 @@ func TestParseSeeds_errors(t *testing.T) {
 		{"kind seed", "other:seed http://a.example/\n", []string{"line 1", "not a valid kind"}, nil},
 		{"kind of a topic", "course a.html\nother:course http://a.example/\n", []string{"line 2", "course is a topic"}, nil},
 		{"topic of a kind", "other:course http://a.example/\ncourse a.html\n", []string{"line 2", "course is a kind"}, nil},
+		{"example and negative", "course http://a.example/x\nother http://b.example/\nother http://a.example/x\n", []string{"line 3", "an example of a topic on line 1", "cannot be a negative"}, nil},
+		{"negative and example", "other ex/c1.html\ncourse ex/c1.html\n", []string{"line 2", "a negative example on line 1"}, nil},
+		{"example and negative of a kind", "faculty http://a.example/x\nother:staff http://a.example/x\n", []string{"line 2", "an example of a topic on line 1"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -334,7 +337,7 @@ func TestSeeds_DiscoverySeeds(t *testing.T) {
 			"course page.html\n"+
 			"faculty http://www.cs.cmu.edu/~prof/\n"+
 			"other http://www.example.com/news.html\n"+
-			"other http://www.cs.cmu.edu/~cs101/\n"), "/data/seeds")
+			"faculty http://www.cs.cmu.edu/~cs101/\n"), "/data/seeds")
 	if err != nil {
 		t.Fatal(err)
 	}
