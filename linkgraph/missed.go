@@ -52,6 +52,7 @@ type GroupFound struct {
 // Behind is a page a crawl did not fetch that links to topic pages no
 // fetched page links to.
 type Behind struct {
+	URL   string `json:"url"`
 	Label string `json:"label"`
 	// Depth counts links from the nearest seed; Parents the fetched pages
 	// that link to this one (0: it was hidden too).
@@ -151,7 +152,7 @@ func MissedBy(a *replay.Archive, seeds []urlnorm.URL, topic string, fetched []ur
 	})
 	union := make(map[*replay.Page]bool)
 	for _, h := range hubs[:min(10, len(hubs))] {
-		m.Behind = append(m.Behind, Behind{Label: g.label(h), Depth: g.depth[h], Parents: parents[h], Hidden: behind[h]})
+		m.Behind = append(m.Behind, Behind{URL: h.URL.String(), Label: g.label(h), Depth: g.depth[h], Parents: parents[h], Hidden: behind[h]})
 		for _, q := range g.out[h] {
 			if isTopic(q) && !got[q] && !seen[q] {
 				union[q] = true

@@ -44,8 +44,8 @@ func TestMissedBy(t *testing.T) {
 		t.Errorf("groups = %+v, want %+v", m.Groups, want)
 	}
 	want := []linkgraph.Behind{
-		{Label: "course", Depth: 1, Parents: 1, Hidden: 1},
-		{Label: "student", Depth: 2, Parents: 0, Hidden: 1},
+		{URL: "http://a.test/courses/", Label: "course", Depth: 1, Parents: 1, Hidden: 1},
+		{URL: "http://a.test/people/bob.html", Label: "student", Depth: 2, Parents: 0, Hidden: 1},
 	}
 	if !slices.Equal(m.Behind, want) || !slices.Equal(m.BehindTop, []int{1, 1}) {
 		t.Errorf("behind = %+v, top %v; want %+v, [1 1]", m.Behind, m.BehindTop, want)

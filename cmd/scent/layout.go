@@ -138,9 +138,9 @@ func writeMissed(w io.Writer, m *linkgraph.Missed) error {
 		return bw.Flush()
 	}
 	fmt.Fprintf(bw, "unfetched pages linking to the most of those %d:\n", hidden)
-	fmt.Fprintf(bw, "%-14s %6s %8s %7s %9s\n", "label", "depth", "parents", "hidden", "together")
+	fmt.Fprintf(bw, "%-14s %6s %8s %7s %9s  %s\n", "label", "depth", "parents", "hidden", "together", "url")
 	for i, b := range m.Behind {
-		fmt.Fprintf(bw, "%-14s %6d %8d %7d %9d\n", b.Label, b.Depth, b.Parents, b.Hidden, m.BehindTop[i])
+		fmt.Fprintf(bw, "%-14s %6d %8d %7d %9d  %s\n", b.Label, b.Depth, b.Parents, b.Hidden, m.BehindTop[i], b.URL)
 	}
 	fmt.Fprintf(bw, "(depth: links from the nearest seed; parents: fetched pages linking to it; hidden: %s pages it links to that no fetched page links to; together: those of the pages down to this one)\n", m.Topic)
 	return bw.Flush()
