@@ -188,6 +188,7 @@ func Measure(ctx context.Context, db, name string, o ReadOptions, labelsPath str
 		// Fetch times of all runs of the crawl: pauses between runs count.
 		rep.FetchesPerSecond = float64(n-1) / el.Seconds()
 		rep.PagesPerSecond = rep.FetchesPerSecond * float64(rep.Pages) / float64(n)
+		rep.RatesByFetchTimes = true
 	}
 	return rep, nil
 }

@@ -30,6 +30,12 @@ type Report struct {
 	PagesPerSecond float64 `json:"pages_per_second,omitempty"`
 	// FetchesPerSecond counts failed fetches too.
 	FetchesPerSecond float64 `json:"fetches_per_second,omitempty"`
+	// RatesByFetchTimes: both rates are over the time from the first
+	// fetch to the last, as a report read from a store measures them
+	// (every run of the crawl, pauses between runs included), not over
+	// the crawling process's own clock, which also counts its start (the
+	// learner's priming, the first pops) and end.
+	RatesByFetchTimes bool `json:"rates_by_fetch_times,omitempty"`
 	// Seconds is the crawl's time; BetweenRoundsSeconds, in lockstep, the
 	// part of it spent between rounds with no fetch in flight (the
 	// committer's turns: crawler.Summary.BetweenRounds).
@@ -369,6 +375,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		r.Strategy, r.Pages, r.Duplicates, r.Fetches, r.Failed)
 	if r.PagesPerSecond > 0 {
 		fmt.Fprintf(&b, ", %.1f pages/s (%.1f fetches/s)", r.PagesPerSecond, r.FetchesPerSecond)
+		if r.RatesByFetchTimes {
+			b.WriteString(" from its first fetch to its last")
+		}
 	}
 	if r.BetweenRoundsSeconds > 0 {
 		fmt.Fprintf(&b, "; %.2f s of the crawl's %.2f s between lockstep rounds, none of a round's fetches in flight", r.BetweenRoundsSeconds, r.Seconds)

@@ -212,3 +212,20 @@ func TestReport_Add_precisionPerStack(t *testing.T) {
 		}
 	}
 }
+
+// TestReport_WriteMarkdown_rates: a report read from a store says that
+// its rates run from the first fetch to the last; a crawl's own report
+// does not.
+func TestReport_WriteMarkdown_rates(t *testing.T) {
+	for _, byFetchTimes := range []bool{false, true} {
+		r := &Report{Crawl: "c", Strategy: "link", Pages: 10, Fetches: 20, PagesPerSecond: 5, FetchesPerSecond: 10, RatesByFetchTimes: byFetchTimes}
+		var b bytes.Buffer
+		if err := r.WriteMarkdown(&b); err != nil {
+			t.Fatal(err)
+		}
+		said := strings.Contains(b.String(), "5.0 pages/s (10.0 fetches/s) from its first fetch to its last")
+		if said != byFetchTimes || !strings.Contains(b.String(), "5.0 pages/s (10.0 fetches/s)") {
+			t.Errorf("rates by fetch times %v:\n%s", byFetchTimes, b.String())
+		}
+	}
+}
