@@ -58,10 +58,14 @@ func TestReadResults(t *testing.T) {
 		t.Errorf("single row %+v", one)
 	}
 	var b strings.Builder
-	if err := WriteResultsTable(&b, rows, "scent results"); err != nil {
+	if err := WriteResultsTable(&b, rows, "scent results", root); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| [one](one/) | course | `--budget 500 --preset paper` | 40 | 0.250 | 0.750 | – | – | 120 | 300 | – | – | abc1234 |",
+	if strings.Contains(b.String(), "Earlier reports") {
+		t.Errorf("a table of held-out reports alone has a section of earlier reports:\n%s", b.String())
+	}
+	for _, want := range []string{"| [one](one/) | course | `--budget 500 --preset paper` | 40 | 500 | 0.750 | 0.250 | 0.750 | – | – | 120 | 300 | – | – | abc1234 |",
+		"experiment under\n`" + filepath.ToSlash(root) + "/`",
 		"`--k 5,20 → best cell strong (grid of 2)`", "- `one`: `scent experiment ../shared/corpus/webkb.tgz --out out/one --budget 500 --topic course --preset paper`"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())

@@ -22,7 +22,8 @@ func newResultsCmd() *cobra.Command {
 		Long: `results reads every report.json that scent experiment wrote under DIR
 (default results; a grid's cells are skipped: the grid's row is its best
 cell) and writes one Markdown table: per experiment and topic, the
-configuration, held-out recall at 250, 500, 1,000 and 2,000 pages, the
+configuration, the pages fetched and the held-out recall when the crawl
+stopped, held-out recall at 250, 500, 1,000 and 2,000 pages, the
 pages to 50 % and 75 % of the held-out targets beside breadth-first's, the
 command (from the folder's command file) and the commit that last changed
 the report (git log; blank outside a git checkout).`,
@@ -42,7 +43,7 @@ the report (git log; blank outside a git checkout).`,
 			if out == "" {
 				out = filepath.Join(dir, "README.md")
 			}
-			write := func(f *os.File) error { return experiment.WriteResultsTable(f, rows, "scent results") }
+			write := func(f *os.File) error { return experiment.WriteResultsTable(f, rows, "scent results", dir) }
 			if out == "-" {
 				return write(os.Stdout)
 			}
