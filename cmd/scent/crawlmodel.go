@@ -168,7 +168,7 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 		if err != nil {
 			return crawlModel{}, err
 		}
-		printTrainReport(cmd.ErrOrStderr(), t.report)
+		printTrainReport(cmd.ErrOrStderr(), t.report, crawlReportFlag)
 		printJudgeReport(cmd.ErrOrStderr(), t.judgeRep)
 		printRewards(cmd.ErrOrStderr(), t)
 		learnt, err := experiment.LearntOf(ctx, seeds, &cf.mf.Settings, rec)
@@ -277,7 +277,7 @@ func sharedScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds 
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "training a model from %s for every process of crawl %q …\n", cf.seeds, cf.name)
 		if t, trainErr = trainModels(ctx, seeds, f, &cf.mf, cmd.ErrOrStderr(), nil); trainErr == nil {
-			printTrainReport(cmd.ErrOrStderr(), t.report)
+			printTrainReport(cmd.ErrOrStderr(), t.report, crawlReportFlag)
 			printJudgeReport(cmd.ErrOrStderr(), t.judgeRep)
 		}
 	}

@@ -169,12 +169,48 @@ func TestPrintTrainReport_failures(t *testing.T) {
 	}
 	rep.Failed = append(rep.Failed, training.Failure{Source: "pages/nosuch.html", Reason: "read: no such file"})
 	var b strings.Builder
-	printTrainReport(&b, rep)
+	printTrainReport(&b, rep, trainReportFlag)
 	out := b.String()
 	if i, j := strings.Index(out, "pages/nosuch.html"), strings.Index(out, "http://a.test/0"); i < 0 || j < 0 || i > j {
 		t.Errorf("the local file is not listed first:\n%s", out)
 	}
 	if !strings.Contains(out, "… and 2 more (2 status; all in --report-json)") {
 		t.Errorf("the rest not counted by reason:\n%s", out)
+	}
+}
+
+// TestTrainReport_fullListOfCommand: past ten unusable examples, the
+// summary points to where all are listed by a flag of the command that
+// prints it: train's --report-json, and for crawl, which has no such
+// flag, scent train --report-json.
+func TestTrainReport_fullListOfCommand(t *testing.T) {
+	srv := topicSite(t)
+	dir := t.TempDir()
+	seeds := topicSeeds(t, srv.URL, dir)
+	var missing strings.Builder
+	for i := range 11 {
+		fmt.Fprintf(&missing, "course %s/missing%d\n", srv.URL, i)
+	}
+	f, err := os.OpenFile(seeds, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(missing.String())
+	f.Close()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--model", filepath.Join(dir, "m.model")}, "; all in --report-json)"},
+		{[]string{"crawl", "--db", filepath.Join(dir, "c.db"), "--max-pages", "1", "--delay", "0", "--quiet"},
+			"; all in scent train --report-json)"},
+	} {
+		out, err := runScent(t, append(tc.args, "--seeds", seeds)...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", tc.args[0], err, out)
+		}
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%s: output lacks %q:\n%s", tc.args[0], tc.want, out)
+		}
 	}
 }

@@ -79,7 +79,7 @@ tuned model is trained here and given to scent crawl with --model.`,
 			if _, err := experiment.WriteLearnt(cmd.Context(), experiment.TrainedPathFor(model), s, &mf.Settings, nil); err != nil {
 				return err
 			}
-			printTrainReport(cmd.OutOrStdout(), t.report)
+			printTrainReport(cmd.OutOrStdout(), t.report, trainReportFlag)
 			printJudgeReport(cmd.OutOrStdout(), t.judgeRep)
 			printRewards(cmd.OutOrStdout(), t)
 			fmt.Fprintf(cmd.OutOrStdout(), "model written to %s\n", model)
@@ -236,7 +236,19 @@ func printJudgeReport(w io.Writer, rep *training.Report) {
 	}
 }
 
-func printTrainReport(w io.Writer, rep *training.Report) {
+// Where the summary of unusable examples, past ten, says all are
+// listed: train's own flag, and for crawl, which has no such flag, train
+// with it.
+const (
+	trainReportFlag = "--report-json"
+	crawlReportFlag = "scent train --report-json"
+)
+
+// printTrainReport prints rep's summary: the examples that could not be
+// used, and each topic's features and cross-validated scores. full is
+// where all unusable examples are listed (trainReportFlag or
+// crawlReportFlag, for the command that prints).
+func printTrainReport(w io.Writer, rep *training.Report, full string) {
 	fmt.Fprintf(w, "trained on %d topic(s) and %d negative document(s); %d features\n", len(rep.Topics), rep.Other, rep.Terms)
 	if len(rep.Failed) > 0 {
 		fmt.Fprintf(w, "%d example(s) could not be used:\n", len(rep.Failed))
@@ -261,7 +273,7 @@ func printTrainReport(w io.Writer, rep *training.Report) {
 				for _, r := range slices.Sorted(maps.Keys(reasons)) {
 					parts = append(parts, fmt.Sprintf("%d %s", reasons[r], r))
 				}
-				fmt.Fprintf(w, "  … and %d more (%s; all in --report-json)\n", len(failed)-10, strings.Join(parts, ", "))
+				fmt.Fprintf(w, "  … and %d more (%s; all in %s)\n", len(failed)-10, strings.Join(parts, ", "), full)
 				break
 			}
 			fmt.Fprintf(w, "  %s: %s\n", f.Source, f.Reason)
