@@ -108,12 +108,14 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 	if rf.watch.every < 0 {
 		return fmt.Errorf("--progress-every must not be negative, not %s", rf.watch.every)
 	}
-	if rf.watch.on && rf.watch.capacity < 1 {
-		return fmt.Errorf("--capacity must be at least 1 check a day, not %d", rf.watch.capacity)
-	}
 	// The scheduler's flags say nothing to a single pass: given without
 	// --watch (on the command line, or by a config file shared with
-	// --watch runs), they are ignored, and said to be.
+	// --watch runs), they are ignored, and said to be. Their values are
+	// checked all the same, as --watch checks them: one that a --watch
+	// run would refuse is refused now, not found wrong on that run.
+	if _, err := rf.watch.schedule(); err != nil {
+		return err
+	}
 	if !rf.watch.on {
 		var ignored []string
 		for _, name := range []string{"capacity", "groups", "policy", "hours", "until"} {

@@ -208,12 +208,46 @@ func TestRevisit_watchCapacityChecked(t *testing.T) {
 		t.Errorf("%d requests made by revisits whose flags were invalid", n)
 	}
 	// Without --watch the scheduler's flags do nothing, and are said to.
-	args := []string{"revisit", "--db", db, "--delay", "0", "--quiet", "--capacity", "0", "--policy", "uniform"}
+	args := []string{"revisit", "--db", db, "--delay", "0", "--quiet", "--capacity", "50", "--policy", "uniform"}
 	out, err := runScent(t, args...)
 	if err != nil || !strings.Contains(out, "--capacity, --policy set the scheduler of --watch and are ignored") {
 		t.Errorf("scent %s: %v, want the two flags said to be ignored:\n%s", strings.Join(args, " "), err, out)
 	}
 	if out, err := runScent(t, "revisit", "--db", db, "--delay", "0", "--quiet"); err != nil || strings.Contains(out, "ignored") {
 		t.Errorf("revisit without the scheduler's flags: %v\n%s", err, out)
+	}
+}
+
+// TestRevisit_watchFlagsCheckedWithoutWatch: a value of a scheduler's
+// flag that --watch refuses is refused by a single pass too, with the
+// same error, before any page is checked: a config file shared by both
+// kinds of run is not found wrong only by a --watch run.
+func TestRevisit_watchFlagsCheckedWithoutWatch(t *testing.T) {
+	db, hits := crawledCountingSite(t)
+	for _, tc := range []struct {
+		flag, value, want string
+	}{
+		{"--policy", "foo", `--policy: unknown refresh policy "foo"`},
+		{"--groups", "7", "--groups must be 16 or 6, not 7"},
+		{"--capacity", "-1", "--capacity must be at least 1 check a day, not -1"},
+		{"--hours", "noon", `--hours must be paper or after-changes, not "noon"`},
+		{"--until", "garbage", `--until: parsing time "garbage"`},
+	} {
+		for _, watch := range []bool{false, true} {
+			args := []string{"revisit", "--db", db, "--delay", "0", "--quiet", tc.flag, tc.value}
+			if watch {
+				args = append(args, "--watch")
+			}
+			out, err := runScent(t, args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("scent %s: error %v, want %q", strings.Join(args, " "), err, tc.want)
+			}
+			if strings.Contains(out, "checked") {
+				t.Errorf("scent %s printed before its error:\n%s", strings.Join(args, " "), out)
+			}
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests made by revisits whose flags were invalid", n)
 	}
 }

@@ -42,20 +42,26 @@ func (w *watchFlags) register(fs *pflag.FlagSet) {
 	fs.MarkHidden("clock-scale")
 }
 
-// runWatch runs the scheduler of scent revisit --watch.
-func runWatch(cmd *cobra.Command, wf *watchFlags, quiet bool, base revisit.Config, name string, store revisit.WatchStore, f *fetch.Fetcher) error {
-	cfg := revisit.WatchConfig{Config: base, Capacity: wf.capacity}
+// schedule is the scheduler the flags ask for: its capacity, groups,
+// policy, hours and end, without the revisit's own settings
+// (WatchConfig.Config) or a faster clock. It is an error naming the flag
+// when one of them has a value the scheduler does not take.
+func (wf *watchFlags) schedule() (revisit.WatchConfig, error) {
+	cfg := revisit.WatchConfig{Capacity: wf.capacity}
+	if wf.capacity < 1 {
+		return cfg, fmt.Errorf("--capacity must be at least 1 check a day, not %d", wf.capacity)
+	}
 	switch wf.groups {
 	case 16:
 	case 6:
 		cfg.Groups = refresh.Groups6
 	default:
-		return fmt.Errorf("--groups must be 16 or 6, not %d", wf.groups)
+		return cfg, fmt.Errorf("--groups must be 16 or 6, not %d", wf.groups)
 	}
 	if wf.policy != "groups" {
 		p, err := refresh.ParsePolicy(wf.policy)
 		if err != nil {
-			return err
+			return cfg, fmt.Errorf("--policy: %w, or groups", err)
 		}
 		cfg.Allocate, cfg.Policy = true, p
 	}
@@ -65,15 +71,25 @@ func runWatch(cmd *cobra.Command, wf *watchFlags, quiet bool, base revisit.Confi
 	case "after-changes":
 		cfg.Hours = refresh.AfterChanges
 	default:
-		return fmt.Errorf("--hours must be paper or after-changes, not %q", wf.hours)
+		return cfg, fmt.Errorf("--hours must be paper or after-changes, not %q", wf.hours)
 	}
 	if wf.until != "" {
 		t, err := time.Parse(time.RFC3339, wf.until)
 		if err != nil {
-			return fmt.Errorf("--until: %w", err)
+			return cfg, fmt.Errorf("--until: %w", err)
 		}
 		cfg.Until = t
 	}
+	return cfg, nil
+}
+
+// runWatch runs the scheduler of scent revisit --watch.
+func runWatch(cmd *cobra.Command, wf *watchFlags, quiet bool, base revisit.Config, name string, store revisit.WatchStore, f *fetch.Fetcher) error {
+	cfg, err := wf.schedule()
+	if err != nil {
+		return err
+	}
+	cfg.Config = base
 	if wf.clockScale > 0 {
 		epoch := time.Now()
 		if wf.clockEpoch != "" {
