@@ -48,6 +48,9 @@ type History struct {
 	// events (they are left out; the rest is kept).
 	Lines int
 	Bad   []BadLine
+	// BadCount is the number of bad lines: Bad keeps the first maxBad
+	// with their reason, and a line of its own counts the rest.
+	BadCount int
 }
 
 // historyLine is the part of a line of a history file that scheduling
@@ -81,7 +84,6 @@ func ReadHistory(r io.Reader) (*History, error) {
 	lr := src.(*bufio.Reader)
 	h := &History{}
 	byURL := map[string]int{}
-	badCount := 0
 	for {
 		line, err := lr.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -96,7 +98,7 @@ func ReadHistory(r io.Reader) (*History, error) {
 		if len(line) > 0 {
 			h.Lines++
 			if why := h.addLine(line, byURL); why != "" {
-				badCount++
+				h.BadCount++
 				if len(h.Bad) < maxBad {
 					h.Bad = append(h.Bad, BadLine{Line: h.Lines, Err: why})
 				}
@@ -109,8 +111,8 @@ func ReadHistory(r io.Reader) (*History, error) {
 			return nil, fmt.Errorf("read change history, line %d: %w", h.Lines+1, err)
 		}
 	}
-	if badCount > len(h.Bad) {
-		h.Bad = append(h.Bad, BadLine{Line: 0, Err: fmt.Sprintf("%d more bad lines", badCount-len(h.Bad))})
+	if h.BadCount > len(h.Bad) {
+		h.Bad = append(h.Bad, BadLine{Line: 0, Err: fmt.Sprintf("%d more bad lines", h.BadCount-len(h.Bad))})
 	}
 	slices.SortFunc(h.Pages, func(a, b PageHistory) int { return strings.Compare(a.URL, b.URL) })
 	for i := range h.Pages {

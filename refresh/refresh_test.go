@@ -308,7 +308,7 @@ this is not json
 		if h.Changes() != 3 || h.Lines != 9 {
 			t.Errorf("changes %d, lines %d; want 3, 9", h.Changes(), h.Lines)
 		}
-		if len(h.Bad) != 3 || h.Bad[0].Line != 3 || !strings.Contains(h.Bad[1].Err, "no url") || !strings.Contains(h.Bad[2].Err, "no time") {
+		if len(h.Bad) != 3 || h.BadCount != 3 || h.Bad[0].Line != 3 || !strings.Contains(h.Bad[1].Err, "no url") || !strings.Contains(h.Bad[2].Err, "no time") {
 			t.Errorf("bad lines = %+v", h.Bad)
 		}
 		if !h.Start.Equal(t0) || !h.End.Equal(t0.Add(4*24*time.Hour)) {

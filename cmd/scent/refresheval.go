@@ -1,12 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -92,7 +92,7 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 		return fmt.Errorf("refresh-eval: %w", err)
 	}
 	if len(h.Pages) == 0 {
-		return errors.New("refresh-eval: the history has no page")
+		return noPageError(rf.changes, h)
 	}
 	at := func(share float64) time.Time {
 		return h.Start.Add(time.Duration(share * float64(h.End.Sub(h.Start)))).Truncate(time.Hour)
@@ -197,6 +197,32 @@ func runRefreshEval(cmd *cobra.Command, rf *refreshEvalFlags) error {
 	}
 	fmt.Fprintf(out, "wrote results.csv, results.json and freshness.svg into %s\n", rf.out)
 	return nil
+}
+
+// shownBad is how many bad lines of a history with no page its error
+// shows with their reason.
+const shownBad = 3
+
+// noPageError says why the history h read from path has no page: it is
+// empty or blank, or its lines are bad, the first shownBad shown with
+// their number and reason and the rest counted.
+func noPageError(path string, h *refresh.History) error {
+	switch {
+	case h.Lines == 0:
+		return fmt.Errorf("refresh-eval: %s has no page: it is empty", path)
+	case h.BadCount == 0:
+		return fmt.Errorf("refresh-eval: %s has no page: its %d line(s) are blank", path, h.Lines)
+	}
+	var why []string
+	for _, b := range h.Bad {
+		if b.Line > 0 && len(why) < shownBad {
+			why = append(why, fmt.Sprintf("line %d: %s", b.Line, b.Err))
+		}
+	}
+	if more := h.BadCount - len(why); more > 0 {
+		why = append(why, fmt.Sprintf("and %d more", more))
+	}
+	return fmt.Errorf("refresh-eval: %s has no page: %d of its %d line(s) are not events (%s)", path, h.BadCount, h.Lines, strings.Join(why, "; "))
 }
 
 func printRefreshReport(out io.Writer, h *refresh.History, rep *refresh.SimReport) {

@@ -73,3 +73,25 @@ func TestRefreshEvalCmd_badFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshEvalCmd_noPage: a history with no page says why: empty,
+// blank, or lines that are not events, the first ones shown with their
+// number and reason and the rest counted.
+func TestRefreshEvalCmd_noPage(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, history, want string
+	}{
+		{"empty", "", "has no page: it is empty"},
+		{"blank", "\n\n", "has no page: its 2 line(s) are blank"},
+		{"notJSON", "garbage\n", "has no page: 1 of its 1 line(s) are not events (line 1: not a JSON object: invalid character 'g'"},
+		{"many", "garbage\n\n{}\n" + `{"url": "/p"}` + "\nx\ny\n", "has no page: 5 of its 6 line(s) are not events (line 1: not a JSON object: invalid character 'g' looking for beginning of value; line 3: no url; line 4: no time; and 2 more)"},
+	} {
+		path := filepath.Join(dir, tc.name+".jsonl")
+		os.WriteFile(path, []byte(tc.history), 0o644)
+		_, err := runScent(t, "refresh-eval", "--changes", path)
+		if err == nil || !strings.Contains(err.Error(), path+" "+tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
