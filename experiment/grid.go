@@ -103,23 +103,6 @@ func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.
 	if err != nil {
 		return nil, fmt.Errorf("grid: %w", err)
 	}
-	done, err := prepareCells(o.Out, settings, func(msg string) { fmt.Fprintln(progress, msg) })
-	if err != nil {
-		return nil, err
-	}
-	if n := countDone(cells, done); n > 0 {
-		fmt.Fprintf(progress, "%d of %d cells were finished by an earlier run of this grid in %s: kept\n", n, len(cells), o.Out)
-	}
-	command := o.Command
-	if err := clearReports(o.Out); err != nil {
-		return nil, fmt.Errorf("grid: %w", err)
-	}
-	if err := writeFileAtomic(filepath.Join(o.Out, "command"), func(f *os.File) error {
-		_, err := fmt.Fprintln(f, command)
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("grid: write command: %w", err)
-	}
 	work, err := os.MkdirTemp("", "scent-grid-")
 	if err != nil {
 		return nil, fmt.Errorf("grid: %w", err)
@@ -170,6 +153,28 @@ func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.
 	}
 	if len(g.ths) > 0 {
 		g.trainTh = nearest(g.ths, report.GridDefaultThreshold)
+	}
+	// The output folder is made once the collection gave every topic
+	// set its seed file: a refused grid leaves none.
+	if err := makeOut(o.Out); err != nil {
+		return nil, err
+	}
+	done, err := prepareCells(o.Out, settings, func(msg string) { fmt.Fprintln(progress, msg) })
+	if err != nil {
+		return nil, err
+	}
+	if n := countDone(cells, done); n > 0 {
+		fmt.Fprintf(progress, "%d of %d cells were finished by an earlier run of this grid in %s: kept\n", n, len(cells), o.Out)
+	}
+	command := o.Command
+	if err := clearReports(o.Out); err != nil {
+		return nil, fmt.Errorf("grid: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(o.Out, "command"), func(f *os.File) error {
+		_, err := fmt.Fprintln(f, command)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("grid: write command: %w", err)
 	}
 
 	out := &report.Grid{Command: command, Budget: o.Budget}

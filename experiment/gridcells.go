@@ -98,8 +98,7 @@ type Grid struct {
 	Keep bool
 }
 
-// Validate checks the grid's lists and then its Spec (which creates the
-// output folder), so that a bad list leaves no folder behind.
+// Validate checks the grid's lists and then its Spec.
 func (o Grid) Validate() error {
 	if _, err := o.cells(); err != nil {
 		return err

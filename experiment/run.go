@@ -46,7 +46,15 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	if o.Frontier == "" {
 		o.Frontier = crawler.FrontierStack
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+	a, fc, starts, stop, err := o.serve(ctx, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	if err := o.checkCollection(a, starts, o.Topics); err != nil {
+		return nil, err
+	}
+	if err := makeOut(o.Out); err != nil {
 		return nil, err
 	}
 	if err := clearReports(o.Out); err != nil {
@@ -58,11 +66,6 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 	}); err != nil {
 		return nil, err
 	}
-	a, fc, starts, stop, err := o.serve(ctx, progress)
-	if err != nil {
-		return nil, err
-	}
-	defer stop()
 	seedPath := filepath.Join(o.Out, "seeds.txt")
 	if err := writeSeedFile(seedPath, a, starts, o.Topics, o.Group, o.Negatives, progress); err != nil {
 		return nil, err

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
@@ -97,7 +99,9 @@ type Spec struct {
 }
 
 // Validate checks the settings every experiment shares and makes sure
-// the output folder can be written.
+// the output folder can be written, without creating it: Run and
+// RunGrid make it once the collection is checked too, so that a refused
+// experiment leaves no folder behind.
 func (o *Spec) Validate() error {
 	switch {
 	case o.Budget < 0:
@@ -112,6 +116,9 @@ func (o *Spec) Validate() error {
 		return fmt.Errorf("--folds must be 0 (none) or at least 2, not %d", o.Model.Folds)
 	case o.Out == "":
 		return errors.New("--out is required")
+	}
+	if err := (crawler.Config{Workers: o.Workers}).Validate(); err != nil {
+		return fmt.Errorf("--workers %d: %w", o.Workers, err)
 	}
 	if o.Learn && (o.Tunnel || o.Promote) {
 		return errors.New("--tunnel and --promote steer the paper's stacks, but the link learner (on by default) keeps every link on them: add --learn=false or --preset paper")
@@ -151,10 +158,49 @@ func (o *Spec) Validate() error {
 	if _, err := os.Stat(o.Archive); err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return fmt.Errorf("--out %s cannot be created: %w", o.Out, err)
+	return checkOut(o.Out)
+}
+
+// checkOut makes sure the output folder dir can be written, without
+// creating it: dir, or when it does not exist the nearest of its parents
+// that does, must be a directory a file can be created in.
+func checkOut(dir string) error {
+	d := dir
+	for {
+		if _, err := os.Stat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
 	}
-	return atomicfile.CheckWritableDir(o.Out, "--out")
+	err := atomicfile.CheckWritableDir(d, "--out")
+	if err != nil && d != dir {
+		return fmt.Errorf("--out %s cannot be created: %w", dir, err)
+	}
+	return err
+}
+
+// makeOut creates the output folder dir, checked by checkOut.
+func makeOut(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out %s cannot be created: %w", dir, err)
+	}
+	return nil
+}
+
+// checkCollection checks, writing nothing, what the collection a must
+// give an experiment on topics: examples of the topics and negative
+// examples in the group (webkb.WriteSeeds), and labelled pages reachable
+// from starts (webkb.WriteReachableLabels). Run checks it before it makes
+// the output folder.
+func (o *Spec) checkCollection(a *replay.Archive, starts []urlnorm.URL, topics []string) error {
+	if _, err := webkb.WriteSeeds(io.Discard, a, starts, topics, o.Group, o.Negatives); err != nil {
+		return err
+	}
+	return webkb.WriteReachableLabels(io.Discard, a, starts)
 }
 
 // resolve sets the group and the negatives left to the collection a

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -60,7 +62,7 @@ the same settings (every option but --out and the grid's lists, and the
 same archive file) runs only the cells still missing; with other settings
 it starts over.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			if err := pf.apply(cmd.Flags()); err != nil {
 				return err
 			}
@@ -74,6 +76,13 @@ it starts over.`,
 			specs, err := o.Specs()
 			if err != nil {
 				return err
+			}
+			if created := newFolder(o.Out); created != "" {
+				defer func() {
+					if err != nil {
+						removeFailedOut(created, o.Out)
+					}
+				}()
 			}
 			if len(specs) > 1 {
 				_, err := experiment.RunGrid(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -123,4 +132,31 @@ it starts over.`,
 	setFlagGroup(fs, "output", "out", "baseline")
 	setFlagGroup(fs, "research", "oracle", "hub-oracle")
 	return cmd
+}
+
+// newFolder returns the outermost folder that making dir would create:
+// dir or the first of its parents that does not exist; "" when dir
+// exists.
+func newFolder(dir string) string {
+	created := ""
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			return created
+		}
+		created = d
+		if filepath.Dir(d) == d {
+			return created
+		}
+	}
+}
+
+// removeFailedOut removes created, the folder that a failed experiment
+// created to make its output folder out, unless out holds a finished
+// cell of a grid (cells/<cell>/cell.json), which a rerun of the grid
+// keeps.
+func removeFailedOut(created, out string) {
+	if cells, _ := filepath.Glob(filepath.Join(out, "cells", "*", "cell.json")); len(cells) > 0 {
+		return
+	}
+	os.RemoveAll(created)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -269,6 +270,54 @@ func TestExperiment_badListMakesNoFolder(t *testing.T) {
 		}
 		if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("experiment %s: --out folder made (%v)", strings.Join(args, " "), err)
+		}
+	}
+}
+
+// TestExperiment_failureMakesNoFolder: an experiment refused for its
+// collection (an archive missing or not one, a topic it has no page of)
+// or its settings is refused before the --out folder is made, as a grid
+// too; one that fails once the folder is made (here interrupted at
+// once) removes the folders it made, and a folder that was there before
+// is left.
+func TestExperiment_failureMakesNoFolder(t *testing.T) {
+	archive := collectiontest.Write(t)
+	notArchive := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(notArchive, []byte("not an archive\n"), 0o644)
+	interrupted, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		ctx  context.Context
+	}{
+		{"unknown topic", []string{archive, "--topic", "nosuch"}, context.Background()},
+		{"unknown topic, grid", []string{archive, "--topic", "nosuch", "--strategy", "link,bfs"}, context.Background()},
+		{"missing archive", []string{filepath.Join(t.TempDir(), "none.tgz"), "--topic", "course"}, context.Background()},
+		{"not an archive", []string{notArchive, "--topic", "course"}, context.Background()},
+		{"too many workers", []string{archive, "--topic", "course", "--workers", "5000"}, context.Background()},
+		{"interrupted", []string{archive, "--topic", "course", "--folds", "0"}, interrupted},
+	} {
+		parent := t.TempDir()
+		out := filepath.Join(parent, "new", "exp")
+		existing := filepath.Join(parent, "existing")
+		os.Mkdir(existing, 0o755)
+		os.WriteFile(filepath.Join(existing, "notes"), []byte("mine"), 0o644)
+		for _, dir := range []string{out, existing} {
+			root := newRootCmd()
+			var buf bytes.Buffer
+			root.SetOut(&buf)
+			root.SetErr(&buf)
+			root.SetArgs(append([]string{"experiment", "--budget", "5", "--out", dir}, tc.args...))
+			if err := root.ExecuteContext(tc.ctx); err == nil {
+				t.Errorf("%s: no error\n%s", tc.name, buf.String())
+			}
+		}
+		if _, err := os.Stat(filepath.Join(parent, "new")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: a folder for --out was left (%v)", tc.name, err)
+		}
+		if b, err := os.ReadFile(filepath.Join(existing, "notes")); err != nil || string(b) != "mine" {
+			t.Errorf("%s: the folder there before lost its file: %q, %v", tc.name, b, err)
 		}
 	}
 }
