@@ -68,7 +68,7 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		}
 		want[names[i]] = true
 	}
-	topics = names
+	given, topics := topics, names
 	group, err := Group(a, group)
 	if err != nil {
 		return nil, err
@@ -151,9 +151,9 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		fmt.Fprintf(&bw, "%s\t%s\n", role, l.URL)
 		counts[role]++
 	}
-	for _, t := range topics {
+	for i, t := range topics {
 		if counts[t] == 0 {
-			return nil, fmt.Errorf("no page of group %s is labelled %s (its labels: %s)", group, t, strings.Join(slices.Sorted(maps.Keys(labels)), ", "))
+			return nil, noTopicPages(group, given[i], t, labels)
 		}
 	}
 	neg := 0
@@ -175,6 +175,23 @@ func WriteSeeds(w io.Writer, a *replay.Archive, seeds []urlnorm.URL, topics []st
 		return nil, err
 	}
 	return renamed, nil
+}
+
+// reservedRole is the seed file's role of a start URL, which no topic
+// or kind of page is named (classify.NameOf names a label so seed-2).
+const reservedRole = "seed"
+
+// noTopicPages is the error of a topic, given as given and named name,
+// of which no page of group is labelled, naming the group's labels and,
+// for a topic given as the seed file's reserved role, saying that it is
+// reserved.
+func noTopicPages(group, given, name string, labels map[string]bool) error {
+	its := strings.Join(slices.Sorted(maps.Keys(labels)), ", ")
+	if strings.EqualFold(strings.TrimSpace(given), reservedRole) {
+		return fmt.Errorf("--topic %s: %q is reserved by the seed file format (the role of a start URL), so pages labelled %s are the topic %s; no page of group %s is labelled %s (its labels: %s)",
+			given, reservedRole, given, name, group, given, its)
+	}
+	return fmt.Errorf("no page of group %s is labelled %s (its labels: %s)", group, name, its)
 }
 
 // kindNames returns the name of each of labels (neither a topic nor

@@ -64,6 +64,8 @@ func TestValidate_beforeWork(t *testing.T) {
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--window", "200001"}, "--window must be from 1 to 200000, not 200001"},
 		{[]string{"report", "--db", db, "--every", "0"}, "--every"},
 		{[]string{"seeds", archive, "--topic", "course,course"}, "given twice"},
+		{[]string{"seeds", archive, "--topic", "seed"}, `--topic seed: "seed" is reserved by the seed file format (the role of a start URL), so pages labelled seed are the topic seed-2; no page of group misc is labelled seed (its labels: course, other)`},
+		{[]string{"seeds", archive, "--topic", "nosuch"}, "no page of group misc is labelled nosuch (its labels: course, other)"},
 		{[]string{"results", t.TempDir(), "-o", "-"}, "nothing to tabulate"},
 		{[]string{"labels", t.TempDir()}, "no http pages found: 0 files read (want LABEL/GROUP/URL"},
 		{[]string{"layout", archive, "--topic", "course", "--crawl", "c"}, "--db, which is not given"},
