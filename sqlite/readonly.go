@@ -14,6 +14,9 @@ import (
 // scent neither reads it nor adds its tables to it.
 var ErrNotScent = errors.New("not a scent database")
 
+// ErrNotSQLite means a file is not an SQLite database at all.
+var ErrNotSQLite = errors.New("not an SQLite database")
+
 // ErrOldSchema means a database's schema is older than this scent reads:
 // Upgrade, or any command that writes to it, brings it up to date.
 var ErrOldSchema = errors.New("schema older than this scent reads")
@@ -153,6 +156,11 @@ func openReadOnlyDB(ctx context.Context, path string) (*sql.DB, bool, error) {
 	}
 	db, err2 := open(true)
 	if err2 != nil {
+		// Said as it is, not as a failure to open it read-only: a
+		// command that writes reads its version this way first.
+		if notADatabase(err) {
+			return nil, false, fmt.Errorf("open store %s: %w; give another --db", path, ErrNotSQLite)
+		}
 		return nil, false, fmt.Errorf("open store %s read-only: %w", path, err)
 	}
 	return db, true, nil

@@ -138,6 +138,32 @@ func TestExport_foreignDatabase(t *testing.T) {
 	}
 }
 
+// TestCommands_notSQLite: a --db that is not an SQLite database at all
+// is said to be so, not to fail a read-only open, by a command that
+// writes (crawl, revisit) as by one that reads (report), and is left as
+// it was.
+func TestCommands_notSQLite(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "notes.db")
+	text := "these are notes, not a database; long enough to fill SQLite's 100-byte header, and then some more text\n"
+	os.WriteFile(db, []byte(text), 0o644)
+	seeds := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seeds, []byte("seed http://127.0.0.1:9/\n"), 0o644)
+	for _, args := range [][]string{
+		{"crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--max-pages", "1", "--quiet"},
+		{"revisit", "--db", db, "--quiet"},
+		{"report", "--db", db},
+	} {
+		_, err := runScent(t, args...)
+		if err == nil || !strings.Contains(err.Error(), db+": not an SQLite database; give another --db") || strings.Contains(err.Error(), "read-only") {
+			t.Errorf("scent %s: error %v, want one saying it is not an SQLite database", args[0], err)
+		}
+	}
+	if b, _ := os.ReadFile(db); string(b) != text {
+		t.Errorf("%s was written: %q", db, b)
+	}
+}
+
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
 	in, err := os.Open(from)
