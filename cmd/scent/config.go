@@ -71,9 +71,25 @@ func applyConfig(cmd *cobra.Command, path string) error {
 		}
 		if err := cmd.Flags().Set(f.Name, s); err != nil {
 			errs = append(errs, fmt.Errorf("setting %s=%q from %s: %w", f.Name, s, from, err))
+			return
 		}
+		cmd.Flags().SetAnnotation(f.Name, sourceKey, []string{from})
 	})
 	return errors.Join(errs...)
+}
+
+// sourceKey is the annotation in which applyConfig keeps where it took
+// a flag's value from.
+const sourceKey = "scent_source"
+
+// settingSource says where the value of the flag name came from: the
+// environment variable or the config file that applyConfig took it from,
+// else the flag itself (--name).
+func settingSource(fs *pflag.FlagSet, name string) string {
+	if f := fs.Lookup(name); f != nil && len(f.Annotations[sourceKey]) > 0 {
+		return f.Annotations[sourceKey][0]
+	}
+	return "--" + name
 }
 
 // configValue is a config file's value as a flag reads it. JSON gives

@@ -25,7 +25,7 @@ func applyThreshold(cmd *cobra.Command, m *classify.Model, th float64, w io.Writ
 		if err := m.SetThreshold(t, th); err != nil {
 			return fmt.Errorf("--threshold: %w", err)
 		}
-		fmt.Fprintf(w, "topic %s: on-topic threshold %g (--threshold) instead of the model's %g\n", t, th, old)
+		fmt.Fprintf(w, "topic %s: on-topic threshold %g (%s) instead of the model's %g\n", t, th, settingSource(cmd.Flags(), "threshold"), old)
 	}
 	return nil
 }

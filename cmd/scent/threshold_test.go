@@ -87,3 +87,43 @@ func TestCrawl_thresholdWithModel(t *testing.T) {
 		t.Errorf("--threshold -1: error %v, want one naming --threshold", err)
 	}
 }
+
+// TestCrawl_thresholdSource: a --threshold that acts on a loaded model
+// is said to come from where it was set: the flag, the environment
+// variable SCENT_THRESHOLD or the config file.
+func TestCrawl_thresholdSource(t *testing.T) {
+	srv := topicSite(t)
+	dir := t.TempDir()
+	seedFile := topicSeeds(t, srv.URL, dir)
+	model := filepath.Join(dir, "model.json")
+	if out, err := runScent(t, "train", "--seeds", seedFile, "--model", model, "--folds", "0", "--delay", "0"); err != nil {
+		t.Fatalf("train: %v\n%s", err, out)
+	}
+	config := filepath.Join(dir, "scent.yaml")
+	os.WriteFile(config, []byte("threshold: 0.25\n"), 0o644)
+	for i, tc := range []struct {
+		name string
+		args []string
+		env  string
+		want string
+	}{
+		{"flag", []string{"--threshold", "0.25"}, "", "(--threshold)"},
+		{"environment", nil, "0.25", "(environment variable SCENT_THRESHOLD)"},
+		{"config file", []string{"--config", config}, "", "(config file " + config + ")"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("SCENT_THRESHOLD", tc.env)
+			}
+			args := append([]string{"crawl", "--seeds", seedFile, "--model", model, "--db", filepath.Join(dir, fmt.Sprintf("c%d.db", i)),
+				"--max-pages", "1", "--delay", "0", "--quiet"}, tc.args...)
+			out, err := runScent(t, args...)
+			if err != nil {
+				t.Fatalf("crawl: %v\n%s", err, out)
+			}
+			if want := "on-topic threshold 0.25 " + tc.want + " instead of the model's"; !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		})
+	}
+}
