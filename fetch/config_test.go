@@ -35,6 +35,13 @@ func TestConfig_Validate(t *testing.T) {
 		{"proxy ftp", Config{Proxy: "ftp://proxy.example"}, false},
 		{"proxy unparsable", Config{Proxy: "http://[::1"}, false},
 		{"proxy no host", Config{Proxy: "http://"}, false},
+		{"content types", Config{ContentTypes: []string{"text/html", "Application/XHTML+XML", "text/plain"}}, true},
+		{"content type not a media type", Config{ContentTypes: []string{"text/html", "foo"}}, false},
+		{"content type without subtype", Config{ContentTypes: []string{"text/"}}, false},
+		{"content type with parameters", Config{ContentTypes: []string{"text/html; charset=utf-8"}}, false},
+		{"content type with a space", Config{ContentTypes: []string{" text/html"}}, false},
+		{"content type wildcard subtype", Config{ContentTypes: []string{"text/*"}}, false},
+		{"content type empty", Config{ContentTypes: []string{""}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -151,11 +151,34 @@ func (c Config) Validate() error {
 	case strings.ContainsAny(c.Contact, "\r\n()"):
 		return errors.New("fetch: contact must be a URL or an e-mail address")
 	}
+	for _, t := range c.ContentTypes {
+		if err := CheckContentType(t); err != nil {
+			return fmt.Errorf("fetch: %w", err)
+		}
+	}
 	if c.Proxy != "" {
 		u, err := url.Parse(c.Proxy)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") {
 			return fmt.Errorf("fetch: proxy %q is not an http://, https:// or socks5:// URL", c.Proxy)
 		}
+	}
+	return nil
+}
+
+// CheckContentType reports whether s can be one of Config.ContentTypes:
+// a media type (type/subtype, as text/html) without parameters, compared
+// with a response's in any case, or "*" for every type. A wildcard in a
+// type (text/*) is refused: it would match no response.
+func CheckContentType(s string) error {
+	if s == "*" {
+		return nil
+	}
+	mt, params, err := mime.ParseMediaType(s)
+	switch {
+	case err != nil || !strings.Contains(mt, "/") || len(params) > 0 || mt != strings.ToLower(s):
+		return fmt.Errorf("content type %q is not a media type: want type/subtype, as text/html, or * for every type", s)
+	case strings.Contains(mt, "*"):
+		return fmt.Errorf("content type %q: a wildcard is taken alone only (*, every type); give each media type, as text/html", s)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/internal/atomicfile"
 	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/segment"
@@ -31,6 +32,11 @@ func (f *fetchFlags) validate() error {
 		return fmt.Errorf("--delay must not be negative, not %s", f.delay)
 	case f.hostPar < 0:
 		return fmt.Errorf("--host-parallelism must be 0 (no limit) or more, not %d", f.hostPar)
+	}
+	for _, t := range f.types {
+		if err := fetch.CheckContentType(t); err != nil {
+			return fmt.Errorf("--content-types: %w", err)
+		}
 	}
 	cfg := f.config()
 	return cfg.Validate()
