@@ -28,7 +28,7 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopContext(os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := newRootCmd().ExecuteContext(ctx); err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -37,7 +37,7 @@ func main() {
 				msg += "; run the same command again to resume"
 			}
 			fmt.Fprintln(os.Stderr, msg)
-			os.Exit(130)
+			os.Exit(interruptedStatus(ctx))
 		}
 		fmt.Fprintln(os.Stderr, "scent:", err)
 		if errors.Is(err, crawler.ErrNetworkUnreachable) || errors.Is(err, training.ErrUnreachable) || errors.Is(err, postgres.ErrServerLost) {
@@ -45,6 +45,46 @@ func main() {
 		}
 		os.Exit(1)
 	}
+}
+
+// stopContext returns a context canceled by the first of signals, with
+// the signal as its cause (a stopSignal), and the function that stops
+// listening for them.
+func stopContext(signals ...os.Signal) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, signals...)
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(stopSignal{s})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(nil)
+	}
+}
+
+// stopSignal is the cause of a context that stopContext canceled: the
+// signal received.
+type stopSignal struct{ os.Signal }
+
+func (s stopSignal) Error() string { return s.String() + " signal received" }
+
+// interruptedStatus is the exit status of a command interrupted by the
+// signal that canceled ctx: 128 and the signal's number, as a shell
+// gives a process that a signal killed (130 for SIGINT, 143 for
+// SIGTERM); 130 when the signal is not known.
+func interruptedStatus(ctx context.Context) int {
+	var s stopSignal
+	if errors.As(context.Cause(ctx), &s) {
+		if n, ok := s.Signal.(syscall.Signal); ok {
+			return 128 + int(n)
+		}
+	}
+	return 130
 }
 
 // exitUnreachable is the exit status of a crawl that stopped because it
