@@ -106,6 +106,11 @@ again); --threshold replaces any model's:
 				fmt.Fprintf(cmd.OutOrStdout(), "crawl %q: %d fetches this run (%d failed); %d pages fetched in all; %s; %.1f pages/s, %.1f fetches/s\n",
 					cf.name, sum.Fetched, sum.Failed, sum.Succeeded, sum.Finish, sum.PagesPerSec, sum.FetchesPerSec)
 			}
+			if summed {
+				if hint := dryHint(cf.strategy, cf.pf.preset, sum); hint != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), hint)
+				}
+			}
 			if errors.Is(err, context.Canceled) {
 				return resumable{err}
 			}
@@ -146,6 +151,27 @@ again); --threshold replaces any model's:
 	setFlagGroup(fs, "output", "quiet", "log-every", "metrics-addr")
 	setFlagGroup(fs, "research", "strategy", "frontier")
 	return cmd
+}
+
+// dryHint says why a crawl that follows only on-topic links ran out of
+// them before its budget: the paper's crawler (--preset paper) and the
+// page strategy stop when their stacks run dry, which a user of the
+// default crawler does not expect. It is empty for any other crawl.
+func dryHint(strategy, preset string, sum *crawler.Summary) string {
+	if sum.Finish != "frontier empty" {
+		return ""
+	}
+	relevant := 0
+	for _, n := range sum.Relevant {
+		relevant += n
+	}
+	switch {
+	case preset == "paper":
+		return fmt.Sprintf("the paper's crawler follows only the links it scores on-topic, and none was left (%d of this run's pages on-topic); the default crawler follows every link, the most promising first", relevant)
+	case strategy == string(crawler.StrategyPage):
+		return fmt.Sprintf("--strategy page follows only the links of pages it finds on-topic, and none was left (%d of this run's pages on-topic); the default, --strategy link, follows every link, the most promising first", relevant)
+	}
+	return ""
 }
 
 func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {

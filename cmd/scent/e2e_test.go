@@ -236,8 +236,8 @@ func TestCommands_trainCrawlExportReport(t *testing.T) {
 	}
 	// The paper's crawler follows on-topic links only.
 	out := run("crawl", "--seeds", seedFile, "--db", db, "--max-pages", "100", "--preset", "paper")
-	if !strings.Contains(out, "frontier empty") {
-		t.Errorf("crawl output: %s", out)
+	if !strings.Contains(out, "frontier empty") || !strings.Contains(out, "the paper's crawler follows only the links it scores on-topic") {
+		t.Errorf("crawl output (want the stacks run dry, and why): %s", out)
 	}
 	if _, err := os.Stat(db + ".model.json"); err != nil {
 		t.Errorf("model not kept beside the database: %v", err)
