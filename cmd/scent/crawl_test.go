@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,5 +27,21 @@ func TestDryHint(t *testing.T) {
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("dryHint(%q, %q, %q) = %q, want %q", tc.strategy, tc.preset, tc.sum.Finish, got, tc.want)
 		}
+	}
+}
+
+// TestCrawl_backlinksNoneFound: --strategy link+backlinks on a new
+// database has no earlier crawl to find links to the examples in; the
+// crawl says that its model is then the plain link strategy's.
+func TestCrawl_backlinksNoneFound(t *testing.T) {
+	srv := topicSite(t)
+	dir := t.TempDir()
+	out, err := runScent(t, "crawl", "--seeds", topicSeeds(t, srv.URL, dir), "--db", filepath.Join(dir, "new.db"), "--strategy", "link+backlinks",
+		"--max-pages", "3", "--delay", "0", "--host-parallelism", "0", "--quiet")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "--strategy link+backlinks: no link to an example was found to learn from") {
+		t.Errorf("output does not say that no backlink was found:\n%s", out)
 	}
 }

@@ -169,6 +169,9 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 			return crawlModel{}, err
 		}
 		printTrainReport(cmd.ErrOrStderr(), t.report, crawlReportFlag)
+		if strategy == crawler.StrategyLinkBacklinks && backlinkSegments(t.report) == 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "--strategy link+backlinks: no link to an example was found to learn from (%s holds no earlier crawl that reached one, and no --backlinks or --backlinks-db was given): the model is the one --strategy link trains\n", cf.db)
+		}
 		printJudgeReport(cmd.ErrOrStderr(), t.judgeRep)
 		printRewards(cmd.ErrOrStderr(), t)
 		learnt, err := experiment.LearntOf(ctx, seeds, &cf.mf.Settings, rec)
@@ -491,4 +494,14 @@ func crawlLearning(cfg *crawler.Config, pf *policyFlags, strategy crawler.Strate
 	var err error
 	cfg.Learner, err = learn.New(scorer.Topics(), lo)
 	return err
+}
+
+// backlinkSegments counts the backlink segments a model trained on, over
+// its topics.
+func backlinkSegments(rep *training.Report) int {
+	n := 0
+	for _, t := range rep.Topics {
+		n += t.Backlinks
+	}
+	return n
 }
