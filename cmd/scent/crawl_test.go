@@ -45,3 +45,16 @@ func TestCrawl_backlinksNoneFound(t *testing.T) {
 		t.Errorf("output does not say that no backlink was found:\n%s", out)
 	}
 }
+
+func TestReasonKind(t *testing.T) {
+	for reason, want := range map[string]string{
+		"fetch http://a.test/x: status 404 Not Found":                             "status 404 Not Found",
+		"no text: the page has no words":                                          "no text",
+		`Get "http://a.test/": dial tcp 127.0.0.1:9: connect: connection refused`: "connection refused",
+		"timeout": "timeout",
+	} {
+		if got := reasonKind(reason); got != want {
+			t.Errorf("reasonKind(%q) = %q, want %q", reason, got, want)
+		}
+	}
+}

@@ -266,8 +266,7 @@ func printTrainReport(w io.Writer, rep *training.Report, full string) {
 			if i == 10 {
 				reasons := map[string]int{}
 				for _, f := range failed[10:] {
-					r, _, _ := strings.Cut(f.Reason, ":")
-					reasons[r]++
+					reasons[reasonKind(f.Reason)]++
 				}
 				var parts []string
 				for _, r := range slices.Sorted(maps.Keys(reasons)) {
@@ -323,4 +322,20 @@ func keepPrior(ctx context.Context, path string, t trained, s *training.Seeds, e
 		return "", fmt.Errorf("learner prior: %w", err)
 	}
 	return fmt.Sprintf("learner prior written to %s: %d links between %d training pages", prior, links, pages), nil
+}
+
+// reasonKind names the kind of a training page's failure for a count by
+// kind: its innermost cause ("status 404 Not Found" of "fetch
+// http://a.test/x: status 404 Not Found"), or what comes before the
+// first colon of a reason that gives its kind first ("no text: …",
+// "robots: …").
+func reasonKind(reason string) string {
+	kind, _, ok := strings.Cut(reason, ": ")
+	switch {
+	case !ok:
+		return reason
+	case kind == "no text" || !strings.Contains(kind, " "):
+		return kind // a reason that names its kind first
+	}
+	return reason[strings.LastIndex(reason, ": ")+2:]
 }
