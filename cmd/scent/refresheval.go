@@ -228,8 +228,12 @@ func noPageError(path string, h *refresh.History) error {
 func printRefreshReport(out io.Writer, h *refresh.History, rep *refresh.SimReport) {
 	day := "2006-01-02"
 	fmt.Fprintf(out, "history: %d lines, %d pages, %d changes, %d bad lines; %s … %s\n",
-		h.Lines, len(h.Pages), h.Changes(), len(h.Bad), h.Start.Format(day), h.End.Format(day))
+		h.Lines, len(h.Pages), h.Changes(), h.BadCount, h.Start.Format(day), h.End.Format(day))
 	for _, b := range h.Bad {
+		if b.Line == 0 {
+			fmt.Fprintf(out, "  … and %s\n", b.Err) // the count of those not kept
+			continue
+		}
 		fmt.Fprintf(out, "  bad line %d: %s\n", b.Line, b.Err)
 	}
 	fmt.Fprintf(out, "learn %s … %s (%d pages, mean %.3f changes a week); score %s … %s (%d pages)\n",

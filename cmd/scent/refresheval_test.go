@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scent-crawler/scent/refresh"
 )
 
 func TestRefreshEvalCmd(t *testing.T) {
@@ -93,5 +95,20 @@ func TestRefreshEvalCmd_noPage(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), path+" "+tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestPrintRefreshReport_manyBadLines: a history with more bad lines than
+// it keeps counts them all and says how many are not listed.
+func TestPrintRefreshReport_manyBadLines(t *testing.T) {
+	h := &refresh.History{Lines: 1500, BadCount: 1200}
+	for i := range 1000 {
+		h.Bad = append(h.Bad, refresh.BadLine{Line: i + 1, Err: "not a JSON object"})
+	}
+	h.Bad = append(h.Bad, refresh.BadLine{Err: "200 more bad lines"})
+	var b strings.Builder
+	printRefreshReport(&b, h, &refresh.SimReport{})
+	if !strings.Contains(b.String(), "0 changes, 1200 bad lines;") || !strings.Contains(b.String(), "\n  … and 200 more bad lines\n") || strings.Contains(b.String(), "bad line 0") {
+		t.Errorf("report of 1,200 bad lines:\n%.400s …", b.String())
 	}
 }
