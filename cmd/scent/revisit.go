@@ -102,6 +102,9 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 	if rf.workers <= 0 {
 		return fmt.Errorf("--workers must be at least 1, not %d", rf.workers)
 	}
+	if err := rf.ff.validate(); err != nil {
+		return err
+	}
 	// Checked here, before the store is opened: the revisit would refuse
 	// it only once started, after a summary of no pages, and not at all
 	// when no progress line is printed (--quiet, a terminal).
@@ -134,11 +137,7 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 	if err != nil {
 		return err
 	}
-	fcfg := rf.ff.config()
-	if err := fcfg.Validate(); err != nil {
-		return err
-	}
-	f, err := fetch.New(fcfg)
+	f, err := fetch.New(rf.ff.config())
 	if err != nil {
 		return err
 	}
