@@ -151,11 +151,15 @@ func newFolder(dir string) string {
 }
 
 // removeFailedOut removes created, the folder that a failed experiment
-// created to make its output folder out, unless out holds a finished
-// cell of a grid (cells/<cell>/cell.json), which a rerun of the grid
-// keeps.
+// created to make its output folder out, unless the experiment got as far
+// as crawling: out then holds its crawl's database (scent.db, kept for a
+// look at what an interrupted crawl fetched) or a finished cell of a
+// grid (cells/<cell>/cell.json, which a rerun of the grid keeps).
 func removeFailedOut(created, out string) {
-	if cells, _ := filepath.Glob(filepath.Join(out, "cells", "*", "cell.json")); len(cells) > 0 {
+	if _, err := os.Stat(filepath.Join(out, "scent.db")); err == nil {
+		return
+	}
+	if cells, _ := filepath.Glob(filepath.Join(out, "cells", "*", "*")); len(cells) > 0 {
 		return
 	}
 	os.RemoveAll(created)

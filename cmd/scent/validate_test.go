@@ -612,3 +612,32 @@ func TestCrawl_newerDatabaseRefusedFirst(t *testing.T) {
 		t.Errorf("%d requests made by crawls whose database is refused", n)
 	}
 }
+
+// TestRemoveFailedOut: a failed experiment's new folder goes, unless it
+// holds the experiment's crawl or a grid's cells.
+func TestRemoveFailedOut(t *testing.T) {
+	for _, tc := range []struct {
+		file string // made in the output folder; "" for none
+		kept bool
+	}{
+		{"", false},
+		{"command", false},
+		{"scent.db", true},
+		{filepath.Join("cells", "k5", "cell.json"), true},
+	} {
+		parent := t.TempDir()
+		created := filepath.Join(parent, "new")
+		out := filepath.Join(created, "exp")
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if tc.file != "" {
+			os.MkdirAll(filepath.Dir(filepath.Join(out, tc.file)), 0o755)
+			os.WriteFile(filepath.Join(out, tc.file), []byte("x"), 0o644)
+		}
+		removeFailedOut(created, out)
+		if _, err := os.Stat(created); (err == nil) != tc.kept {
+			t.Errorf("output folder holding %q: kept %v, want %v", tc.file, err == nil, tc.kept)
+		}
+	}
+}
