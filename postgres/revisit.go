@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,6 +23,39 @@ var ErrNoVersion = revisit.ErrNoVersion
 // ErrNoCrawl means the database has no crawl of that name (or none at
 // all).
 var ErrNoCrawl = errors.New("no such crawl")
+
+// ErrRevisitBusy means another process is revisiting the crawl.
+var ErrRevisitBusy = errors.New("the crawl is being revisited by another process")
+
+// LeaseRevisit makes this process the one revisiting crawl (named name)
+// until release is called, so that two revisits never check its pages at
+// once; it fails with ErrRevisitBusy while another process revisits it.
+// The lease is a session advisory lock on a connection kept for it: a
+// process that dies gives it up with its session. (A connection lost and
+// made anew, with the server restarted, holds it no more.) release must
+// be called before Close.
+func (s *Store) LeaseRevisit(ctx context.Context, crawl int64, name string) (release func(), err error) {
+	key := lockKey("revisit", strconv.FormatInt(crawl, 10))
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("lease the revisit of crawl %s: %w", name, err)
+	}
+	var ok bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil {
+		conn.Release()
+		return nil, fmt.Errorf("lease the revisit of crawl %s: %w", name, err)
+	}
+	if !ok {
+		conn.Release()
+		return nil, fmt.Errorf("%w: crawl %q; wait for that revisit to end or stop it", ErrRevisitBusy, name)
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, _ = conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, key)
+		conn.Release()
+	}, nil
+}
 
 // FindCrawl returns the ID and name of the crawl named name, or of the
 // latest crawl created when name is empty (Crawl's), waiting for a lost

@@ -487,3 +487,51 @@ func TestStore_revisitServerRestart(t *testing.T) {
 		t.Errorf("%d change-log rows after the check that gave up, want %d: none recorded", got, n+more)
 	}
 }
+
+// TestStore_LeaseRevisit: one process at a time revisits a crawl; the
+// lease is free again once released, or once its process's session ends.
+func TestStore_LeaseRevisit(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	a, b := openURL(t, url, Options{}), openURL(t, url, Options{})
+	release, err := a.LeaseRevisit(ctx, 7, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.LeaseRevisit(ctx, 7, "c"); !errors.Is(err, ErrRevisitBusy) {
+		t.Fatalf("a second revisit of crawl 7: error %v, want ErrRevisitBusy", err)
+	}
+	other, err := b.LeaseRevisit(ctx, 8, "d")
+	if err != nil {
+		t.Fatalf("a revisit of another crawl: %v", err)
+	}
+	other()
+	release()
+	again, err := b.LeaseRevisit(ctx, 7, "c")
+	if err != nil {
+		t.Fatalf("revisit once the first released it: %v", err)
+	}
+	// A process that dies: its session ends, and its lease with it.
+	again()
+	c := openURL(t, url, Options{})
+	dead, err := c.LeaseRevisit(ctx, 7, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dead()
+	if _, err := a.pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatal(err)
+	}
+	// The session ends shortly after pg_terminate_backend returns.
+	for i := 0; ; i++ {
+		rel, err := a.LeaseRevisit(ctx, 7, "c")
+		if err == nil {
+			rel()
+			break
+		}
+		if !errors.Is(err, ErrRevisitBusy) || i == 100 {
+			t.Fatalf("revisit once the holder's session ended: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -101,3 +101,24 @@ func (s *Store) releaseLeases() {
 	defer cancel()
 	_, _ = s.db.ExecContext(ctx, `DELETE FROM crawl_leases WHERE holder = ?`, s.lease.holder)
 }
+
+// LeaseCrawl makes this store the one process working on crawl (named
+// name) until Close, as OpenCrawl does for a crawl it runs: a revisit of
+// the crawl takes it, so that two revisits, or a revisit and the crawl,
+// never check or fetch its pages at once. It fails with ErrBusy while
+// another live process holds the crawl.
+func (s *Store) LeaseCrawl(ctx context.Context, crawl int64, name string) error {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("lease crawl %s: %w", name, err)
+	}
+	defer tx.Rollback()
+	if err := s.takeLease(ctx, tx, crawl, name); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("lease crawl %s: %w", name, err)
+	}
+	s.renewLeases()
+	return nil
+}

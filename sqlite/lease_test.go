@@ -106,3 +106,42 @@ func TestOpenReadOnly(t *testing.T) {
 		t.Error("read-only open created a file")
 	}
 }
+
+// TestStore_LeaseCrawl: a revisit's lease of a crawl keeps a second
+// revisit and the crawl itself out until its store closes.
+func TestStore_LeaseCrawl(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "l.db")
+	spec := crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}, Seeds: []urlnorm.URL{urlnorm.MustParse("http://x.test/")}}
+	c, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	a, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.LeaseCrawl(ctx, st.ID, "c"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.LeaseCrawl(ctx, st.ID, "c"); !errors.Is(err, ErrBusy) {
+		t.Errorf("a second revisit of a leased crawl: error %v, want ErrBusy", err)
+	}
+	if _, err := b.OpenCrawl(ctx, spec); !errors.Is(err, ErrBusy) {
+		t.Errorf("running a crawl being revisited: error %v, want ErrBusy", err)
+	}
+	a.Close()
+	if err := b.LeaseCrawl(ctx, st.ID, "c"); err != nil {
+		t.Errorf("lease once the revisit's store closed: %v", err)
+	}
+}

@@ -161,6 +161,11 @@ func runRevisit(cmd *cobra.Command, rf *revisitFlags) error {
 	if err != nil {
 		return err
 	}
+	// One process at a time checks a crawl's pages: a second revisit, or
+	// the crawl itself running, is refused, naming the process.
+	if err := store.LeaseCrawl(ctx, crawl.ID, crawl.Name); err != nil {
+		return fmt.Errorf("revisit: %w", err)
+	}
 	cfg := rf.config(cmd, crawl.ID)
 	if rf.watch.on {
 		return runWatch(cmd, &rf.watch, rf.quiet, cfg, crawl.Name, store, f)
@@ -183,6 +188,11 @@ func runRevisitShared(cmd *cobra.Command, rf *revisitFlags, o postgres.Options, 
 	if err != nil {
 		return err
 	}
+	release, err := store.LeaseRevisit(cmd.Context(), id, name)
+	if err != nil {
+		return fmt.Errorf("revisit: %w", err)
+	}
+	defer release()
 	if rf.watch.on {
 		return runWatch(cmd, &rf.watch, rf.quiet, rf.config(cmd, id), name, store, f)
 	}
