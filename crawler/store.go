@@ -150,6 +150,10 @@ type CrawlState struct {
 	ByTopic   map[string]int // pages committed per stack
 	Requeue   int            // in-flight URLs put back on their stacks
 	Learner   []byte         // the learner's state last saved, or nil
+	// Others counts the processes running the crawl beside this one when
+	// it opened (a store shared by many processes): this process joins
+	// them rather than resuming a crawl that stopped.
+	Others int
 }
 
 // Order is how a stack is served.

@@ -80,6 +80,16 @@ func (s *Store) OpenCrawl(ctx context.Context, spec crawler.CrawlSpec) (crawler.
 			if _, err := tx.Exec(ctx, `DELETE FROM holders WHERE crawl_id = $1 AND expires_at <= now()`, st.ID); err != nil {
 				return err
 			}
+			var budget int
+			if err := tx.QueryRow(ctx, `SELECT budget, (SELECT count(*) FROM holders WHERE crawl_id = $1 AND id <> $2)
+				FROM crawls WHERE id = $1`, st.ID, s.id+"/"+strconv.FormatInt(st.ID, 10)).Scan(&budget, &st.Others); err != nil {
+				return err
+			}
+			// The processes of a crawl share one budget: one joining them
+			// with another would change theirs behind their back.
+			if st.Others > 0 && budget != s.opts.Budget {
+				return fmt.Errorf("crawl %q is run by %d other process(es) with a budget of %s; join it with the same budget (--max-pages %d), or stop them first", spec.Name, st.Others, budgetText(budget), budget)
+			}
 		}
 		if s.opts.Budget > 0 {
 			if _, err := tx.Exec(ctx, `UPDATE crawls SET budget = $1 WHERE id = $2`, s.opts.Budget, st.ID); err != nil {
@@ -179,6 +189,14 @@ func orderBy(order crawler.Order) (string, error) {
 		return "f.score DESC, f.seq DESC", nil // in two parts, by popParts
 	}
 	return "", fmt.Errorf("pop: unknown order %d", order)
+}
+
+// budgetText says a crawl's budget of pages (0: none).
+func budgetText(n int) string {
+	if n == 0 {
+		return "no limit of pages"
+	}
+	return strconv.Itoa(n) + " pages"
 }
 
 // popParts are the conditions of the parts of a stack served one after

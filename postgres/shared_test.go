@@ -813,3 +813,36 @@ func TestStore_Commit_searchVectors(t *testing.T) {
 		t.Errorf("pages' order %v, want [1 2 3]", ords)
 	}
 }
+
+// TestStore_OpenCrawl_joinsWithItsBudget: a process joining others that
+// run a crawl is told so (CrawlState.Others) and must bring the crawl's
+// budget: another would change theirs. Alone, a process resuming the
+// crawl sets a new budget.
+func TestStore_OpenCrawl_joinsWithItsBudget(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	spec := bfsSpec(5)
+	a := openURL(t, url, Options{Budget: 250})
+	if st, err := a.OpenCrawl(ctx, spec); err != nil || st.Others != 0 {
+		t.Fatalf("first process: %+v, %v", st, err)
+	}
+	b := openURL(t, url, Options{Budget: 100})
+	if _, err := b.OpenCrawl(ctx, spec); err == nil || !strings.Contains(err.Error(), "run by 1 other process(es) with a budget of 250 pages; join it with the same budget (--max-pages 250)") {
+		t.Errorf("a process joining with another budget: %v", err)
+	}
+	c := openURL(t, url, Options{Budget: 250})
+	if st, err := c.OpenCrawl(ctx, spec); err != nil || st.Others != 1 || !st.Resumed {
+		t.Errorf("a process joining with the crawl's budget: %+v, %v; want 1 other", st, err)
+	}
+	a.Close()
+	c.Close()
+	d := openURL(t, url, Options{Budget: 100})
+	st, err := d.OpenCrawl(ctx, spec)
+	if err != nil || st.Others != 0 {
+		t.Fatalf("a process resuming the crawl alone: %+v, %v", st, err)
+	}
+	var budget int
+	if err := d.pool.QueryRow(ctx, `SELECT budget FROM crawls WHERE id = $1`, st.ID).Scan(&budget); err != nil || budget != 100 {
+		t.Errorf("budget after a resume with --max-pages 100: %d, %v", budget, err)
+	}
+}

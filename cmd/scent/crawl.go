@@ -343,8 +343,13 @@ func noLimit(n int) int {
 
 // resumeLine tells what a resumed crawl goes on from: its pages, the
 // fetches in flight when it stopped, which it fetches again, and whether
-// its learner's state was restored.
+// its learner's state was restored; or, for a process joining others
+// that run the crawl (a shared store), that it joins them.
 func resumeLine(name string, st crawler.CrawlState, learns bool) string {
+	if st.Others > 0 {
+		// Nothing stopped: this process joins those running the crawl.
+		return fmt.Sprintf("joining crawl %q, run by %d other process(es): %d pages fetched so far (%d fetches)", name, st.Others, st.Succeeded, st.Fetched)
+	}
 	line := fmt.Sprintf("resuming crawl %q: %d pages fetched before (%d fetches)", name, st.Succeeded, st.Fetched)
 	if st.Requeue > 0 {
 		line += fmt.Sprintf("; %d fetches in flight when it stopped are made again", st.Requeue)

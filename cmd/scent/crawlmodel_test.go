@@ -152,6 +152,7 @@ func TestResumeLine(t *testing.T) {
 		{crawler.CrawlState{Resumed: true, Fetched: 130, Succeeded: 120}, false, `resuming crawl "c": 120 pages fetched before (130 fetches)`},
 		{crawler.CrawlState{Resumed: true, Fetched: 130, Succeeded: 120, Requeue: 8, Learner: make([]byte, 3000)}, true, `resuming crawl "c": 120 pages fetched before (130 fetches); 8 fetches in flight when it stopped are made again; the learner goes on from its saved state (3 KB)`},
 		{crawler.CrawlState{Resumed: true, Fetched: 10, Succeeded: 10}, true, `resuming crawl "c": 10 pages fetched before (10 fetches); the learner starts anew (the crawl stopped before its first save)`},
+		{crawler.CrawlState{Resumed: true, Fetched: 36, Succeeded: 24, Others: 2}, true, `joining crawl "c", run by 2 other process(es): 24 pages fetched so far (36 fetches)`},
 	} {
 		if got := resumeLine("c", tc.st, tc.learns); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)
