@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 
@@ -86,6 +87,12 @@ func exportWARC(ctx context.Context, db, name, dir string, maxSize int64, log io
 		return err
 	}
 	defer store.Close()
+	// An export writes the whole crawl: into a folder that holds WARC
+	// files already, it would write every record a second time beside
+	// them.
+	if old, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz")); len(old) > 0 {
+		return fmt.Errorf("%s holds %d WARC files already: export into an empty or new folder (another export would write every record again beside them)", dir, len(old))
+	}
 	d, err := warc.OpenDir(ctx, warc.DirConfig{Path: dir, MaxFileSize: maxSize, Info: warcInfo(c.Name, fetch.Config{})})
 	if err != nil {
 		return err

@@ -165,6 +165,15 @@ func TestCrawl_warcKillAndResume(t *testing.T) {
 	if len(targets) != len(fetched) {
 		t.Errorf("export: %d response targets for %d fetched pages", len(targets), len(fetched))
 	}
+	// A second export into the same folder would write every record
+	// again beside the first's: it is refused, and the folder kept.
+	if out, err := exec.Command(bin, "export", "--db", db, "--format", "warc", "--out", exp).CombinedOutput(); err == nil ||
+		!strings.Contains(string(out), fmt.Sprintf("%s holds %d WARC files already", exp, len(files))) {
+		t.Errorf("a second export into %s: %v\n%s", exp, err, out)
+	}
+	if _, again := warcTargets(t, exp); len(again) != len(files) {
+		t.Errorf("after a refused export the folder holds %d WARC files, want %d", len(again), len(files))
+	}
 	t.Run("warcio", func(t *testing.T) { checkWarcio(t, files, fetched) })
 }
 
