@@ -14,6 +14,7 @@ import (
 
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/urlnorm"
@@ -35,6 +36,9 @@ var Notices io.Writer = os.Stderr
 // told on Notices), unless a crawl of it is running or the file cannot
 // be written: then the error says so.
 func OpenExisting(ctx context.Context, db string) (*sqlite.Store, error) {
+	if postgres.IsURL(db) {
+		return nil, fmt.Errorf("database %s: this command reads SQLite databases only (scent report, export and search read a PostgreSQL crawl)", db)
+	}
 	if _, err := os.Stat(db); err != nil {
 		return nil, fmt.Errorf("database %s: %w", db, err)
 	}
