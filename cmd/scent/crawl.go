@@ -321,7 +321,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 			if p.Processes == 1 {
 				procs = "process"
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "crawl %q in all: %d fetches (%d pages), %d by this process; %d %s at work on it now; %d URLs waiting, %d leased\n",
+			fmt.Fprintf(cmd.OutOrStdout(), "crawl %q in all: %d fetches (%d pages), %d by this process; %d %s at work on it now; %d URLs waiting, %d leased\n",
 				cf.name, p.Fetched, p.Succeeded, p.Mine, p.Processes, procs, p.Waiting, p.Leased)
 		}
 	}
