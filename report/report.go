@@ -376,7 +376,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if r.PagesPerSecond > 0 {
 		fmt.Fprintf(&b, ", %.1f pages/s (%.1f fetches/s)", r.PagesPerSecond, r.FetchesPerSecond)
 		if r.RatesByFetchTimes {
-			b.WriteString(" from its first fetch to its last")
+			b.WriteString(" from its first fetch to its last (pauses between runs included)")
 		}
 	}
 	if r.BetweenRoundsSeconds > 0 {

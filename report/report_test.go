@@ -223,7 +223,7 @@ func TestReport_WriteMarkdown_rates(t *testing.T) {
 		if err := r.WriteMarkdown(&b); err != nil {
 			t.Fatal(err)
 		}
-		said := strings.Contains(b.String(), "5.0 pages/s (10.0 fetches/s) from its first fetch to its last")
+		said := strings.Contains(b.String(), "5.0 pages/s (10.0 fetches/s) from its first fetch to its last (pauses between runs included)")
 		if said != byFetchTimes || !strings.Contains(b.String(), "5.0 pages/s (10.0 fetches/s)") {
 			t.Errorf("rates by fetch times %v:\n%s", byFetchTimes, b.String())
 		}
