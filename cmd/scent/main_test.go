@@ -111,5 +111,8 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CACHE_HOME", dir)
 	code := pgtest.Main(m) // stops the PostgreSQL server the tests started, if any
 	os.RemoveAll(dir)
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath)) // the scent binary the tests built (scentBinary)
+	}
 	os.Exit(code)
 }
