@@ -333,10 +333,11 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 				part++ // this part is spent
 				continue
 			}
-			if s.opts.HostDelay == 0 && maxPerHost <= 0 {
-				// No host gate: every entry read up to the floor is taken
-				// off the stack, and those still waiting are leased, in
-				// one round trip for all of them (takeAll).
+			if maxPerHost <= 0 {
+				// Every entry read up to the floor whose host's slot is
+				// free (Options.HostDelay; hostSlots) is taken off the
+				// stack, and those still waiting are leased, in a round
+				// trip or two for all of them (takeAll).
 				var take []takeCand
 				for _, c := range cands {
 					if below(c.score, c.depth) {
@@ -345,6 +346,13 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 					}
 					seen[c.seq] = true
 					take = append(take, c)
+				}
+				if s.opts.HostDelay > 0 {
+					n := len(take)
+					if take, err = s.hostSlots(ctx, tx, crawl, take); err != nil {
+						return err
+					}
+					kept += n - len(take)
 				}
 				taken, err := takeAll(ctx, tx, take, topic, holder)
 				if err != nil {
@@ -369,9 +377,9 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 				if s.opts.HostDelay > 0 {
 					// The host's slot: taken here, or by another process
 					// first, and then the entry waits on its stack.
-					tag, err := tx.Exec(ctx, `INSERT INTO hosts(crawl_id, host, next_at) VALUES ($1, $2, now() + $3::interval)
+					tag, err := tx.Exec(ctx, `INSERT INTO hosts(crawl_id, host, next_at) VALUES ($1, $2, now() + $3 * interval '1 microsecond')
 						ON CONFLICT (crawl_id, host) DO UPDATE SET next_at = excluded.next_at
-						WHERE hosts.next_at IS NULL OR hosts.next_at <= now()`, crawl, c.host, s.opts.HostDelay.String())
+						WHERE hosts.next_at IS NULL OR hosts.next_at <= now()`, crawl, c.host, s.opts.HostDelay.Microseconds())
 					if err != nil {
 						return err
 					}
@@ -430,6 +438,52 @@ func (s *Store) pop(ctx context.Context, crawl int64, topic string, order crawle
 		return nil, nil, false, fmt.Errorf("pop %q: %w", topic, err)
 	}
 	return out, next, stopped, nil
+}
+
+// hostSlots returns the entries of cands, read by a pop in its
+// transaction, whose host's slot the pop takes: with Options.HostDelay a
+// host is leased at most once a delay, by any process, so of its entries
+// only the first may go, and only when its slot is free (hosts.next_at
+// passed); the others stay on their stack. The slots are taken in one
+// statement, as the pop would take them one entry after the other.
+func (s *Store) hostSlots(ctx context.Context, tx pgx.Tx, crawl int64, cands []takeCand) ([]takeCand, error) {
+	var hosts []string
+	first := make(map[string]int, len(cands)) // host → index of its first entry
+	for i, c := range cands {
+		if _, ok := first[c.host]; !ok {
+			first[c.host] = i
+			hosts = append(hosts, c.host)
+		}
+	}
+	if len(hosts) == 0 {
+		return nil, nil
+	}
+	rows, err := tx.Query(ctx, `INSERT INTO hosts(crawl_id, host, next_at) SELECT $1, h, now() + $3 * interval '1 microsecond' FROM unnest($2::text[]) AS h
+		ON CONFLICT (crawl_id, host) DO UPDATE SET next_at = excluded.next_at
+		WHERE hosts.next_at IS NULL OR hosts.next_at <= now() RETURNING host`, crawl, hosts, s.opts.HostDelay.Microseconds())
+	if err != nil {
+		return nil, err
+	}
+	slot := make(map[string]bool, len(hosts))
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		slot[h] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []takeCand
+	for i, c := range cands {
+		if slot[c.host] && first[c.host] == i {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // takeCand is an entry a pop read from a stack: its frontier row (seq),

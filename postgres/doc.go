@@ -25,9 +25,10 @@
 //     claims the entries of a stack with SELECT … FOR UPDATE SKIP LOCKED,
 //     so processes popping at once take different entries without
 //     waiting, and marks their URLs leased to the holder (urls.state 1,
-//     urls.holder); without a host gate (Options.HostDelay, a cap of
-//     pages per host) the entries read are taken off the stack and their
-//     URLs leased in one round trip for all of them, not two an entry. A
+//     urls.holder). Unless pages per host are capped, the entries read
+//     are taken off the stack and their URLs leased in one round trip for
+//     all of them, not two an entry, after one statement that takes the
+//     slots of their hosts (Options.HostDelay). A
 //     pop's peek (PopPeek) reads the entries after those
 //     it took, passing over those another process is taking (SKIP
 //     LOCKED), and leaves them neither locked nor leased: any process's

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	neturl "net/url"
 	"slices"
 	"strings"
@@ -845,4 +846,96 @@ func TestStore_OpenCrawl_joinsWithItsBudget(t *testing.T) {
 	if err := d.pool.QueryRow(ctx, `SELECT budget FROM crawls WHERE id = $1`, st.ID).Scan(&budget); err != nil || budget != 100 {
 		t.Errorf("budget after a resume with --max-pages 100: %d, %v", budget, err)
 	}
+}
+
+// TestStore_hostDelay_onePop: within one pop, a host's slot goes to its
+// first entry; its other entries stay on the stack, and the pop takes
+// the next hosts' instead.
+func TestStore_hostDelay_onePop(t *testing.T) {
+	ctx := context.Background()
+	s := openURL(t, pgtest.URL(t), Options{HostDelay: time.Hour})
+	spec := crawler.CrawlSpec{Name: "polite", Strategy: crawler.StrategyBFS, Stacks: []string{""},
+		Seeds: []urlnorm.URL{u("a.test", "/1"), u("a.test", "/2"), u("b.test", "/1"), u("a.test", "/3"), u("c.test", "/1")}}
+	st, err := s.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := s.Pop(ctx, st.ID, "", crawler.FIFO, 5, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range es {
+		got = append(got, e.URL.Host())
+	}
+	slices.Sort(got)
+	if strings.Join(got, " ") != "a.test b.test c.test" {
+		t.Errorf("popped URLs of hosts %v, want one URL of each host", got)
+	}
+	if sizes, _ := s.FrontierSizes(ctx, st.ID); sizes[""] != 2 {
+		t.Errorf("frontier holds %d entries, want a.test's other two waiting", sizes[""])
+	}
+	if es, err := s.Pop(ctx, st.ID, "", crawler.FIFO, 5, 0); err != nil || len(es) != 0 {
+		t.Errorf("a second pop within the delay took %v (%v), want none", es, err)
+	}
+}
+
+// TestStore_hostDelay_underAMillisecond: a delay shorter than a
+// millisecond, which Go writes in µs or ns (units PostgreSQL's intervals
+// do not read), gates hosts as any other.
+func TestStore_hostDelay_underAMillisecond(t *testing.T) {
+	ctx := context.Background()
+	s := openURL(t, pgtest.URL(t), Options{HostDelay: 500 * time.Microsecond})
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "quick", Strategy: crawler.StrategyBFS, Stacks: []string{""},
+		Seeds: []urlnorm.URL{u("a.test", "/1"), u("b.test", "/1")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es, err := s.Pop(ctx, st.ID, "", crawler.FIFO, 2, 0); err != nil || len(es) != 2 {
+		t.Errorf("pop with a host delay of 500µs: %v, %v; want both seeds", es, err)
+	}
+}
+
+// BenchmarkStore_popHostDelay is BenchmarkStore_pop with a host delay
+// (Options.HostDelay, as scent crawl's --delay gives a PostgreSQL crawl):
+// a pop of 16 from a best-first stack of 25,000 entries spread over 5,000
+// hosts, each host's slot free again by the next pop. It reports the
+// time a pop.
+func BenchmarkStore_popHostDelay(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, pgtest.URL(b), Options{HostDelay: time.Millisecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "bench", Strategy: crawler.StrategyLink, Stacks: []string{"robots"}, Topics: []string{"robots"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	next := 0
+	fill := func(k int) {
+		es := make([]crawler.Entry, k)
+		for i := range es {
+			es[i] = crawler.Entry{Topic: "robots", URL: urlnorm.MustParse(fmt.Sprintf("http://h%d.test/p%d.html", rng.IntN(5000), next)), Depth: 2, Score: rng.Float64()}
+			next++
+		}
+		if err := s.Commit(ctx, st.ID, nil, es); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for range 50 {
+		fill(500)
+	}
+	for b.Loop() {
+		es, err := s.Pop(ctx, st.ID, "robots", crawler.BestFirst, 16, 0)
+		if err != nil || len(es) == 0 {
+			b.Fatalf("pop: %d taken, %v", len(es), err)
+		}
+		b.StopTimer()
+		fill(len(es))
+		time.Sleep(time.Millisecond) // the hosts' slots free again
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/pop")
 }
