@@ -464,22 +464,13 @@ func (s *Store) hostSlots(ctx context.Context, tx pgx.Tx, crawl int64, cands []t
 	if err != nil {
 		return nil, err
 	}
-	slot := make(map[string]bool, len(hosts))
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		slot[h] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	slotted, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		return nil, err
 	}
 	var out []takeCand
 	for i, c := range cands {
-		if slot[c.host] && first[c.host] == i {
+		if first[c.host] == i && slices.Contains(slotted, c.host) {
 			out = append(out, c)
 		}
 	}
@@ -535,18 +526,13 @@ func takeAll(ctx context.Context, tx pgx.Tx, cands []takeCand, topic, holder str
 	if err != nil {
 		return nil, err
 	}
-	leased := make(map[int64]bool, len(ids))
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		leased[id] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	got, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
 		return nil, err
+	}
+	leased := make(map[int64]bool, len(got))
+	for _, id := range got {
+		leased[id] = true
 	}
 	if err := br.Close(); err != nil {
 		return nil, err
