@@ -48,6 +48,21 @@ func topicSite(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// trainedTopicModel serves topicSite and trains a model on its seed file
+// (topicSeeds) in a new folder: it returns the folder, the seed file and
+// the model.
+func trainedTopicModel(t *testing.T) (dir, seedFile, model string) {
+	t.Helper()
+	srv := topicSite(t)
+	dir = t.TempDir()
+	seedFile = topicSeeds(t, srv.URL, dir)
+	model = filepath.Join(dir, "model.json")
+	if out, err := runScent(t, "train", "--seeds", seedFile, "--model", model, "--folds", "0", "--delay", "0"); err != nil {
+		t.Fatalf("train: %v\n%s", err, out)
+	}
+	return dir, seedFile, model
+}
+
 func sscan(s, format string, i *int) bool {
 	_, err := fmt.Sscanf(s, format, i)
 	return err == nil
@@ -56,13 +71,7 @@ func sscan(s, format string, i *int) bool {
 // TestCrawl_thresholdWithModel: --threshold acts on a crawl whose model
 // already exists (given with --model, or kept by a resumed crawl).
 func TestCrawl_thresholdWithModel(t *testing.T) {
-	srv := topicSite(t)
-	dir := t.TempDir()
-	seedFile := topicSeeds(t, srv.URL, dir)
-	model := filepath.Join(dir, "model.json")
-	if out, err := runScent(t, "train", "--seeds", seedFile, "--model", model, "--folds", "0", "--delay", "0"); err != nil {
-		t.Fatalf("train: %v\n%s", err, out)
-	}
+	dir, seedFile, model := trainedTopicModel(t)
 	pages := map[string]int{}
 	for _, th := range []string{"", "0.000000001"} {
 		db := filepath.Join(dir, "t"+th+".db")
@@ -92,13 +101,7 @@ func TestCrawl_thresholdWithModel(t *testing.T) {
 // is said to come from where it was set: the flag, the environment
 // variable SCENT_THRESHOLD or the config file.
 func TestCrawl_thresholdSource(t *testing.T) {
-	srv := topicSite(t)
-	dir := t.TempDir()
-	seedFile := topicSeeds(t, srv.URL, dir)
-	model := filepath.Join(dir, "model.json")
-	if out, err := runScent(t, "train", "--seeds", seedFile, "--model", model, "--folds", "0", "--delay", "0"); err != nil {
-		t.Fatalf("train: %v\n%s", err, out)
-	}
+	dir, seedFile, model := trainedTopicModel(t)
 	config := filepath.Join(dir, "scent.yaml")
 	os.WriteFile(config, []byte("threshold: 0.25\n"), 0o644)
 	for i, tc := range []struct {
