@@ -166,21 +166,30 @@ func (o *Spec) Validate() error {
 // that does, must be a directory a file can be created in.
 func checkOut(dir string) error {
 	d := dir
-	for {
-		if _, err := os.Stat(d); !errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
+	if top := NewFolder(dir); top != "" {
+		d = filepath.Dir(top)
 	}
 	err := atomicfile.CheckWritableDir(d, "--out")
 	if err != nil && d != dir {
 		return fmt.Errorf("--out %s cannot be created: %w", dir, err)
 	}
 	return err
+}
+
+// NewFolder returns the outermost folder that making dir would create:
+// dir or the first of its parents that does not exist; "" when dir
+// exists.
+func NewFolder(dir string) string {
+	created := ""
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); !errors.Is(err, fs.ErrNotExist) {
+			return created
+		}
+		created = d
+		if filepath.Dir(d) == d {
+			return created
+		}
+	}
 }
 
 // makeOut creates the output folder dir, checked by checkOut.

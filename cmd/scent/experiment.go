@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -77,7 +76,7 @@ it starts over.`,
 			if err != nil {
 				return err
 			}
-			if created := newFolder(o.Out); created != "" {
+			if created := experiment.NewFolder(o.Out); created != "" {
 				defer func() {
 					if err != nil {
 						removeFailedOut(created, o.Out)
@@ -132,22 +131,6 @@ it starts over.`,
 	setFlagGroup(fs, "output", "out", "baseline")
 	setFlagGroup(fs, "research", "oracle", "hub-oracle")
 	return cmd
-}
-
-// newFolder returns the outermost folder that making dir would create:
-// dir or the first of its parents that does not exist; "" when dir
-// exists.
-func newFolder(dir string) string {
-	created := ""
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
-			return created
-		}
-		created = d
-		if filepath.Dir(d) == d {
-			return created
-		}
-	}
 }
 
 // removeFailedOut removes created, the folder that a failed experiment
