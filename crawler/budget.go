@@ -39,11 +39,6 @@ func (b *budget) room(queued int) int {
 	return n
 }
 
-// topicOpen reports whether topic's stack may give another fetch.
-func (b *budget) topicOpen(topic string) bool {
-	return b.maxPerTopic == 0 || b.byTopic[topic]+b.taken[topic] < b.maxPerTopic
-}
-
 // topicRooms is how many more fetches each topic's stack may give now
 // (0 or less: none), or nil without MaxPagesPerTopic: a snapshot for a
 // pop made on another goroutine (the committer's).
