@@ -47,8 +47,14 @@ func writeSeedFile(path string, a *replay.Archive, starts []urlnorm.URL, topics 
 	if err != nil {
 		return err
 	}
+	tellRenamed(progress, renamed, path)
+	return nil
+}
+
+// tellRenamed says on progress which labels the seed file at path names
+// otherwise (webkb.WriteSeeds).
+func tellRenamed(progress io.Writer, renamed []webkb.Renamed, path string) {
 	for _, r := range renamed {
 		fmt.Fprintf(progress, "label %q becomes %s in %s (a class name of its own)\n", r.Label, r.Kind, path)
 	}
-	return nil
 }

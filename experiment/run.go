@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -51,7 +52,14 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 		return nil, err
 	}
 	defer stop()
-	if err := o.checkCollection(a, starts, o.Topics); err != nil {
+	// The seed file and the labels are made before the output folder: a
+	// collection that cannot give them leaves none.
+	var seedText, labelText bytes.Buffer
+	renamed, err := webkb.WriteSeeds(&seedText, a, starts, o.Topics, o.Group, o.Negatives)
+	if err != nil {
+		return nil, err
+	}
+	if err := webkb.WriteReachableLabels(&labelText, a, starts); err != nil {
 		return nil, err
 	}
 	if err := makeOut(o.Out); err != nil {
@@ -67,11 +75,12 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 		return nil, err
 	}
 	seedPath := filepath.Join(o.Out, "seeds.txt")
-	if err := writeSeedFile(seedPath, a, starts, o.Topics, o.Group, o.Negatives, progress); err != nil {
+	if err := writeFileAtomic(seedPath, func(f *os.File) error { _, err := f.Write(seedText.Bytes()); return err }); err != nil {
 		return nil, err
 	}
+	tellRenamed(progress, renamed, seedPath)
 	labelPath := filepath.Join(o.Out, "labels.tsv")
-	if err := writeFileAtomic(labelPath, func(f *os.File) error { return webkb.WriteReachableLabels(f, a, starts) }); err != nil {
+	if err := writeFileAtomic(labelPath, func(f *os.File) error { _, err := f.Write(labelText.Bytes()); return err }); err != nil {
 		return nil, err
 	}
 

@@ -200,18 +200,6 @@ func makeOut(dir string) error {
 	return nil
 }
 
-// checkCollection checks, writing nothing, what the collection a must
-// give an experiment on topics: examples of the topics and negative
-// examples in the group (webkb.WriteSeeds), and labelled pages reachable
-// from starts (webkb.WriteReachableLabels). Run checks it before it makes
-// the output folder.
-func (o *Spec) checkCollection(a *replay.Archive, starts []urlnorm.URL, topics []string) error {
-	if _, err := webkb.WriteSeeds(io.Discard, a, starts, topics, o.Group, o.Negatives); err != nil {
-		return err
-	}
-	return webkb.WriteReachableLabels(io.Discard, a, starts)
-}
-
 // resolve sets the group and the negatives left to the collection a
 // (Group and Negatives ""), saying which to progress.
 func (o *Spec) resolve(a *replay.Archive, progress io.Writer) error {
