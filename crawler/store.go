@@ -36,7 +36,9 @@ type Store interface {
 	// that every final URL is one page. Page.Redirects, NormPairs and
 	// NormRules are kept with the record.
 	Commit(ctx context.Context, crawl int64, pages []*Page, push []Entry) error
-	// FrontierSizes returns the number of entries waiting on each stack.
+	// FrontierSizes returns the number of entries waiting on each stack:
+	// not those whose URL was since leased or fetched through another
+	// stack, whose rows stay until a pop of their stack meets them.
 	FrontierSizes(ctx context.Context, crawl int64) (map[string]int, error)
 	// FinishCrawl records that the crawl ended with the given reason.
 	FinishCrawl(ctx context.Context, crawl int64, reason string) error

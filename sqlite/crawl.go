@@ -932,7 +932,10 @@ func aliasIfStored(ctx context.Context, tx cachedTx, crawl int64, p *crawler.Pag
 	return nil
 }
 
-// FrontierSizes counts waiting entries per stack.
+// FrontierSizes counts waiting entries per stack. An entry whose URL left
+// the frontier another way (leased from another stack, fetched as a
+// redirect's target) keeps its row until a pop of its stack meets it; it
+// is not counted.
 func (s *Store) FrontierSizes(ctx context.Context, crawl int64) (map[string]int, error) {
 	if err := s.writePops(ctx, crawl); err != nil {
 		return nil, fmt.Errorf("frontier sizes: %w", err)
@@ -942,7 +945,8 @@ func (s *Store) FrontierSizes(ctx context.Context, crawl int64) (map[string]int,
 		return nil, fmt.Errorf("frontier sizes: %w", err)
 	}
 	defer done()
-	rows, err := rd.query(ctx, `SELECT topic, COUNT(*) FROM frontier WHERE crawl_id = ? GROUP BY topic`, crawl)
+	rows, err := rd.query(ctx, `SELECT f.topic, COUNT(*) FROM frontier f JOIN urls u ON u.id = f.url_id
+		WHERE f.crawl_id = ? AND u.state = 0 GROUP BY f.topic`, crawl)
 	if err != nil {
 		return nil, fmt.Errorf("frontier sizes: %w", err)
 	}

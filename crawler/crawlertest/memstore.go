@@ -297,8 +297,8 @@ func (c *memCrawl) fetched(u urlnorm.URL) {
 	c.setState(u, mu, fetched)
 }
 
-// FrontierSizes implements crawler.Store: entries on each stack,
-// including those whose URL was since taken through another stack.
+// FrontierSizes implements crawler.Store: the entries on each stack
+// whose URL still waits (not those taken through another stack since).
 func (s *MemStore) FrontierSizes(_ context.Context, crawl int64) (map[string]int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -308,8 +308,10 @@ func (s *MemStore) FrontierSizes(_ context.Context, crawl int64) (map[string]int
 	}
 	out := make(map[string]int)
 	for name, st := range c.stacks {
-		if len(st) > 0 {
-			out[name] = len(st)
+		for u := range st {
+			if c.urls[u].state == waiting {
+				out[name]++
+			}
 		}
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -658,6 +659,24 @@ func frontierSizes(t *testing.T, open Open) {
 	}
 	if sizes["t"] != 2 || sizes["t~reserve"] != 3 {
 		t.Errorf("sizes %v, want t 2 (seed, /a), t~reserve 3 (seed, /a, /b)", sizes)
+	}
+	// The seed and /a, taken from t, no longer wait on t~reserve either,
+	// whose rows for them stay until a pop of it meets them: leased, then
+	// fetched.
+	es, err := s.Pop(ctx, st.ID, "t", crawler.LIFO, 2, 0)
+	if err != nil || len(es) != 2 {
+		t.Fatalf("pop t: %v, %v", es, err)
+	}
+	want := map[string]int{"t~reserve": 1}
+	if sizes, err := s.FrontierSizes(ctx, st.ID); err != nil || !maps.Equal(sizes, want) {
+		t.Errorf("sizes with the seed and /a leased: %v, %v; want %v", sizes, err, want)
+	}
+	pages := []*crawler.Page{{URL: es[0].URL, FetchedAt: time.Now()}, {URL: es[1].URL, FetchedAt: time.Now()}}
+	if err := s.Commit(ctx, st.ID, pages, nil); err != nil {
+		t.Fatal(err)
+	}
+	if sizes, err := s.FrontierSizes(ctx, st.ID); err != nil || !maps.Equal(sizes, want) {
+		t.Errorf("sizes with the seed and /a fetched: %v, %v; want %v", sizes, err, want)
 	}
 	if err := s.FinishCrawl(ctx, st.ID, "frontier empty"); err != nil {
 		t.Fatal(err)
