@@ -170,6 +170,12 @@ func (w *worker) process(ctx context.Context, j job) result {
 	if j.url != e.URL {
 		p.FinalURL, e.URL = j.url, j.url // fetched in its canonical form
 	}
+	if c.cfg.Scope != nil {
+		if err := c.cfg.Scope(e.URL); err != nil {
+			p.Failure = "scope: " + err.Error() // waiting since a run with a wider scope
+			return r
+		}
+	}
 	w.gate = j.gate
 	res, err := w.fetchFollowing(ctx, e, p) // redirect.go
 	if res != nil {
@@ -334,7 +340,7 @@ func (w *worker) link(s segment.Segment) Link {
 // followable reports whether a link of p to u may be followed.
 func (w *worker) followable(p *Page, u urlnorm.URL) bool {
 	c := w.c
-	return len(u.String()) <= c.cfg.MaxURLLength && u != p.FinalURL && u != p.URL && !c.skipped(u) && !c.known[u]
+	return len(u.String()) <= c.cfg.MaxURLLength && u != p.FinalURL && u != p.URL && c.allowed(u) && !c.known[u]
 }
 
 // value is what following link l of p (whose scores are pageScores) is
@@ -351,6 +357,12 @@ func (w *worker) value(e Entry, p *Page, pageScores []float64, l Link, anchor []
 }
 
 // skipped reports whether u's path ends in an extension not followed.
+// allowed reports whether the crawl may follow a link to u: its
+// extension is not skipped, and it is in Config.Scope.
+func (c *Crawler) allowed(u urlnorm.URL) bool {
+	return !c.skipped(u) && (c.cfg.Scope == nil || c.cfg.Scope(u) == nil)
+}
+
 func (c *Crawler) skipped(u urlnorm.URL) bool {
 	if len(c.skip) == 0 {
 		return false

@@ -14,7 +14,8 @@ const maxRedirects = 10
 // (fetch.WithoutRedirects): every hop is a request of its own, checked
 // like a link. A hop to a URL the crawl already took (fetched, or leased
 // to another fetch), out of its scope (an extension not
-// followed, a URL over MaxURLLength, a page already in hand), a loop or
+// followed, a URL over MaxURLLength or out of Config.Scope, a page
+// already in hand), a loop or
 // the hop past maxRedirects is not followed: the record is no page, its
 // URL an alias of the target (Page.RedirectTo), and a target in scope
 // goes through the frontier like a link, where the visited set decides
@@ -120,7 +121,7 @@ func (c *Crawler) redirected(e Entry, p *Page, target urlnorm.URL) []Entry {
 // inScope reports whether u may be fetched by this crawl when a page or
 // a redirect leads to it.
 func (c *Crawler) inScope(u urlnorm.URL) bool {
-	return len(u.String()) <= c.cfg.MaxURLLength && !c.skipped(u) && !c.known[u]
+	return len(u.String()) <= c.cfg.MaxURLLength && c.allowed(u) && !c.known[u]
 }
 
 // urlLookup returns Config.URLs, or the Store when it is a URLLookup, or

@@ -81,7 +81,7 @@ func (w *worker) sitemapEntries(ctx context.Context, e Entry, p *Page) []Entry {
 		parent, _ := urlnorm.Parse(sm.URL)
 		for _, se := range sm.Entries {
 			u, err := urlnorm.Parse(se.Loc)
-			if err != nil || seen[u] || u == e.URL || len(u.String()) > c.cfg.MaxURLLength || c.skipped(u) {
+			if err != nil || seen[u] || u == e.URL || len(u.String()) > c.cfg.MaxURLLength || !c.allowed(u) {
 				continue
 			}
 			seen[u] = true

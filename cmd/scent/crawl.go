@@ -12,6 +12,7 @@ import (
 	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/postgres"
+	"github.com/scent-crawler/scent/scope"
 	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/training"
 )
@@ -34,6 +35,7 @@ type crawlFlags struct {
 	maxPerHost                   int
 	maxFrontierHost, maxFrontier int
 	maxURL                       int
+	scope                        scope.Config
 	quiet                        bool
 	logEvery                     time.Duration
 	retryLater                   int
@@ -133,6 +135,10 @@ again); --threshold replaces any model's:
 	fs.IntVar(&cf.maxFrontierHost, "max-frontier-per-host", crawler.DefaultMaxFrontierPerHost, "most URLs of one host waiting to be fetched; new ones beyond are dropped and counted (0: no limit)")
 	fs.IntVar(&cf.maxFrontier, "max-frontier", crawler.DefaultMaxFrontier, "most URLs waiting to be fetched in all; new ones beyond are dropped and counted (0: no limit)")
 	fs.IntVar(&cf.maxURL, "max-url-length", 2048, "longest URL followed")
+	fs.StringSliceVar(&cf.scope.Domains, "domains", nil, "fetch only the hosts under these domains (example.org keeps www.example.org; edu keeps every .edu host; default: any host)")
+	fs.StringSliceVar(&cf.scope.ExcludeDomains, "exclude-domains", nil, "never fetch the hosts under these domains, even under --domains")
+	fs.StringArrayVar(&cf.scope.IncludeURLs, "include-urls", nil, "fetch only the URLs that match this regular expression (Go RE2, matched anywhere in the normalized URL unless anchored); repeated: one of them")
+	fs.StringArrayVar(&cf.scope.ExcludeURLs, "exclude-urls", nil, "never fetch the URLs that match this regular expression, e.g. /calendar/ or [?&]sessionid= (repeat for more; a URL already waiting is recorded as a failed page, not fetched)")
 	fs.BoolVar(&cf.quiet, "quiet", false, "no progress line")
 	fs.DurationVar(&cf.logEvery, "log-every", 10*time.Second, "when stderr is not a terminal, a plain progress line this often (0: none)")
 	fs.IntVar(&cf.retryLater, "retry-later", 4, "times a page that failed for a transient reason (no answer, timeout, 5xx, 429) is fetched again later, after its host waited (0: none)")
@@ -146,7 +152,7 @@ again); --threshold replaces any model's:
 	cf.af.register(fs)
 	setFlagGroup(fs, "input", "seeds", "model", "threshold", "page-judge", "db", "crawl", "lease-expiry", "group-commit")
 	setFlagGroup(fs, "budget", "max-pages", "max-fetches", "max-pages-per-topic", "max-depth", "max-per-host",
-		"max-frontier-per-host", "max-frontier", "max-url-length")
+		"max-frontier-per-host", "max-frontier", "max-url-length", "domains", "exclude-domains", "include-urls", "exclude-urls")
 	setFlagGroup(fs, "politeness", "retry-later", "max-outage", "sitemaps")
 	setFlagGroup(fs, "output", "quiet", "log-every", "metrics-addr")
 	setFlagGroup(fs, "research", "strategy", "frontier")
@@ -215,11 +221,23 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if len(seeds.Crawl) == 0 {
 		return nil, fmt.Errorf("seed file %s has no crawl seeds (lines \"seed URL\")", cf.seeds)
 	}
+	rules, err := crawlScope(cf.scope)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range seeds.Crawl {
+		if err := rules.Check(u); err != nil {
+			return nil, fmt.Errorf("seed %s of %s is out of the crawl's scope: %w", u, cf.seeds, err)
+		}
+	}
 	cfg := crawler.Config{
 		Name: cf.name, Strategy: strategy, Frontier: crawler.Frontier(cf.frontier), Workers: cf.pf.workers,
 		MaxPages: cf.maxPages, MaxFetches: cf.maxFetches, MaxPagesPerTopic: cf.maxTopic, MaxDepth: cf.maxDepth, MaxPerHost: cf.maxPerHost,
 		MaxURLLength: cf.maxURL, Segment: cf.mf.Segment(), Tunnel: cf.pf.tunnel, Promote: cf.pf.promote, Sections: cf.pf.sections, Lockstep: cf.pf.lockstep, Overlap: cf.pf.overlap, Speculate: cf.pf.speculate, Survey: cf.pf.survey,
 		Sitemaps: cf.sitemaps, MaxFrontierPerHost: noLimit(cf.maxFrontierHost), MaxFrontier: noLimit(cf.maxFrontier),
+	}
+	if !rules.IsZero() {
+		cfg.Scope = rules.Check
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -312,8 +330,12 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings := experiment.RecordedSettings(cfg, map[string]any{"seeds": cf.seeds, "model": modelPath,
-		"delay": cf.ff.delay.String(), "host_parallelism": cf.ff.hostPar, "started": time.Now().UTC().Format(time.RFC3339)})
+	extra := map[string]any{"seeds": cf.seeds, "model": modelPath,
+		"delay": cf.ff.delay.String(), "host_parallelism": cf.ff.hostPar, "started": time.Now().UTC().Format(time.RFC3339)}
+	if !rules.IsZero() {
+		extra["scope"] = rules.String()
+	}
+	settings := experiment.RecordedSettings(cfg, extra)
 	sum, err := c.Run(ctx, seeds.Crawl, settings)
 	if pg != nil && sum.Crawl != 0 {
 		if p, perr := pg.CrawlProgress(context.WithoutCancel(ctx), sum.Crawl); perr == nil {

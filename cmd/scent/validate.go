@@ -11,6 +11,7 @@ import (
 	"github.com/scent-crawler/scent/fetch"
 	"github.com/scent-crawler/scent/internal/atomicfile"
 	"github.com/scent-crawler/scent/postgres"
+	"github.com/scent-crawler/scent/scope"
 	"github.com/scent-crawler/scent/segment"
 	"github.com/scent-crawler/scent/training"
 )
@@ -111,6 +112,9 @@ func (cf *crawlFlags) validate() error {
 	if cf.maxURL < 1 {
 		return fmt.Errorf("--max-url-length must be positive, not %d", cf.maxURL)
 	}
+	if _, err := crawlScope(cf.scope); err != nil {
+		return err
+	}
 	if _, err := crawler.ParseStrategy(cf.strategy); err != nil {
 		return err
 	}
@@ -196,4 +200,15 @@ func retryLater(n int) int {
 		return -1
 	}
 	return n
+}
+
+// crawlScope compiles the crawl's scope flags; an entry refused is named
+// with its flag.
+func crawlScope(c scope.Config) (*scope.Rules, error) {
+	r, err := scope.New(c)
+	var se *scope.Error
+	if errors.As(err, &se) {
+		return nil, fmt.Errorf("--%s: %q %s", se.List, se.Entry, se.Why)
+	}
+	return r, err
 }

@@ -2,6 +2,7 @@ package crawlertest
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -115,6 +116,13 @@ func (s *Site) Hits(p string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.hits[p]
+}
+
+// Paths is how many times each path (with its query) was requested.
+func (s *Site) Paths() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.hits)
 }
 
 // NewFetcher returns a fetcher of cfg closed with the test.

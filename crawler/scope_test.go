@@ -1,0 +1,134 @@
+package crawler_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/crawler/crawlertest"
+	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/scope"
+	"github.com/scent-crawler/scent/urlnorm"
+)
+
+// scopeSite: a site whose calendar never ends, reached by a link, a
+// redirect and the sitemap.
+func scopeSite(t *testing.T) *crawlertest.Site {
+	return crawlertest.NewSite(t, map[string]string{
+		"/": `<html><body><a href="/courses/">courses</a> <a href="/calendar/2026/11/">calendar</a>
+			<a href="/today">today</a> <a href="/news">news</a></body></html>`,
+		"/courses/":            `<html><body>course list: <a href="/courses/db.html">databases</a></body></html>`,
+		"/courses/db.html":     `<html><body>Course on databases: syllabus and homework.</body></html>`,
+		"/news":                `<html><body>Nothing new.</body></html>`,
+		"/calendar/2026/11/":   `<html><body><a href="/calendar/2026/12/">next month</a></body></html>`,
+		"/calendar/2026/12/":   `<html><body><a href="/calendar/2027/01/">next month</a></body></html>`,
+		"/calendar/2026/11/28": `<html><body>Today.</body></html>`,
+		"/calendar/2027/02/":   `<html><body>Listed in the sitemap.</body></html>`,
+	}, map[string]http.HandlerFunc{
+		"/today": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/calendar/2026/11/28", http.StatusFound)
+		},
+		"/sitemap.xml": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/xml")
+			w.Write([]byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://` + r.Host + `/calendar/2027/02/</loc></url></urlset>`))
+		},
+	})
+}
+
+func scopeRules(t *testing.T, c scope.Config) func(urlnorm.URL) error {
+	t.Helper()
+	r, err := scope.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Check
+}
+
+// TestCrawler_Run_scope: a URL out of Config.Scope is not requested,
+// whether a link, a redirect or a sitemap leads to it; the redirect is
+// recorded as such. Breadth-first and focused crawls alike.
+func TestCrawler_Run_scope(t *testing.T) {
+	scorer := crawlertest.NewKeywordScorer(map[string][]string{"course": {"course", "courses", "calendar", "month"}}, "course")
+	for _, strategy := range []crawler.Strategy{crawler.StrategyBFS, crawler.StrategyLink} {
+		s := scopeSite(t)
+		st := openStore(t)
+		cfg := crawler.Config{Strategy: strategy, Workers: 2, Sitemaps: true, Tunnel: true,
+			Scope: scopeRules(t, scope.Config{ExcludeURLs: []string{"/calendar/"}})}
+		c, err := crawler.New(cfg, st, crawlertest.NewFetcher(t, fetch.Config{}), scorer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}"); err != nil {
+			t.Fatal(err)
+		}
+		for p, n := range s.Paths() {
+			if strings.HasPrefix(p, "/calendar/") {
+				t.Errorf("%s: %s requested %d times, out of scope", strategy, p, n)
+			}
+		}
+		if s.Hits("/courses/db.html") != 1 {
+			t.Errorf("%s: the course page in scope was not fetched: %v", strategy, s.Paths())
+		}
+		for _, p := range pages(t, st) {
+			if strings.HasSuffix(p.url, "/today") && !strings.HasPrefix(p.fail, "redirect: to ") {
+				t.Errorf("%s: /today recorded as %q, want the redirect it is", strategy, p.fail)
+			}
+		}
+	}
+}
+
+// TestCrawler_Run_scopeNarrowedOnResume: URLs left waiting by a run
+// without a scope are recorded as failed pages ("scope: …"), not
+// requested, when the crawl resumes with one that leaves them out.
+func TestCrawler_Run_scopeNarrowedOnResume(t *testing.T) {
+	s := scopeSite(t)
+	st := openStore(t)
+	run := func(cfg crawler.Config) crawler.Summary {
+		t.Helper()
+		cfg.Strategy, cfg.Workers, cfg.Lockstep = crawler.StrategyBFS, 1, true
+		c, err := crawler.New(cfg, st, crawlertest.NewFetcher(t, fetch.Config{}), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	run(crawler.Config{MaxPages: 1}) // fetches "/", its four links wait
+	run(crawler.Config{Scope: scopeRules(t, scope.Config{ExcludeURLs: []string{"/calendar/"}})})
+	if n := s.Hits("/calendar/2026/11/"); n != 0 {
+		t.Errorf("a waiting URL out of the resumed crawl's scope was requested %d times", n)
+	}
+	var fail string
+	for _, p := range pages(t, st) {
+		if strings.HasSuffix(p.url, "/calendar/2026/11/") {
+			fail = p.fail
+		}
+	}
+	if want := `scope: the URL matches the excluded pattern "/calendar/"`; fail != want {
+		t.Errorf("the waiting calendar URL recorded as %q, want %q", fail, want)
+	}
+}
+
+// TestCrawler_Run_seedOutOfScope: a seed out of the scope is refused, by
+// name, before anything is fetched.
+func TestCrawler_Run_seedOutOfScope(t *testing.T) {
+	s := scopeSite(t)
+	cfg := crawler.Config{Strategy: crawler.StrategyBFS, Workers: 1,
+		Scope: scopeRules(t, scope.Config{Domains: []string{"example.org"}})}
+	c, err := crawler.New(cfg, openStore(t), crawlertest.NewFetcher(t, fetch.Config{}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}")
+	if err == nil || !strings.Contains(err.Error(), "seed "+s.URL("/").String()+" is out of the crawl's scope: host 127.0.0.1 is under none of the domains kept to (example.org)") {
+		t.Errorf("run: %v, want the seed refused", err)
+	}
+	if len(s.Paths()) != 0 {
+		t.Errorf("requested %v before refusing the seed", s.Paths())
+	}
+}
