@@ -62,12 +62,25 @@ func applyConfig(cmd *cobra.Command, path string) error {
 			return
 		}
 		s := configValue(val)
-		if list, ok := val.([]any); ok {
+		list, isList := val.([]any)
+		if isList {
 			parts := make([]string, len(list))
 			for i, x := range list {
 				parts[i] = configValue(x)
 			}
 			s = strings.Join(parts, ",")
+			if f.Value.Type() == "stringArray" {
+				// Each element is one value, commas and all (a
+				// regular expression's {1,3}): set one by one.
+				for _, p := range parts {
+					if err := cmd.Flags().Set(f.Name, p); err != nil {
+						errs = append(errs, fmt.Errorf("setting %s=%q from %s: %w", f.Name, p, from, err))
+						return
+					}
+				}
+				cmd.Flags().SetAnnotation(f.Name, sourceKey, []string{from})
+				return
+			}
 		}
 		if err := cmd.Flags().Set(f.Name, s); err != nil {
 			errs = append(errs, fmt.Errorf("setting %s=%q from %s: %w", f.Name, s, from, err))

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -184,5 +185,36 @@ func TestConfig_brokenFileLeavesHelp(t *testing.T) {
 	}
 	if _, err := runScent(t, "crawl", "--seeds", "x.txt"); err == nil || !strings.Contains(err.Error(), "scent.yaml") {
 		t.Errorf("crawl with a broken scent.yaml: error %v, want the file's", err)
+	}
+}
+
+// TestApplyConfig_lists: a list in a config file gives a flag that is
+// repeated (--exclude-urls, experiment's --seed) one value per element,
+// commas and all, and a comma-separated flag (--domains) its elements.
+func TestApplyConfig_lists(t *testing.T) {
+	for _, v := range []string{"SCENT_DOMAINS", "SCENT_EXCLUDE_URLS", "SCENT_SEED"} {
+		t.Setenv(v, "")
+	}
+	cfg := filepath.Join(t.TempDir(), "scent.yaml")
+	os.WriteFile(cfg, []byte("domains: [example.org, edu]\nexclude-urls:\n  - /calendar/\n  - '/20[0-9]{2,4}/'\nexperiment:\n  seed: [http://a.test/, http://b.test/]\n"), 0o644)
+	for _, tc := range []struct {
+		cmd, flag string
+		want      []string
+	}{
+		{"crawl", "domains", []string{"example.org", "edu"}},
+		{"crawl", "exclude-urls", []string{"/calendar/", "/20[0-9]{2,4}/"}},
+		{"experiment", "seed", []string{"http://a.test/", "http://b.test/"}},
+	} {
+		c, _, err := newRootCmd().Find([]string{tc.cmd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := applyConfig(c, cfg); err != nil {
+			t.Fatalf("%s: %v", tc.cmd, err)
+		}
+		got := c.Flags().Lookup(tc.flag).Value.(interface{ GetSlice() []string }).GetSlice()
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s --%s = %q, want %q", tc.cmd, tc.flag, got, tc.want)
+		}
 	}
 }
