@@ -352,7 +352,7 @@ func (g *gridRun) crawl(ctx context.Context, dir string, seeds []urlnorm.URL, cf
 	}
 	if g.o.Keep {
 		if err := writeFileAtomic(filepath.Join(dir, "pages.jsonl"), func(w *os.File) error {
-			return ExportJSONL(ctx, db, cfg.Name, ReadOptions{}, w)
+			return ExportJSONL(ctx, db, cfg.Name, ReadOptions{}, ExportOptions{}, w)
 		}); err != nil {
 			return sum, err
 		}

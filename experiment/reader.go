@@ -22,6 +22,9 @@ type Reader interface {
 	// EachPage calls fn for every fetch of the crawl in fetch order,
 	// failed ones included.
 	EachPage(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error
+	// EachPageText is EachPage with each page's extracted text
+	// (crawler.Page.Text).
+	EachPageText(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error
 	// EachLink calls fn for every stored link of the crawl, in the fetch
 	// order of the pages they were found on.
 	EachLink(ctx context.Context, crawl int64, fn func(*crawler.PageLink) error) error

@@ -199,7 +199,7 @@ func Run(ctx context.Context, o Spec, progress io.Writer) (*report.Report, error
 		return nil, err
 	}
 	if err := writeFileAtomic(filepath.Join(o.Out, "pages.jsonl"), func(w *os.File) error {
-		return ExportJSONL(ctx, dbPath, "experiment", ReadOptions{}, w)
+		return ExportJSONL(ctx, dbPath, "experiment", ReadOptions{}, ExportOptions{}, w)
 	}); err != nil {
 		return nil, err
 	}

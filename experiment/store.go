@@ -76,6 +76,40 @@ type ExportLine struct {
 	DuplicateOf string             `json:"duplicate_of,omitempty"` // URL of the original of a near-duplicate
 	Scores      map[string]float64 `json:"score"`
 	Relevant    map[string]bool    `json:"relevant"`
+	Text        *string            `json:"text,omitempty"` // the extracted text, with ExportOptions.Text
+}
+
+// ExportOptions choose what "scent export --format jsonl" writes. The
+// zero value writes every fetch, without text.
+type ExportOptions struct {
+	// Text adds each page's extracted text to its line ("text").
+	Text bool
+	// Relevant keeps the pages the crawl's page classifier found on-topic:
+	// for Topic, or for any topic when Topic is empty.
+	Relevant bool
+	Topic    string
+	// Originals leaves out the near-duplicates of pages stored before
+	// them (duplicate_of).
+	Originals bool
+}
+
+// keeps reports whether o writes page p.
+func (o ExportOptions) keeps(p *crawler.Page) bool {
+	if o.Originals && !p.DuplicateOf.IsZero() {
+		return false
+	}
+	if !o.Relevant {
+		return true
+	}
+	if o.Topic != "" {
+		return p.Relevant[o.Topic]
+	}
+	for _, rel := range p.Relevant {
+		if rel {
+			return true
+		}
+	}
+	return false
 }
 
 // exportLine is the export line of page p.
@@ -95,17 +129,35 @@ func exportLine(p *crawler.Page) ExportLine {
 // --format jsonl"), in fetch order. A read that fails midway (a database
 // server lost past o.MaxOutage) leaves on w the lines of the pages read
 // before, whole, and its error says how many: the output is incomplete.
-func ExportJSONL(ctx context.Context, db, name string, o ReadOptions, w io.Writer) error {
+func ExportJSONL(ctx context.Context, db, name string, o ReadOptions, eo ExportOptions, w io.Writer) error {
 	store, c, err := OpenCrawlReader(ctx, db, name, o)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	if eo.Topic != "" {
+		eo.Topic = classify.NameOf(eo.Topic)
+		if !slices.Contains(c.Topics, eo.Topic) {
+			return fmt.Errorf("crawl %s has no topic %q (its topics: %s)", c.Name, eo.Topic, strings.Join(c.Topics, ", "))
+		}
+		eo.Relevant = true
+	}
+	each := store.EachPage
+	if eo.Text {
+		each = store.EachPageText
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	n := 0
-	err = store.EachPage(ctx, c.ID, func(p *crawler.Page) error {
-		if err := enc.Encode(exportLine(p)); err != nil {
+	err = each(ctx, c.ID, func(p *crawler.Page) error {
+		if !eo.keeps(p) {
+			return nil
+		}
+		line := exportLine(p)
+		if eo.Text {
+			line.Text = &p.Text
+		}
+		if err := enc.Encode(line); err != nil {
 			return err
 		}
 		n++

@@ -77,14 +77,30 @@ func (s *Store) Elapsed(ctx context.Context, crawl int64) (time.Duration, int, e
 // server goes on after the last page given to fn (see stream), so fn is
 // given every page once.
 func (s *Store) EachPage(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error {
+	return s.eachPage(ctx, crawl, false, fn)
+}
+
+// EachPageText is EachPage with each page's extracted text (Page.Text),
+// the words the search index and the near-duplicate check read; empty
+// for a failed fetch.
+func (s *Store) EachPageText(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error {
+	return s.eachPage(ctx, crawl, true, fn)
+}
+
+func (s *Store) eachPage(ctx context.Context, crawl int64, withText bool, fn func(*crawler.Page) error) error {
 	var after int64 // the order of the last page given to fn
+	text := `''`
+	if withText {
+		text = `p.text`
+	}
 	return s.stream(ctx, "read pages", func() error {
 		rows, err := s.pool.Query(ctx, `SELECT p.ord, p.url, p.final_url, p.topic, p.depth, p.status, p.fetched_at,
 			p.duration_ms, p.size, p.content_type, p.etag, p.modified, p.content_hash, p.title, p.failure,
 			COALESCE((SELECT o.url FROM pages o WHERE o.id = p.duplicate_of), ''),
 			ARRAY(SELECT topic FROM page_scores WHERE page_id = p.id ORDER BY topic),
 			ARRAY(SELECT score FROM page_scores WHERE page_id = p.id ORDER BY topic),
-			ARRAY(SELECT relevant FROM page_scores WHERE page_id = p.id ORDER BY topic)
+			ARRAY(SELECT relevant FROM page_scores WHERE page_id = p.id ORDER BY topic),
+			`+text+`
 			FROM pages p WHERE p.crawl_id = $1 AND p.ord > $2 ORDER BY p.ord`, crawl, after)
 		if err != nil {
 			return err
@@ -99,7 +115,7 @@ func (s *Store) EachPage(ctx context.Context, crawl int64, fn func(*crawler.Page
 			var relevant []bool
 			p := &crawler.Page{}
 			if err := rows.Scan(&ord, &u, &final, &p.Topic, &p.Depth, &p.Status, &p.FetchedAt, &durMS, &size,
-				&p.ContentType, &p.ETag, &p.Modified, &p.ContentHash, &p.Title, &p.Failure, &dupOf, &topics, &scores, &relevant); err != nil {
+				&p.ContentType, &p.ETag, &p.Modified, &p.ContentHash, &p.Title, &p.Failure, &dupOf, &topics, &scores, &relevant, &p.Text); err != nil {
 				return err
 			}
 			p.Order, p.Size = int(ord), int(size)

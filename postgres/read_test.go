@@ -52,6 +52,21 @@ func TestStore_Crawl_Elapsed(t *testing.T) {
 	if _, err := s.Crawl(ctx, "nope"); !errors.Is(err, ErrNoCrawl) {
 		t.Errorf("Crawl(nope) = %v, want ErrNoCrawl", err)
 	}
+	var texts []string
+	if err := s.EachPageText(ctx, a.ID, func(p *crawler.Page) error {
+		texts = append(texts, p.URL.String()+" "+p.Text)
+		return nil
+	}); err != nil || !slices.Equal(texts, []string{"http://a.test/1 one", "http://a.test/2 "}) {
+		t.Errorf("EachPageText(a) = %q, %v; want each page with its text", texts, err)
+	}
+	if err := s.EachPage(ctx, a.ID, func(p *crawler.Page) error {
+		if p.Text != "" {
+			t.Errorf("EachPage gave %s with its text", p.URL)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if el, n, err := s.Elapsed(ctx, a.ID); err != nil || el != 90*time.Second || n != 2 {
 		t.Errorf("Elapsed(a) = %v, %d, %v; want 1m30s over 2 fetches", el, n, err)
 	}

@@ -76,16 +76,37 @@ const pageColumns = `p.id, p.ord, ` + pageURLColumn + `, ` + finalURLColumn + `,
 // and sitemaps are left out (EachFetch reads links and raw exchanges).
 // The rows are streamed, so memory does not grow with the crawl.
 func (s *Store) EachPage(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+pageColumns+` FROM pages p WHERE p.crawl_id = ? ORDER BY p.ord`, crawl)
+	return s.eachPage(ctx, crawl, false, fn)
+}
+
+// EachPageText is EachPage with each page's extracted text (Page.Text),
+// the words the search index and the near-duplicate check read; empty
+// for a failed fetch.
+func (s *Store) EachPageText(ctx context.Context, crawl int64, fn func(*crawler.Page) error) error {
+	return s.eachPage(ctx, crawl, true, fn)
+}
+
+func (s *Store) eachPage(ctx context.Context, crawl int64, withText bool, fn func(*crawler.Page) error) error {
+	cols := pageColumns
+	if withText {
+		cols += `, scent_text(p.text)`
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+cols+` FROM pages p WHERE p.crawl_id = ? ORDER BY p.ord`, crawl)
 	if err != nil {
 		return fmt.Errorf("read pages: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		_, p, err := scanPage(rows)
+		var text sql.NullString
+		var extra []any
+		if withText {
+			extra = append(extra, &text)
+		}
+		_, p, err := scanPage(rows, extra...)
 		if err != nil {
 			return err
 		}
+		p.Text = text.String
 		if err := fn(p); err != nil {
 			return err
 		}
@@ -96,14 +117,16 @@ func (s *Store) EachPage(ctx context.Context, crawl int64, fn func(*crawler.Page
 	return nil
 }
 
-// scanPage reads one row of pageColumns: the page's id and its record.
-func scanPage(rows *sql.Rows) (int64, *crawler.Page, error) {
+// scanPage reads one row of pageColumns, and into extra the columns
+// after them: the page's id and its record.
+func scanPage(rows *sql.Rows, extra ...any) (int64, *crawler.Page, error) {
 	var id int64
 	var u, final, fetched, scores, dupOf string
 	var durMS float64
 	p := &crawler.Page{}
-	if err := rows.Scan(&id, &p.Order, &u, &final, &p.Topic, &p.Depth, &p.Status, &fetched, &durMS, &p.Size,
-		&p.ContentType, &p.ETag, &p.Modified, &p.ContentHash, &p.Title, &p.Failure, &scores, &dupOf); err != nil {
+	dest := append([]any{&id, &p.Order, &u, &final, &p.Topic, &p.Depth, &p.Status, &fetched, &durMS, &p.Size,
+		&p.ContentType, &p.ETag, &p.Modified, &p.ContentHash, &p.Title, &p.Failure, &scores, &dupOf}, extra...)
+	if err := rows.Scan(dest...); err != nil {
 		return 0, nil, fmt.Errorf("read pages: %w", err)
 	}
 	if err := p.ParseURLs(u, final, dupOf); err != nil {

@@ -130,7 +130,7 @@ func TestRunSearch(t *testing.T) {
 func TestExportReport_duplicates(t *testing.T) {
 	db := dupStore(t)
 	var out bytes.Buffer
-	if err := experiment.ExportJSONL(context.Background(), db, "", experiment.ReadOptions{}, &out); err != nil {
+	if err := experiment.ExportJSONL(context.Background(), db, "", experiment.ReadOptions{}, experiment.ExportOptions{}, &out); err != nil {
 		t.Fatal(err)
 	}
 	dupOf := map[string]string{}
