@@ -29,17 +29,6 @@ func randomWords(seed uint64, n int) string {
 // /c, an unrelated /d and a failed /e.
 func dupStore(t *testing.T) string {
 	t.Helper()
-	ctx := context.Background()
-	db := filepath.Join(t.TempDir(), "d.db")
-	s, err := sqlite.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c1", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	text := "pangolin " + randomWords(1, 1500)
 	// Three words inserted far apart: 24 of 1500 shingles change.
 	ws := strings.Fields(text)
@@ -54,6 +43,24 @@ func dupStore(t *testing.T) string {
 	failed.Failure = "status: 404"
 	pages := []*crawler.Page{page("/a", "Pangolins", text), page("/b", "Pangolins", text), page("/c", "Pangolins mirror", near),
 		page("/d", "Other pangolin", "pangolin "+randomWords(2, 1500)), failed}
+	return committedStore(t, crawler.CrawlSpec{Name: "c1", Strategy: crawler.StrategyBFS, Stacks: []string{""}}, pages)
+}
+
+// committedStore writes a SQLite database holding the crawl of spec with
+// pages committed, and returns its path.
+func committedStore(t *testing.T, spec crawler.CrawlSpec, pages []*crawler.Page) string {
+	t.Helper()
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "d.db")
+	s, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Commit(ctx, st.ID, pages, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/experiment"
-	"github.com/scent-crawler/scent/sqlite"
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
@@ -18,17 +15,6 @@ import (
 // a copy of it, /c a faculty page, /d on neither, /e a failed fetch.
 func topicStore(t *testing.T) string {
 	t.Helper()
-	ctx := context.Background()
-	db := filepath.Join(t.TempDir(), "t.db")
-	s, err := sqlite.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyLink, Topics: []string{"course", "faculty"}, Stacks: []string{"course", "faculty"}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	course := "course syllabus " + randomWords(1, 800)
 	page := func(path, text string, course, faculty float64) *crawler.Page {
 		return &crawler.Page{URL: urlnorm.MustParse("http://x.test" + path), Status: 200, Title: path, Text: text, Topic: "course",
@@ -37,10 +23,7 @@ func topicStore(t *testing.T) string {
 	failed := &crawler.Page{URL: urlnorm.MustParse("http://x.test/e"), Failure: "status: HTTP 404", Status: 404}
 	pages := []*crawler.Page{page("/a", course, 0.9, 0.1), page("/b", course, 0.9, 0.1), page("/c", "professor "+randomWords(2, 800), 0.2, 0.8),
 		page("/d", "news "+randomWords(3, 800), 0.1, 0.1), failed}
-	if err := s.Commit(ctx, st.ID, pages, nil); err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return committedStore(t, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyLink, Topics: []string{"course", "faculty"}, Stacks: []string{"course", "faculty"}}, pages)
 }
 
 // TestExport_choices: --relevant, --topic, --originals and --text choose
