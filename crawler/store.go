@@ -395,6 +395,21 @@ type SharedFrontier interface {
 	AwaitWork(ctx context.Context, crawl int64) (bool, error)
 }
 
+// CrawlCounter is an optional interface of a Store whose crawl several
+// processes share (SharedFrontier): the crawl's counts, all its
+// processes together, which the progress of each process tells.
+type CrawlCounter interface {
+	CrawlCounts(ctx context.Context, crawl int64) (CrawlCounts, error)
+}
+
+// CrawlCounts are a crawl's committed fetches, successful pages and, per
+// topic, pages the page classifier found on-topic, all runs and all
+// processes together.
+type CrawlCounts struct {
+	Fetched, Succeeded int
+	Relevant           map[string]int
+}
+
 // ErrSharedBudgetSpent is what AwaitWork returns, with false, when the
 // crawl is done because its processes together reached its budget (not
 // because its frontier ran dry): the crawl then ends "budget reached".

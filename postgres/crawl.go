@@ -1125,6 +1125,28 @@ func (s *Store) CrawlProgress(ctx context.Context, crawl int64) (Progress, error
 	return p, nil
 }
 
+var _ crawler.CrawlCounter = (*Store)(nil)
+
+// CrawlCounts implements crawler.CrawlCounter: the crawl's committed
+// fetches and pages, all its processes together, and its pages found
+// on-topic per topic.
+func (s *Store) CrawlCounts(ctx context.Context, crawl int64) (crawler.CrawlCounts, error) {
+	var c crawler.CrawlCounts
+	err := s.retry(ctx, func() error {
+		if err := s.pool.QueryRow(ctx, `SELECT fetched, succeeded FROM crawls WHERE id = $1`, crawl).Scan(&c.Fetched, &c.Succeeded); err != nil {
+			return err
+		}
+		var err error
+		c.Relevant, err = countsBy(s.pool.Query(ctx, `SELECT ps.topic, count(*) FROM page_scores ps JOIN pages p ON p.id = ps.page_id
+			WHERE p.crawl_id = $1 AND ps.relevant GROUP BY ps.topic`, crawl))
+		return err
+	})
+	if err != nil {
+		return c, fmt.Errorf("crawl counts: %w", err)
+	}
+	return c, nil
+}
+
 // countsBy reads the rows of a query of (key, count) into a map.
 func countsBy(rows pgx.Rows, err error) (map[string]int, error) {
 	if err != nil {

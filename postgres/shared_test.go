@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	neturl "net/url"
 	"slices"
@@ -938,4 +939,39 @@ func BenchmarkStore_popHostDelay(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/pop")
+}
+
+// TestStore_CrawlCounts: the counts of a shared crawl are those of every
+// process: committed fetches, pages and pages on-topic per topic.
+func TestStore_CrawlCounts(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	spec := crawler.CrawlSpec{Name: "shared", Strategy: crawler.StrategyLink, Stacks: []string{"course", "faculty"}, Topics: []string{"course", "faculty"}}
+	a, b := openURL(t, url, Options{}), openURL(t, url, Options{})
+	stA, err := a.OpenCrawl(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stB, err := b.OpenCrawl(ctx, spec)
+	if err != nil || stB.ID != stA.ID {
+		t.Fatalf("second process: %+v, %v", stB, err)
+	}
+	page := func(path string, course, faculty bool) *crawler.Page {
+		return &crawler.Page{URL: u("a.test", path), Status: 200, FetchedAt: time.Now(), Text: "page " + path,
+			Scores: map[string]float64{"course": 0.5, "faculty": 0.5}, Relevant: map[string]bool{"course": course, "faculty": faculty}}
+	}
+	failed := &crawler.Page{URL: u("a.test", "/gone"), Status: 404, FetchedAt: time.Now(), Failure: "status: HTTP 404"}
+	if err := a.Commit(ctx, stA.ID, []*crawler.Page{page("/1", true, false), page("/2", true, true), failed}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(ctx, stB.ID, []*crawler.Page{page("/3", false, true), page("/4", false, false)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := crawler.CrawlCounts{Fetched: 5, Succeeded: 4, Relevant: map[string]int{"course": 2, "faculty": 2}}
+	for name, s := range map[string]*Store{"a": a, "b": b} {
+		got, err := s.CrawlCounts(ctx, stA.ID)
+		if err != nil || got.Fetched != want.Fetched || got.Succeeded != want.Succeeded || !maps.Equal(got.Relevant, want.Relevant) {
+			t.Errorf("process %s: CrawlCounts = %+v, %v; want %+v", name, got, err, want)
+		}
+	}
 }
