@@ -81,7 +81,7 @@ func TestValidate_beforeWork(t *testing.T) {
 		{[]string{"revisit", "--db", db, "--max-body", "-1"}, "--max-body must be positive, not -1"},
 		{append(crawl, "--db", db, "--retries", "-1"), "--retries"},
 		{append(crawl, "--db", db, "--domains", "https://example.org/"), `--domains: "https://example.org/" is no host or domain name (write example.org, not a URL)`},
-		{append(crawl, "--db", db, "--exclude-urls", "/calendar/,(x"), `--exclude-urls: "(x" is no regular expression: error parsing regexp: missing closing )`},
+		{append(crawl, "--db", db, "--exclude-urls", "/calendar/", "--exclude-urls", "(x"), `--exclude-urls: "(x" is no regular expression: error parsing regexp: missing closing )`},
 		{append(crawl, "--db", db, "--domains", "example.org"), "is out of the crawl's scope: host 127.0.0.1 is under none of the domains kept to (example.org)"},
 		{append(crawl, "--db", db, "--include-urls", "/courses/"), "is out of the crawl's scope: the URL matches none of the URL patterns kept to"},
 		{append(crawl, "--db", db, "--max-pages", "-1"), "--max-pages"},
