@@ -356,13 +356,13 @@ func (w *worker) value(e Entry, p *Page, pageScores []float64, l Link, anchor []
 	return w.vals
 }
 
-// skipped reports whether u's path ends in an extension not followed.
 // allowed reports whether the crawl may follow a link to u: its
 // extension is not skipped, and it is in Config.Scope.
 func (c *Crawler) allowed(u urlnorm.URL) bool {
 	return !c.skipped(u) && (c.cfg.Scope == nil || c.cfg.Scope(u) == nil)
 }
 
+// skipped reports whether u's path ends in an extension not followed.
 func (c *Crawler) skipped(u urlnorm.URL) bool {
 	if len(c.skip) == 0 {
 		return false
