@@ -32,6 +32,9 @@ type Reader interface {
 	// from, as the crawl kept them (crawler.Config.Learnt); none when it
 	// kept none.
 	Learnt(ctx context.Context, crawl int64) ([]urlnorm.URL, error)
+	// LearnerState returns the learner's state the crawl saved last, nil
+	// when it saved none.
+	LearnerState(ctx context.Context, crawl int64) ([]byte, error)
 	// Elapsed returns the time between the first and the last fetch of
 	// the crawl, and its number of fetches.
 	Elapsed(ctx context.Context, crawl int64) (time.Duration, int, error)

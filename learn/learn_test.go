@@ -1076,3 +1076,58 @@ func TestCrawler_resumedLearnerRemembersWaitingLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainState: what the learner of a crawl of the lab web learnt, as
+// its saved state tells it: "people" in an anchor leads on to robot pages
+// (the people lists), and a link of a people list leads to them.
+func TestExplainState(t *testing.T) {
+	srv, _ := labWeb(t)
+	l, err := learn.New(labScorer.Topics(), learn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	labCrawl(t, srv, path, crawler.Config{Workers: 4, Lockstep: true, MaxPages: 60, Learner: l})
+	st, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	state, err := st.LearnerState(context.Background(), 1)
+	if err != nil || state == nil {
+		t.Fatalf("learner state: %d bytes, %v", len(state), err)
+	}
+	e, err := learn.ExplainState(state, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Topics) != 1 || e.Seen < 60 || e.Built == 0 {
+		t.Fatalf("explanation %+v: want one topic, 60 pages or more seen, models built", e)
+	}
+	rt := e.Topics[0]
+	if rt.Topic != "robots" || !rt.Model || rt.Leads == 0 || rt.LeadsOn == 0 || rt.Nowhere == 0 {
+		t.Fatalf("topic %+v: want robots with a model of links of each kind", rt)
+	}
+	has := func(fs []learn.FeatureShares, name string) bool {
+		return slices.ContainsFunc(fs, func(f learn.FeatureShares) bool { return f.Feature == name })
+	}
+	if !has(rt.ToNext, "anchor:people") {
+		t.Errorf("lead on: %+v, want anchor:people among them", rt.ToNext)
+	}
+	for _, f := range rt.ToNext {
+		if !(f.LeadsOn > f.Nowhere) {
+			t.Errorf("lead on: %+v is not more common among the links that led on", f)
+		}
+	}
+	for _, f := range rt.ToNowhere {
+		if !(f.Nowhere > f.Leads && f.Nowhere > f.LeadsOn) {
+			t.Errorf("lead nowhere: %+v is not more common among the links that led nowhere", f)
+		}
+	}
+	if has(rt.ToTopic, "anchor:people") || has(rt.ToNowhere, "anchor:people") {
+		t.Errorf("anchor:people also among the features of other kinds: %+v, %+v", rt.ToTopic, rt.ToNowhere)
+	}
+	if _, err := learn.ExplainState([]byte(`{"format":"other"}`), 5); err == nil {
+		t.Error("a state of another format explained")
+	}
+}

@@ -195,6 +195,24 @@ func (s *Store) EachLink(ctx context.Context, crawl int64, fn func(*crawler.Page
 	})
 }
 
+// LearnerState returns the learner's state the crawl saved last, nil
+// when it saved none (a crawl without a learner).
+func (s *Store) LearnerState(ctx context.Context, crawl int64) ([]byte, error) {
+	var state []byte
+	err := s.retry(ctx, func() error {
+		err := s.pool.QueryRow(ctx, `SELECT state FROM learners WHERE crawl_id = $1`, crawl).Scan(&state)
+		if errors.Is(err, pgx.ErrNoRows) {
+			state = nil
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("learner state: %w", err)
+	}
+	return state, nil
+}
+
 // Learnt returns the pages the crawl's model and learner learnt from, as
 // its processes kept them (crawler.CrawlSpec.Learnt), in the order of
 // their URLs; none when they kept none.

@@ -67,6 +67,15 @@ func TestStore_Crawl_Elapsed(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	if state, err := s.LearnerState(ctx, a.ID); err != nil || state != nil {
+		t.Errorf("LearnerState before any save = %q, %v; want none", state, err)
+	}
+	if err := s.SaveLearner(ctx, a.ID, []byte(`{"format":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if state, err := s.LearnerState(ctx, a.ID); err != nil || string(state) != `{"format":"x"}` {
+		t.Errorf("LearnerState = %q, %v; want the state saved", state, err)
+	}
 	if el, n, err := s.Elapsed(ctx, a.ID); err != nil || el != 90*time.Second || n != 2 {
 		t.Errorf("Elapsed(a) = %v, %d, %v; want 1m30s over 2 fetches", el, n, err)
 	}

@@ -214,6 +214,16 @@ func (s *Store) SaveLearner(ctx context.Context, crawl int64, state []byte) erro
 	return nil
 }
 
+// LearnerState returns the learner's state the crawl saved last, nil
+// when it saved none (a crawl without a learner).
+func (s *Store) LearnerState(ctx context.Context, crawl int64) ([]byte, error) {
+	state, err := s.learnerState(ctx, crawl)
+	if err != nil {
+		return nil, fmt.Errorf("learner state: %w", err)
+	}
+	return state, nil
+}
+
 // learnerState reads back the learner's state of crawl, nil when none
 // was saved.
 func (s *Store) learnerState(ctx context.Context, crawl int64) ([]byte, error) {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -233,6 +234,12 @@ func TestCommands_trainCrawlExportReport(t *testing.T) {
 		if in := strings.Contains(all, fmt.Sprintf(" /c%d ", i)); in != (i < 10) {
 			t.Errorf("default crawl: /c%d fetched %v, want %v (examples are not fetched): %v", i, in, i < 10, fetched)
 		}
+	}
+	// What its learner learnt: links of course words lead to course
+	// pages, links of sports words nowhere.
+	if out := run("learnt", "--db", learnt, "--top", "40"); !strings.Contains(out, "topic course: evidence of ") ||
+		!regexp.MustCompile(`(?s)lead to course pages.*\n    (anchor:)?(lecture|syllabus|notes) .*lead nowhere.*\n    (anchor:)?(sports|football|scores) `).MatchString(out) {
+		t.Errorf("scent learnt: want course words leading to course pages, sports words nowhere:\n%s", out)
 	}
 	// The paper's crawler follows on-topic links only.
 	out := run("crawl", "--seeds", seedFile, "--db", db, "--max-pages", "100", "--preset", "paper")

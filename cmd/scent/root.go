@@ -71,7 +71,7 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
 	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile (live and allocated memory) to this file when the command ends (go tool pprof)")
 	useGroupedHelp(root)
-	for _, c := range []*cobra.Command{newTrainCmd(), newCrawlCmd(), newExportCmd(), newReportCmd(), newSearchCmd(),
+	for _, c := range []*cobra.Command{newTrainCmd(), newCrawlCmd(), newExportCmd(), newReportCmd(), newLearntCmd(), newSearchCmd(),
 		newRevisitCmd(), newDiffCmd(), newDedupCmd()} {
 		c.GroupID = groupEveryday
 		root.AddCommand(c)
@@ -87,7 +87,7 @@ func newRootCmd() *cobra.Command {
 // needsSQLite names the commands that open a database, which a build
 // without cgo cannot: they fail at once rather than after training.
 var needsSQLite = map[string]bool{
-	"crawl": true, "experiment": true, "export": true, "report": true, "search": true,
+	"crawl": true, "experiment": true, "export": true, "report": true, "learnt": true, "search": true,
 	"dedup": true, "revisit": true, "normalize-eval": true,
 }
 
