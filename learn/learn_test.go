@@ -1131,3 +1131,39 @@ func TestExplainState(t *testing.T) {
 		t.Error("a state of another format explained")
 	}
 }
+
+// FuzzExplainState: any bytes give an explanation or an error, never a
+// panic, and an explanation's shares are probabilities.
+func FuzzExplainState(f *testing.F) {
+	l := stateLearner()
+	state, err := l.MarshalState()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(state, 3)
+	settled(l)
+	withMemory, err := l.MarshalMemory()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(withMemory, 1)
+	f.Add([]byte(`{"format":"scent-learner/1","topics":["robots"],"counts":[null],"models":[null]}`), 5)
+	f.Add(bytes.Replace(state, []byte(`"leads-next"`), []byte(`"other"`), 1), 2)
+	f.Fuzz(func(t *testing.T, data []byte, k int) {
+		e, err := learn.ExplainState(data, k%50)
+		if err != nil {
+			return
+		}
+		for _, te := range e.Topics {
+			for _, fs := range [][]learn.FeatureShares{te.ToTopic, te.ToNext, te.ToNowhere} {
+				for _, s := range fs {
+					for _, v := range []float64{s.Leads, s.LeadsOn, s.Nowhere} {
+						if !(v > 0 && v < 1) {
+							t.Errorf("%s: share %v", s.Feature, v)
+						}
+					}
+				}
+			}
+		}
+	})
+}
