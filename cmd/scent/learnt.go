@@ -20,7 +20,7 @@ func newLearntCmd() *cobra.Command {
 	var rf readFlags
 	cmd := &cobra.Command{
 		Use:   "learnt --db FILE|postgres://… [--crawl NAME]",
-		Short: "Show what a crawl's learner learnt: per topic, the link features that lead to its pages, lead on, or lead nowhere",
+		Short: "Show what a crawl's learner learnt: which link features lead to each topic, lead on, or lead nowhere",
 		Long: `Learnt reads the learner's state that a crawl saved last (every few
 hundred pages, and when it ends) and shows, per topic, the evidence its
 link model learnt from — the links that led to a relevant page, those that
