@@ -190,12 +190,13 @@ type Config struct {
 	Shared SharedFrontier
 	// MaxURLLength drops longer URLs (spider traps). Default 2048.
 	MaxURLLength int
-	// Scope, when set, tells whether the crawl may fetch a URL: nil when
-	// it may, else why not (scope.Rules.Check). A link, a redirect's
-	// target or a sitemap's URL out of scope is not followed; an entry
-	// out of scope when popped (a crawl resumed with a narrower scope) is
-	// recorded as a failed page, "scope: …", without a request. Every seed
-	// must be in scope. Nil: every URL.
+	// Scope, when set, tells whether the crawl may follow a URL it found:
+	// nil when it may, else why not (scope.Rules.Check). A link, a
+	// redirect's target or a sitemap's URL out of scope is not followed;
+	// an entry out of scope when popped (a crawl resumed with a narrower
+	// scope) is recorded as a failed page, "scope: …", without a request.
+	// Seeds, given by the user, are fetched whatever it says. Nil: every
+	// URL.
 	Scope func(urlnorm.URL) error
 	// SkipExtensions lists path extensions (lower-case, without the dot)
 	// of links that are never followed because they name documents that

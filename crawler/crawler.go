@@ -170,7 +170,7 @@ func (w *worker) process(ctx context.Context, j job) result {
 	if j.url != e.URL {
 		p.FinalURL, e.URL = j.url, j.url // fetched in its canonical form
 	}
-	if c.cfg.Scope != nil {
+	if c.cfg.Scope != nil && e.Depth > 0 { // a seed is fetched whatever the scope
 		if err := c.cfg.Scope(e.URL); err != nil {
 			p.Failure = "scope: " + err.Error() // waiting since a run with a wider scope
 			return r

@@ -115,13 +115,6 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 // open opens (or resumes) the crawl in the store and its learner.
 func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) (*run, error) {
 	r := &run{c: c, ctx: ctx, start: time.Now(), front: newFrontier(c), lastProgress: time.Now()}
-	if c.cfg.Scope != nil {
-		for _, u := range seeds {
-			if err := c.cfg.Scope(u); err != nil {
-				return r, fmt.Errorf("crawl %s: seed %s is out of the crawl's scope: %w", c.cfg.Name, u, err)
-			}
-		}
-	}
 	params := c.signer.Params()
 	spec := r.front.spec(CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Topics: c.topics, Seeds: seeds, Config: config, MinHash: &params,
 		MaxWaitingPerHost: max(c.cfg.MaxFrontierPerHost, 0), MaxWaiting: max(c.cfg.MaxFrontier, 0),

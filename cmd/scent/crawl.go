@@ -225,9 +225,11 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A seed is fetched whatever the scope, which bounds the links
+	// followed from it; one out of the scope may be a mistake in either.
 	for _, u := range seeds.Crawl {
 		if err := rules.Check(u); err != nil {
-			return nil, fmt.Errorf("seed %s of %s is out of the crawl's scope: %w", u, cf.seeds, err)
+			fmt.Fprintf(cmd.ErrOrStderr(), "crawl: seed %s is out of the crawl's scope (%v): it is fetched, as every seed, but only the links it has into the scope are followed\n", u, err)
 		}
 	}
 	cfg := crawler.Config{

@@ -82,8 +82,6 @@ func TestValidate_beforeWork(t *testing.T) {
 		{append(crawl, "--db", db, "--retries", "-1"), "--retries"},
 		{append(crawl, "--db", db, "--domains", "https://example.org/"), `--domains: "https://example.org/" is no host or domain name (write example.org, not a URL)`},
 		{append(crawl, "--db", db, "--exclude-urls", "/calendar/", "--exclude-urls", "(x"), `--exclude-urls: "(x" is no regular expression: error parsing regexp: missing closing )`},
-		{append(crawl, "--db", db, "--domains", "example.org"), "is out of the crawl's scope: host 127.0.0.1 is under none of the domains kept to (example.org)"},
-		{append(crawl, "--db", db, "--include-urls", "/courses/"), "is out of the crawl's scope: the URL matches none of the URL patterns kept to"},
 		{append(crawl, "--db", db, "--max-pages", "-1"), "--max-pages"},
 		{append(crawl, "--db", db, "--group-commit", "-1s"), "--group-commit must not be negative, not -1s"},
 		{append(crawl, "--db", db, "--lease-expiry", "-1s"), "--lease-expiry must be positive, not -1s"},
@@ -646,5 +644,26 @@ func TestRemoveFailedOut(t *testing.T) {
 		if _, err := os.Stat(created); (err == nil) != tc.kept {
 			t.Errorf("output folder holding %q: kept %v, want %v", tc.file, err == nil, tc.kept)
 		}
+	}
+}
+
+// TestCrawl_seedOutOfScopeWarned: a seed out of the crawl's scope is
+// fetched, as every seed, and said to be out of it.
+func TestCrawl_seedOutOfScopeWarned(t *testing.T) {
+	t.Setenv("SCENT_DELAY", "0")
+	dir := t.TempDir()
+	seeds, hits := countedSeeds(t, dir)
+	out, err := runScent(t, "crawl", "--seeds", seeds, "--db", filepath.Join(dir, "c.db"), "--max-pages", "5", "--quiet", "--domains", "example.org")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "is out of the crawl's scope (host 127.0.0.1 is under none of the domains kept to (example.org)): it is fetched, as every seed, but only the links it has into the scope are followed") {
+		t.Errorf("no warning of the seed out of scope:\n%s", out)
+	}
+	if !strings.Contains(out, "1 pages fetched in all") {
+		t.Errorf("want the seed alone fetched (its link /x is out of scope):\n%s", out)
+	}
+	if hits.Load() == 0 {
+		t.Error("nothing requested")
 	}
 }
