@@ -20,6 +20,9 @@ const (
 	maxFields = 1024     // most fields in one header
 )
 
+// ows is the white space around a field value, which is not part of it.
+const ows = " \t"
+
 // Reader reads the records of a WARC file, gzip-compressed (one or more
 // records per member) or not. It is not safe for concurrent use.
 type Reader struct {
@@ -160,7 +163,7 @@ func (r *Reader) parse(br *bufio.Reader) (*Record, error) {
 			if len(rec.Header) == 0 {
 				return nil, fmt.Errorf("%w: continuation line before any field", ErrFormat)
 			}
-			rec.Header[len(rec.Header)-1].Value += " " + strings.TrimSpace(line)
+			rec.Header[len(rec.Header)-1].Value += " " + strings.Trim(line, ows)
 			continue
 		}
 		name, value, ok := strings.Cut(line, ":")
@@ -170,7 +173,7 @@ func (r *Reader) parse(br *bufio.Reader) (*Record, error) {
 		if len(rec.Header) >= maxFields {
 			return nil, fmt.Errorf("%w: more than %d fields", ErrFormat, maxFields)
 		}
-		rec.Header = append(rec.Header, Field{Name: name, Value: strings.TrimSpace(value)})
+		rec.Header = append(rec.Header, Field{Name: name, Value: strings.Trim(value, ows)})
 	}
 	cl := rec.Header.Get("Content-Length")
 	n, err := strconv.ParseInt(cl, 10, 64)

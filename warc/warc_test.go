@@ -100,15 +100,28 @@ func TestReader_Offset(t *testing.T) {
 	}
 }
 
+// TestWriter_Write_refusesBadFields: what a Reader would refuse or read
+// back otherwise is not written.
 func TestWriter_Write_refusesBadFields(t *testing.T) {
 	w := NewWriter(io.Discard)
-	for _, r := range []*Record{
+	res := Field{"WARC-Type", "resource"}
+	many := Header{res}
+	for i := range maxFields {
+		many.Add(fmt.Sprintf("X-%d", i), "v")
+	}
+	for i, r := range []*Record{
 		{Header: Header{{"Content-Type", "x"}}},
-		{Header: Header{{"WARC-Type", "resource"}, {"Bad Name", "x"}}},
-		{Header: Header{{"WARC-Type", "resource"}, {"X", "a\r\nWARC-Type: y"}}},
+		{Header: Header{res, {"Bad Name", "x"}}},
+		{Header: Header{res, {"X", "a\r\nWARC-Type: y"}}},
+		{Version: "0", Header: Header{res}},
+		{Version: "WARC/1.1\r\nX: y", Header: Header{res}},
+		{Header: Header{res, {"X", " padded"}}},
+		{Header: Header{res, {"X", "padded\t"}}},
+		{Header: Header{res, {"X", strings.Repeat("x", maxLine)}}},
+		{Header: many},
 	} {
 		if _, err := w.Write(r); err == nil {
-			t.Errorf("%v: no error", r.Header)
+			t.Errorf("record %d (version %.20q, %d fields): no error", i, r.Version, len(r.Header))
 		}
 	}
 }
@@ -319,6 +332,50 @@ func FuzzParseSHA1Digest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, d string) {
 		if sum, ok := ParseSHA1Digest(d); ok && FormatSHA1Digest(sum) != d {
 			t.Errorf("ParseSHA1Digest(%q) = %x, formatted %q", d, sum, FormatSHA1Digest(sum))
+		}
+	})
+}
+
+// FuzzWriter_roundTrip writes a record with an arbitrary field, version
+// and block, compressed and plain: a record the Writer accepts must read
+// back with the same version, fields and block, and a record read must
+// write back to the same bytes.
+func FuzzWriter_roundTrip(f *testing.F) {
+	f.Add("WARC/1.1", "WARC-Target-URI", "http://example.com/a", []byte("HTTP/1.1 200 OK\r\n\r\nhi"))
+	f.Add("", "X-Note", "a value: with a colon", []byte{})
+	f.Add("WARC/1.0", "Content-Type", "application/warc-fields", []byte("a: b\r\n"))
+	f.Add("WARC/1.1", "X-Title", "caf\u00e9\u00a0", []byte(nil)) // a no-break space is no white space of the format
+	f.Fuzz(func(t *testing.T, version, name, value string, block []byte) {
+		for _, plain := range []bool{false, true} {
+			r := NewRecord(TypeResource, testDate, "http://example.com/r", block)
+			r.Version = version
+			r.Header.Add(name, value)
+			var buf bytes.Buffer
+			w := NewWriter(&buf)
+			w.Uncompressed = plain
+			if _, err := w.Write(r); err != nil {
+				return
+			}
+			rd := NewReader(bytes.NewReader(buf.Bytes()))
+			got, err := rd.Next()
+			if err != nil {
+				t.Fatalf("plain=%v: record written (version %q, %q: %q) does not read back: %v", plain, r.Version, name, value, err)
+			}
+			if _, err := rd.Next(); err != io.EOF {
+				t.Fatalf("plain=%v: after the one record written: %v, want io.EOF", plain, err)
+			}
+			if got.Version != r.Version || !bytes.Equal(got.Block, r.Block) || fmt.Sprint(got.Header) != fmt.Sprint(r.Header) {
+				t.Fatalf("plain=%v: read %q %q %q, wrote %q %q %q", plain, got.Version, got.Header, got.Block, r.Version, r.Header, r.Block)
+			}
+			var again bytes.Buffer
+			w2 := NewWriter(&again)
+			w2.Uncompressed = plain
+			if _, err := w2.Write(got); err != nil {
+				t.Fatalf("plain=%v: record read does not write back: %v", plain, err)
+			}
+			if !bytes.Equal(again.Bytes(), buf.Bytes()) {
+				t.Fatalf("plain=%v: record read writes back to other bytes", plain)
+			}
 		}
 	})
 }

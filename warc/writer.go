@@ -84,13 +84,20 @@ func (w *Writer) complete(r *Record) error {
 	if r.Header.Get("WARC-Type") == "" {
 		return errors.New("warc record without WARC-Type")
 	}
-	for _, f := range r.Header {
-		if !validName(f.Name) || strings.ContainsAny(f.Value, "\r\n") {
-			return fmt.Errorf("warc field %q: name or value not allowed", f.Name)
-		}
-	}
 	if r.Version == "" {
 		r.Version = Version
+	}
+	// What a Reader would not read back as written is refused: a version
+	// line that is not WARC/…, a line break inside a line, white space
+	// around a value (which a Reader strips), a line or a header longer
+	// than a Reader takes.
+	if !strings.HasPrefix(r.Version, "WARC/") || strings.ContainsAny(r.Version, "\r\n") || len(r.Version) > maxLine {
+		return fmt.Errorf("warc version line %q not allowed", clip(r.Version))
+	}
+	for _, f := range r.Header {
+		if !validName(f.Name) || strings.ContainsAny(f.Value, "\r\n") || strings.Trim(f.Value, ows) != f.Value || len(f.Name)+2+len(f.Value) > maxLine {
+			return fmt.Errorf("warc field %q: name or value not allowed", clip(f.Name))
+		}
 	}
 	if r.Header.Get("WARC-Record-ID") == "" {
 		r.Header.Set("WARC-Record-ID", NewID())
@@ -105,6 +112,9 @@ func (w *Writer) complete(r *Record) error {
 	r.Header.Set("Content-Length", strconv.Itoa(len(r.Block)))
 	if r.Header.Get("WARC-Block-Digest") == "" {
 		r.Header.Set("WARC-Block-Digest", Digest(r.Block))
+	}
+	if len(r.Header) > maxFields {
+		return fmt.Errorf("warc record of %d fields, over the %d a reader takes", len(r.Header), maxFields)
 	}
 	return nil
 }
