@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -444,4 +445,54 @@ func BenchmarkStore_Search(b *testing.B) {
 			b.Fatal(len(res), err)
 		}
 	}
+}
+
+// FuzzStore_Search searches a small store with arbitrary queries: a
+// query is found, or refused as empty or as one the index does not
+// read, with the query quoted; never a panic, another error of the
+// database, more results than the limit or a score that is not a finite
+// non-negative number.
+func FuzzStore_Search(f *testing.F) {
+	for _, q := range []string{"robotics", `"robotics and vision" -notes`, "vision OR notes -robotics", "robo*", `"unbalanced`, "-", "NEAR/3", "a:b", "Ünïcödé ✓", "AND OR NOT", `-"`} {
+		f.Add(q)
+	}
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(f.TempDir(), "s.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	pages := []*crawler.Page{
+		{URL: u("/a"), Status: 200, Title: "Robotics lab", Text: "Robotics and vision group, notes of the lab"},
+		{URL: u("/b"), Status: 200, Title: "Notes", Text: "Über die Vorlesung: Notizen und Übungen ✓"},
+		{URL: u("/c"), Status: 200, Title: "", Text: "NEAR AND OR NOT a:b c-d"},
+	}
+	if err := s.Commit(ctx, st.ID, pages, nil); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, query string) {
+		res, err := s.Search(ctx, query, 2)
+		if err != nil {
+			if errors.Is(err, ErrEmptyQuery) {
+				return
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "search ") || !(strings.Contains(msg, "not a query this index reads") || strings.Contains(msg, "a query needs a word")) {
+				t.Fatalf("Search(%q): %v", query, err)
+			}
+			return
+		}
+		if len(res) > 2 {
+			t.Fatalf("Search(%q): %d results, limit 2", query, len(res))
+		}
+		for _, r := range res {
+			if r.Score < 0 || math.IsNaN(r.Score) || math.IsInf(r.Score, 0) {
+				t.Fatalf("Search(%q): score %v", query, r.Score)
+			}
+		}
+	})
 }

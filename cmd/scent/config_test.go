@@ -218,3 +218,31 @@ func TestApplyConfig_lists(t *testing.T) {
 		}
 	}
 }
+
+// FuzzApplyConfig reads arbitrary config files, YAML, TOML and JSON, for
+// scent crawl: applyConfig never panics, and what it refuses names the
+// file or the setting it could not take.
+func FuzzApplyConfig(f *testing.F) {
+	f.Add(uint8(0), "max-pages: 5\ncrawl:\n  workers: 3\n")
+	f.Add(uint8(0), "crawl:\n  seeds: [a, b]\nmax-pages: {x: 1}\n")
+	f.Add(uint8(1), "max-pages = 5\n[crawl]\nworkers = 3\n")
+	f.Add(uint8(2), `{"crawl": {"max-frontier": 1000000, "learn-prior": 0.25}, "delay": "1s"}`)
+	f.Add(uint8(2), `{"crawl": null, "1": [1, {"a": 2}]}`)
+	for _, v := range []string{"SCENT_MAX_PAGES", "SCENT_WORKERS", "SCENT_DELAY", "SCENT_DB", "SCENT_SEEDS"} {
+		os.Unsetenv(v) // the file, not the environment, sets them
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, format uint8, content string) {
+		cfg := filepath.Join(dir, "scent."+[]string{"yaml", "toml", "json"}[format%3])
+		if err := os.WriteFile(cfg, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, _, err := newRootCmd().Find([]string{"crawl"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := applyConfig(c, cfg); err != nil && !strings.Contains(err.Error(), "config file "+cfg) {
+			t.Fatalf("%q: error %v does not name the file", content, err)
+		}
+	})
+}
