@@ -344,13 +344,30 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 	if opts.Progress != nil {
 		fmt.Fprintln(opts.Progress)
 	}
+	// Two examples of a class that are one page (a URL redirecting to
+	// another example, or two URLs redirecting to one page) are one
+	// example: trained on twice, the page would weigh double, and cross-
+	// validation would score it with itself in the training folds.
+	type classPage struct {
+		class string
+		url   urlnorm.URL
+	}
+	first := make(map[classPage]Source)
 	var docs []doc
 	for _, d := range jobs {
 		switch {
 		case d.page == nil:
 		case len(d.page.Tokens) == 0:
 			rep.Failed = append(rep.Failed, Failure{Source: d.src.String(), Reason: "no text: the page has no words"})
+		case d.src.URL.IsZero():
+			docs = append(docs, d)
 		default:
+			k := classPage{d.class, d.page.URL}
+			if src, ok := first[k]; ok {
+				rep.Failed = append(rep.Failed, Failure{Source: d.src.String(), Reason: fmt.Sprintf("duplicate: the same page (%s) as %s, line %d", d.page.URL, src, src.Line)})
+				continue
+			}
+			first[k] = d.src
 			docs = append(docs, d)
 		}
 	}

@@ -428,6 +428,45 @@ func TestBuild_labelledNegatives(t *testing.T) {
 	}
 }
 
+// TestBuild_redirectedDuplicates: an example that redirects to another
+// example of its class is that page, trained on once and reported as a
+// duplicate; one of another topic is that topic's example too.
+func TestBuild_redirectedDuplicates(t *testing.T) {
+	st := newSite()
+	srv := st.serve(t)
+	alias := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, srv.URL+strings.TrimPrefix(r.URL.Path, "/to"), http.StatusMovedPermanently)
+	}))
+	t.Cleanup(alias.Close)
+	var b strings.Builder
+	for _, p := range st.paths["course"][:4] {
+		fmt.Fprintf(&b, "course %s%s\n", srv.URL, p)
+	}
+	fmt.Fprintf(&b, "course %s/to%s\n", alias.URL, st.paths["course"][0])
+	fmt.Fprintf(&b, "faculty %s%s\nfaculty %s/to%s\n", srv.URL, st.paths["faculty"][0], alias.URL, st.paths["course"][1])
+	for _, p := range st.paths["other"][:4] {
+		fmt.Fprintf(&b, "other %s%s\nother %s/to%s\n", srv.URL, p, alias.URL, p)
+	}
+	_, rep, err := Build(context.Background(), parseSeeds(t, b.String()), newFetcher(t), Options{Folds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]int{}
+	for _, tr := range rep.Topics {
+		docs[tr.Name] = tr.Documents
+	}
+	if docs["course"] != 4 || docs["faculty"] != 2 || rep.Other != 4 {
+		t.Errorf("documents %v, %d other; want 4 course, 2 faculty (a course page among them) and 4 other", docs, rep.Other)
+	}
+	if len(rep.Failed) != 5 {
+		t.Fatalf("failed %+v, want the 5 duplicates", rep.Failed)
+	}
+	want := fmt.Sprintf("duplicate: the same page (%s%s) as %s%s, line 1", srv.URL, st.paths["course"][0], srv.URL, st.paths["course"][0])
+	if f := rep.Failed[0]; f.Source != alias.URL+"/to"+st.paths["course"][0] || f.Reason != want || f.Unreachable {
+		t.Errorf("failed[0] = %+v, want the course alias: %s", f, want)
+	}
+}
+
 func TestBuild_canceled(t *testing.T) {
 	st := newSite()
 	srv := st.serve(t)
