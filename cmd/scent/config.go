@@ -171,10 +171,14 @@ func checkConfigKeys(root *cobra.Command, settings map[string]any) error {
 		case isCmd && isMap:
 			valid := flagsOf(c)
 			for _, k := range sortedKeys(sub) {
-				if !valid[k] {
+				if _, nested := sub[k].(map[string]any); nested && valid[k] {
+					errs = append(errs, notAMapping(key+"."+k, k))
+				} else if !valid[k] {
 					errs = append(errs, unknownKey(key+"."+k, k, valid, "command "+key+" has no flag --"+k))
 				}
 			}
+		case isMap && all[key]:
+			errs = append(errs, notAMapping(key, key))
 		case isMap:
 			errs = append(errs, unknownKey(key, key, mergeKeys(all, cmds), "no command or flag is named "+key))
 		case !all[key]:
@@ -182,6 +186,12 @@ func checkConfigKeys(root *cobra.Command, settings map[string]any) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// notAMapping is the error of the key full, which names the flag --name
+// but holds a mapping, not a value.
+func notAMapping(full, name string) error {
+	return fmt.Errorf("key %q holds a mapping, not a value for --%s (a mapping is a section, named after a command)", full, name)
 }
 
 func unknownKey(full, key string, valid map[string]bool, why string) error {

@@ -58,6 +58,8 @@ func TestApplyConfig_unknownKeys(t *testing.T) {
 		{"crawl:\n  every: 5\n", `command crawl has no flag --every`},
 		{"crawll:\n  workers: 5\n", `did you mean "crawl"`},
 		{"zzzzzzzzzzzz: 1\n", `unknown key "zzzzzzzzzzzz"`},
+		{"max-pages:\n  x: 1\n", `key "max-pages" holds a mapping, not a value for --max-pages`},
+		{"crawl:\n  workers:\n    a: 1\n", `key "crawl.workers" holds a mapping, not a value for --workers`},
 	} {
 		cfg := filepath.Join(dir, "scent.yaml")
 		os.WriteFile(cfg, []byte(tc.file), 0o644)
