@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -115,21 +117,32 @@ func printDiff(w io.Writer, rep diffReport) error {
 	}{{"add", r.Ops.Add}, {"copy", r.Ops.Copy}, {"drop", r.Ops.Drop}, {"shrink", r.Ops.Shrink}, {"replace", r.Ops.Replace}, {"move", r.Ops.Move}} {
 		fmt.Fprintf(tw, "  %s\t%d\n", op.name, op.n)
 	}
-	fmt.Fprintf(tw, "  δ_E\t%.4g\n", r.Delta)
-	fmt.Fprintf(tw, "  D_IED\t%.4f\n", r.Distance)
+	// In full (to 4 decimals): %g would write 215986.5 as 2.16e+05.
+	fmt.Fprintf(tw, "  δ_E\t%s\n", strconv.FormatFloat(math.Round(r.Delta*1e4)/1e4, 'f', -1, 64))
+	fmt.Fprintf(tw, "  D_IED\t%s\n", fraction(r.Distance))
 	if rep.Approximate {
 		fmt.Fprintf(tw, "  (approximate: the versions differ so much that the LCS search was cut short; IED and ED may overstate the change)\n")
 	}
 	fmt.Fprintf(tw, "\nbaselines\n")
-	fmt.Fprintf(tw, "  BW\t%.4f\tbytes differ\n", rep.Bytewise)
-	fmt.Fprintf(tw, "  COS\t%.4f\t1 − cosine of TF·IDF vectors\n", rep.Cosine)
-	fmt.Fprintf(tw, "  WD\t%.4f\tword distance\n", rep.WordDistance)
-	fmt.Fprintf(tw, "  ED\t%.4f\tinsert/delete edit distance\n", rep.EditDistance)
-	fmt.Fprintf(tw, "  10-SH\t%.4f\t10-shingling\n", rep.Shingling)
+	fmt.Fprintf(tw, "  BW\t%s\tbytes differ\n", fraction(rep.Bytewise))
+	fmt.Fprintf(tw, "  COS\t%s\t1 − cosine of TF·IDF vectors\n", fraction(rep.Cosine))
+	fmt.Fprintf(tw, "  WD\t%s\tword distance\n", fraction(rep.WordDistance))
+	fmt.Fprintf(tw, "  ED\t%s\tinsert/delete edit distance\n", fraction(rep.EditDistance))
+	fmt.Fprintf(tw, "  10-SH\t%s\t10-shingling\n", fraction(rep.Shingling))
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("diff: write: %w", err)
 	}
 	return nil
+}
+
+// fraction formats a distance in [0, 1] to 4 decimals, and one that
+// would round to 0.0000 but is not 0 (a word changed among 100,000) as
+// "< 0.0001", so that versions that differ never read as equal.
+func fraction(v float64) string {
+	if v > 0 && v < 0.00005 {
+		return "< 0.0001"
+	}
+	return fmt.Sprintf("%.4f", v)
 }
 
 // readVersion returns the bytes of a file, or of the body of an http(s)

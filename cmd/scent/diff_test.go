@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -186,5 +187,42 @@ func TestNewDiffCmd_flagsChecked(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("%d requests made by diffs whose flags were invalid", n)
+	}
+}
+
+// TestPrintDiff_figures: the printed figures are the computed ones: δ_E
+// in full, not in exponent form, and a distance too small for four
+// decimals as "< 0.0001", not as the 0.0000 of equal versions.
+func TestPrintDiff_figures(t *testing.T) {
+	dir := t.TempDir()
+	words := make([]string, 100_000)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%d", i)
+	}
+	a, b, c := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt"), filepath.Join(dir, "c.txt")
+	os.WriteFile(a, []byte(strings.Join(words[:20_000], " ")), 0o644)
+	os.WriteFile(b, []byte(strings.Join(words[20_000:40_000], " ")), 0o644)
+	os.WriteFile(c, []byte(strings.Join(words, " ")), 0o644)
+	words[50_000] = "changed"
+	d := filepath.Join(dir, "d.txt")
+	os.WriteFile(d, []byte(strings.Join(words, " ")), 0o644)
+	opts := diffOptions{costs: change.DefaultCosts(), timeout: 5e9, maxBytes: 64 << 20}
+	for _, tc := range []struct {
+		old, new string
+		want     []string
+	}{
+		{a, b, []string{"replace  20000\n", "δ_E      20000\n", "D_IED    1.0000\n"}},
+		{c, d, []string{"replace  1\n", "δ_E      1\n", "D_IED    < 0.0001\n", "ED     < 0.0001"}},
+		{c, c, []string{"δ_E      0\n", "D_IED    0.0000\n", "ED     0.0000"}},
+	} {
+		var out bytes.Buffer
+		if err := runDiff(context.Background(), &out, tc.old, tc.new, opts); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range tc.want {
+			if !strings.Contains(out.String(), s) {
+				t.Errorf("diff %s %s: output lacks %q:\n%s", filepath.Base(tc.old), filepath.Base(tc.new), s, out.String())
+			}
+		}
 	}
 }
