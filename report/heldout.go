@@ -227,6 +227,15 @@ func writeHeldOut(b *strings.Builder, r *Report) {
 	}
 	for _, t := range r.Topics {
 		if t.Targets == 0 {
+			where := "on the hosts the crawl fetched from"
+			if r.TargetScope == ScopeAllLabels {
+				where = "in the labels"
+			}
+			if t.TargetsAll > 0 {
+				fmt.Fprintf(b, "### %s: no held-out targets\n\nThe %d labelled pages of the topic %s are all pages the model learnt from: recall is not measured.\n\n", t.Topic, t.TargetsAll, where)
+			} else {
+				fmt.Fprintf(b, "### %s: no held-out targets\n\nNo page of the topic is labelled %s (are the labels those of the crawled collection?): recall is not measured.\n\n", t.Topic, where)
+			}
 			continue
 		}
 		fmt.Fprintf(b, "### %s: %d held-out targets (%d with the pages learnt from)\n\n| crawl | found |", t.Topic, t.Targets, t.TargetsAll)

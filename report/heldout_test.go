@@ -147,3 +147,37 @@ func TestNeeded(t *testing.T) {
 		}
 	}
 }
+
+// TestReport_WriteMarkdown_noTargets: a topic without held-out targets
+// is said to have none, and why, not left out of the section.
+func TestReport_WriteMarkdown_noTargets(t *testing.T) {
+	labels, learnt := heldOutLabels()
+	for _, tc := range []struct {
+		name   string
+		scope  string
+		learnt []urlnorm.URL
+		pages  []string
+		want   string
+	}{
+		{"other hosts", ScopeCrawledHosts, learnt, []string{"http://b.com/", "http://b.com/x"},
+			"### course: no held-out targets\n\nNo page of the topic is labelled on the hosts the crawl fetched from"},
+		{"all learnt", ScopeAllLabels, append(learnt, urlnorm.MustParse("http://a.com/c2"), urlnorm.MustParse("http://a.com/c3"),
+			urlnorm.MustParse("http://a.com/c4"), urlnorm.MustParse("http://a.com/c5"), urlnorm.MustParse("http://a.com/c6"), urlnorm.MustParse("http://a.com/c7")),
+			[]string{"http://a.com/c0"}, "### course: no held-out targets\n\nThe 8 labelled pages of the topic in the labels are all pages the model learnt from"},
+	} {
+		r := New("x", "link", []string{"course"}, labels, 100)
+		r.TargetScope = tc.scope
+		r.Exclude(tc.learnt)
+		for _, u := range tc.pages {
+			r.Add(&crawler.Page{URL: urlnorm.MustParse(u), FinalURL: urlnorm.MustParse(u)})
+		}
+		r.Finish()
+		var md bytes.Buffer
+		if err := r.WriteMarkdown(&md); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(md.String(), tc.want) {
+			t.Errorf("%s: markdown lacks %q:\n%s", tc.name, tc.want, md.String())
+		}
+	}
+}
