@@ -107,6 +107,9 @@ func chartSVG(kind chartKind, topic string, reports []*Report) (string, error) {
 		p.Legend.Add(name, l)
 		lines++
 	}
+	// A crawl of no page, or of no relevant one, has a range of 0: drawn
+	// as it is, its axis would run from -1 to 1, counting negative pages.
+	p.X.Max, p.Y.Max = max(p.X.Max, 1), max(p.Y.Max, 1)
 	if lines == 0 {
 		return "", nil
 	}

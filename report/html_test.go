@@ -301,3 +301,32 @@ func BenchmarkWriteHTML(b *testing.B) {
 func pageLink(target string, scores ...float64) *crawler.PageLink {
 	return &crawler.PageLink{Link: crawler.Link{Target: urlnorm.MustParse(target), Scores: scores}, Topics: []string{"course", "faculty"}}
 }
+
+// TestWriteHTML_emptyCrawl: the harvest chart of a crawl that fetched
+// no page, or no relevant one, has axes from 0, no negative tick.
+func TestWriteHTML_emptyCrawl(t *testing.T) {
+	empty := New("e", "link", []string{"course"}, nil, 100)
+	empty.Finish()
+	none := New("n", "link", []string{"course"}, nil, 100)
+	none.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.test/1")})
+	none.Finish()
+	for _, r := range []*Report{empty, none} {
+		var buf bytes.Buffer
+		if err := WriteHTML(&buf, r); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := html.Parse(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		svgs := htmlNodes(doc, func(n *html.Node) bool { return n.Data == "svg" })
+		if len(svgs) != 1 {
+			t.Fatalf("%s: %d charts, want the harvest chart", r.Crawl, len(svgs))
+		}
+		for _, n := range htmlNodes(svgs[0], func(n *html.Node) bool { return n.Data == "text" }) {
+			if s := strings.TrimSpace(textOf(n)); strings.HasPrefix(s, "-") {
+				t.Errorf("%s: the harvest chart has the tick %q", r.Crawl, s)
+			}
+		}
+	}
+}
