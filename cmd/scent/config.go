@@ -253,3 +253,36 @@ func levenshtein(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// nameSources makes every command of root (and their subcommands) say
+// where a refused setting came from: an error that names a flag first
+// ("--workers must be at least 1, not -3") gets the environment variable
+// or config file that set it, which the user did not type as --workers.
+func nameSources(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		nameSources(c)
+		if run := c.RunE; run != nil {
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				return withSource(cmd.Flags(), run(cmd, args))
+			}
+		}
+	}
+}
+
+// withSource adds to err, when its message starts with a flag of fs
+// ("--NAME …") that the environment or a config file set, where it came
+// from.
+func withSource(fs *pflag.FlagSet, err error) error {
+	if err == nil {
+		return nil
+	}
+	rest, ok := strings.CutPrefix(err.Error(), "--")
+	if !ok {
+		return err
+	}
+	name, _, _ := strings.Cut(rest, " ")
+	if f := fs.Lookup(name); f == nil || len(f.Annotations[sourceKey]) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (set by %s)", err, settingSource(fs, name))
+}

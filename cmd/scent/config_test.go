@@ -248,3 +248,25 @@ func FuzzApplyConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestNameSources: a value refused by a command's checks is said to come
+// from the config file or the environment variable that set it, not only
+// from a flag the user never typed.
+func TestNameSources(t *testing.T) {
+	t.Setenv("SCENT_LIMIT", "")
+	cfg := filepath.Join(t.TempDir(), "scent.yaml")
+	os.WriteFile(cfg, []byte("limit: 0\n"), 0o644)
+	_, err := runScent(t, "search", "--config", cfg, "--db", "none.db", "x")
+	if want := "--limit must be positive, not 0 (set by config file " + cfg + ")"; err == nil || err.Error() != want {
+		t.Errorf("limit from a config file: error %v, want %q", err, want)
+	}
+	t.Setenv("SCENT_LIMIT", "-1")
+	_, err = runScent(t, "search", "--db", "none.db", "x")
+	if want := "--limit must be positive, not -1 (set by environment variable SCENT_LIMIT)"; err == nil || err.Error() != want {
+		t.Errorf("limit from the environment: error %v, want %q", err, want)
+	}
+	_, err = runScent(t, "search", "--config", cfg, "--limit", "-2", "--db", "none.db", "x")
+	if want := "--limit must be positive, not -2"; err == nil || err.Error() != want {
+		t.Errorf("limit from the flag: error %v, want %q", err, want)
+	}
+}

@@ -81,6 +81,7 @@ func newRootCmd() *cobra.Command {
 		c.GroupID = groupResearch
 		root.AddCommand(c)
 	}
+	nameSources(root)
 	return root
 }
 
