@@ -280,7 +280,10 @@ func withSource(fs *pflag.FlagSet, err error) error {
 	if !ok {
 		return err
 	}
-	name, _, _ := strings.Cut(rest, " ")
+	name := rest
+	if i := strings.IndexAny(rest, " :"); i >= 0 {
+		name = rest[:i] // "--workers must …", "--domains: …"
+	}
 	if f := fs.Lookup(name); f == nil || len(f.Annotations[sourceKey]) == 0 {
 		return err
 	}

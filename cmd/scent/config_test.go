@@ -265,6 +265,11 @@ func TestNameSources(t *testing.T) {
 	if want := "--limit must be positive, not -1 (set by environment variable SCENT_LIMIT)"; err == nil || err.Error() != want {
 		t.Errorf("limit from the environment: error %v, want %q", err, want)
 	}
+	t.Setenv("SCENT_DOMAINS", "http://a.test/")
+	_, err = runScent(t, "crawl", "--seeds", "none.txt")
+	if want := `--domains: "http://a.test/" is no host or domain name (write example.org, not a URL) (set by environment variable SCENT_DOMAINS)`; err == nil || err.Error() != want {
+		t.Errorf("domains from the environment: error %v, want %q", err, want)
+	}
 	_, err = runScent(t, "search", "--config", cfg, "--limit", "-2", "--db", "none.db", "x")
 	if want := "--limit must be positive, not -2"; err == nil || err.Error() != want {
 		t.Errorf("limit from the flag: error %v, want %q", err, want)
