@@ -321,6 +321,9 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// MaxWorkers is the most pages a crawl fetches at once (Config.Workers).
+const MaxWorkers = 1024
+
 // Validate reports the first invalid setting.
 func (c Config) Validate() error {
 	if c.Strategy != "" {
@@ -334,8 +337,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("unknown frontier %q (want stack or best-first)", c.Frontier)
 	}
 	switch {
-	case c.Workers < 0 || c.Workers > 1024:
-		return errors.New("workers must be between 1 and 1024")
+	case c.Workers < 0 || c.Workers > MaxWorkers:
+		return fmt.Errorf("workers must be between 1 and %d", MaxWorkers)
 	case c.MaxPages < 0, c.MaxFetches < 0, c.MaxPagesPerTopic < 0, c.MaxDepth < 0, c.MaxPerHost < 0:
 		return errors.New("page, depth and host limits must not be negative")
 	case c.MaxOutage < 0:

@@ -106,8 +106,8 @@ func (o *Spec) Validate() error {
 	switch {
 	case o.Budget < 0:
 		return fmt.Errorf("--budget must be 0 (no limit) or more pages, not %d", o.Budget)
-	case o.Workers < 1:
-		return fmt.Errorf("--workers must be at least 1, not %d", o.Workers)
+	case o.Workers < 1 || o.Workers > crawler.MaxWorkers:
+		return fmt.Errorf("--workers must be from 1 to %d, not %d", crawler.MaxWorkers, o.Workers)
 	case o.Discovery < 0:
 		return fmt.Errorf("--discovery must not be negative, not %d", o.Discovery)
 	case o.Model.M <= 0:

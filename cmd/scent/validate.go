@@ -85,8 +85,8 @@ func (cf *crawlFlags) validate() error {
 	if cf.seeds == "" {
 		return errors.New("--seeds is required")
 	}
-	if cf.pf.workers < 1 {
-		return fmt.Errorf("--workers must be at least 1, not %d", cf.pf.workers)
+	if cf.pf.workers < 1 || cf.pf.workers > crawler.MaxWorkers {
+		return fmt.Errorf("--workers must be from 1 to %d, not %d", crawler.MaxWorkers, cf.pf.workers)
 	}
 	for _, l := range []struct {
 		name string

@@ -57,6 +57,7 @@ func TestValidate_beforeWork(t *testing.T) {
 		{append(crawl, "--db", filepath.Join(dir, "missing", "x.db")), "does not exist"},
 		{append(crawl, "--db", filepath.Join(file, "x.db")), "not a directory"},
 		{append(crawl, "--db", db, "--workers", "0"), "--workers"},
+		{append(crawl, "--db", db, "--workers", "5000"), "--workers must be from 1 to 1024, not 5000"},
 		{append(crawl, "--db", db, "--warc", filepath.Join(dir, "w"), "--warc-max-size", "0"), "--warc-max-size"},
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--k", "0"}, "--k"},
 		{[]string{"train", "--seeds", seeds, "--model", filepath.Join(dir, "m.json"), "--k", "-5"}, "--k must be at least 1, not -5"},
