@@ -166,9 +166,12 @@ func readVersion(ctx context.Context, client *http.Client, src string, maxBytes 
 	} else {
 		f, err := os.Open(src)
 		if err != nil {
-			return nil, fmt.Errorf("read version: %w", err)
+			return nil, err // "open SRC: no such file or directory"
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return nil, fmt.Errorf("%s is a directory, not a file of a version", src)
+		}
 		r = f
 	}
 	b, err := io.ReadAll(io.LimitReader(r, maxBytes+1))

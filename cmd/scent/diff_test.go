@@ -147,6 +147,13 @@ func TestRunDiff_unrelatedAndBinary(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "binary") {
 		t.Errorf("binary input: error %v, want a refusal", err)
 	}
+	if err := runDiff(context.Background(), &out, a, dir, opts); err == nil || err.Error() != dir+" is a directory, not a file of a version" {
+		t.Errorf("a directory: error %v", err)
+	}
+	missing := filepath.Join(dir, "none.txt")
+	if err := runDiff(context.Background(), &out, missing, a, opts); err == nil || err.Error() != "open "+missing+": no such file or directory" {
+		t.Errorf("a missing file: error %v", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := runDiff(ctx, &out, a, b, opts); err == nil || !strings.Contains(err.Error(), "canceled") {
