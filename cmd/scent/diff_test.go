@@ -127,7 +127,8 @@ func TestNewChangeEvalCmd(t *testing.T) {
 }
 
 // TestRunDiff_unrelatedAndBinary: two unrelated 200,000-word documents
-// are compared (approximately, and said so); binary input is refused.
+// are compared (approximately, and said so); binary input, a directory
+// and a missing file are refused, each said plainly.
 func TestRunDiff_unrelatedAndBinary(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
