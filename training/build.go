@@ -353,8 +353,35 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 		url   urlnorm.URL
 	}
 	first := make(map[classPage]Source)
+	// A page that is a topic's example and a negative (a URL redirecting
+	// to a negative, or two URLs of one page given both ways) is
+	// trained on as neither: the seed file says both of it.
+	var exampleOf, negativeAt map[urlnorm.URL]Source
+	for _, d := range jobs {
+		if d.page == nil || len(d.page.Tokens) == 0 || d.src.URL.IsZero() {
+			continue
+		}
+		m := &exampleOf
+		if d.class == classify.Other {
+			m = &negativeAt
+		}
+		if *m == nil {
+			*m = make(map[urlnorm.URL]Source)
+		}
+		if _, ok := (*m)[d.page.URL]; !ok {
+			(*m)[d.page.URL] = d.src
+		}
+	}
 	var docs []doc
 	for _, d := range jobs {
+		if d.page != nil && len(d.page.Tokens) > 0 && !d.src.URL.IsZero() {
+			ex, isEx := exampleOf[d.page.URL]
+			neg, isNeg := negativeAt[d.page.URL]
+			if isEx && isNeg {
+				rep.Failed = append(rep.Failed, Failure{Source: d.src.String(), Reason: fmt.Sprintf("conflict: the same page (%s) is an example (%s, line %d) and a negative (%s, line %d); trained as neither", d.page.URL, ex, ex.Line, neg, neg.Line)})
+				continue
+			}
+		}
 		switch {
 		case d.page == nil:
 		case len(d.page.Tokens) == 0:

@@ -789,3 +789,35 @@ func TestLoad_notRegular(t *testing.T) {
 		})
 	}
 }
+
+// TestBuild_exampleAndNegativeConflict: a page that is a topic's example
+// and, through a URL that redirects to it, a negative is trained as
+// neither, and both lines are said to conflict.
+func TestBuild_exampleAndNegativeConflict(t *testing.T) {
+	st := newSite()
+	srv := st.serve(t)
+	alias := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, srv.URL+strings.TrimPrefix(r.URL.Path, "/to"), http.StatusMovedPermanently)
+	}))
+	t.Cleanup(alias.Close)
+	var b strings.Builder
+	for _, p := range st.paths["course"][:4] {
+		fmt.Fprintf(&b, "course %s%s\n", srv.URL, p)
+	}
+	for _, p := range st.paths["other"][:4] {
+		fmt.Fprintf(&b, "other %s%s\n", srv.URL, p)
+	}
+	fmt.Fprintf(&b, "other %s/to%s\n", alias.URL, st.paths["course"][0])
+	_, rep, err := Build(context.Background(), parseSeeds(t, b.String()), newFetcher(t), Options{Folds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Topics) != 1 || rep.Topics[0].Documents != 3 || rep.Other != 4 {
+		t.Errorf("documents: %+v, %d other; want 3 course (the conflicting one left out) and 4 other", rep.Topics, rep.Other)
+	}
+	page := srv.URL + st.paths["course"][0]
+	want := fmt.Sprintf("conflict: the same page (%s) is an example (%s, line 1) and a negative (%s/to%s, line 9); trained as neither", page, page, alias.URL, st.paths["course"][0])
+	if len(rep.Failed) != 2 || rep.Failed[0].Reason != want || rep.Failed[1].Reason != want {
+		t.Errorf("failed %+v, want both lines: %s", rep.Failed, want)
+	}
+}
