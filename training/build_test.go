@@ -434,10 +434,7 @@ func TestBuild_labelledNegatives(t *testing.T) {
 func TestBuild_redirectedDuplicates(t *testing.T) {
 	st := newSite()
 	srv := st.serve(t)
-	alias := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, srv.URL+strings.TrimPrefix(r.URL.Path, "/to"), http.StatusMovedPermanently)
-	}))
-	t.Cleanup(alias.Close)
+	alias := aliasServer(t, srv.URL)
 	var b strings.Builder
 	for _, p := range st.paths["course"][:4] {
 		fmt.Fprintf(&b, "course %s%s\n", srv.URL, p)
@@ -796,10 +793,7 @@ func TestLoad_notRegular(t *testing.T) {
 func TestBuild_exampleAndNegativeConflict(t *testing.T) {
 	st := newSite()
 	srv := st.serve(t)
-	alias := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, srv.URL+strings.TrimPrefix(r.URL.Path, "/to"), http.StatusMovedPermanently)
-	}))
-	t.Cleanup(alias.Close)
+	alias := aliasServer(t, srv.URL)
 	var b strings.Builder
 	for _, p := range st.paths["course"][:4] {
 		fmt.Fprintf(&b, "course %s%s\n", srv.URL, p)
@@ -820,4 +814,13 @@ func TestBuild_exampleAndNegativeConflict(t *testing.T) {
 	if len(rep.Failed) != 2 || rep.Failed[0].Reason != want || rep.Failed[1].Reason != want {
 		t.Errorf("failed %+v, want both lines: %s", rep.Failed, want)
 	}
+}
+
+// aliasServer serves, at /toPATH, a redirect to base+PATH.
+func aliasServer(t *testing.T, base string) *httptest.Server {
+	alias := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, base+strings.TrimPrefix(r.URL.Path, "/to"), http.StatusMovedPermanently)
+	}))
+	t.Cleanup(alias.Close)
+	return alias
 }
