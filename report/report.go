@@ -400,10 +400,22 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if t.TargetsAll > 0 {
 			recall = fmt.Sprintf("%.3f", t.RecallAll)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %.3f | %s | %.3f |\n", t.Topic, t.FromStack, t.Unique, t.Duplicates, t.Relevant, t.ByClassifier, t.TargetsAll, t.Precision, recall, t.Harvest)
+		// A share of no page is none: "–", not a precision of 0.
+		precision, harvest := "–", "–"
+		if t.FromStack > 0 {
+			precision = fmt.Sprintf("%.3f", t.Precision)
+		}
+		if r.Pages > 0 {
+			harvest = fmt.Sprintf("%.3f", t.Harvest)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %s | %s | %s |\n", t.Topic, t.FromStack, t.Unique, t.Duplicates, t.Relevant, t.ByClassifier, t.TargetsAll, precision, recall, harvest)
 	}
 	writeLinkTable(&b, r)
 	for _, t := range r.Topics {
+		if len(t.Curve) == 0 {
+			fmt.Fprintf(&b, "\n## Harvest curve: %s\n\nNo point: the crawl fetched no page.\n", t.Topic)
+			continue
+		}
 		fmt.Fprintf(&b, "\n## Harvest curve: %s\n\n| pages | relevant | harvest rate | held-out found | recall | recall (all labels) |\n|---:|---:|---:|---:|---:|---:|\n", t.Topic)
 		for _, p := range t.Curve {
 			recall, all := "–", "–"

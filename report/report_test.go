@@ -229,3 +229,24 @@ func TestReport_WriteMarkdown_rates(t *testing.T) {
 		}
 	}
 }
+
+// TestReport_WriteMarkdown_noPages: a crawl that fetched no page (its
+// seeds failed) has no precision or harvest rate ("–", not 0.000) and no
+// harvest curve, said so rather than an empty table.
+func TestReport_WriteMarkdown_noPages(t *testing.T) {
+	r := New("x", "link", []string{"course"}, nil, 100)
+	r.Add(&crawler.Page{URL: urlnorm.MustParse("http://a.test/"), FinalURL: urlnorm.MustParse("http://a.test/"), Topic: "course", Failure: "fetch: connection refused"})
+	r.Finish()
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| course | 0 | 0 | 0 | 0 | 0 | 0 | – | – | – |", "## Harvest curve: course\n\nNo point: the crawl fetched no page.\n"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if strings.Contains(md.String(), "| pages | relevant | harvest rate |") {
+		t.Errorf("an empty harvest table:\n%s", md.String())
+	}
+}
