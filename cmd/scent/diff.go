@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scent-crawler/scent/change"
+	"github.com/scent-crawler/scent/segment"
 )
 
 // diffOptions are the settings of scent diff.
@@ -149,6 +150,7 @@ func fraction(v float64) string {
 // URL, refusing more than maxBytes.
 func readVersion(ctx context.Context, client *http.Client, src string, maxBytes int64) ([]byte, error) {
 	var r io.Reader
+	contentType := "" // a file's: sniffed
 	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
 		if err != nil {
@@ -163,6 +165,7 @@ func readVersion(ctx context.Context, client *http.Client, src string, maxBytes 
 			return nil, fmt.Errorf("fetch %s: %s", src, resp.Status)
 		}
 		r = resp.Body
+		contentType = resp.Header.Get("Content-Type")
 	} else {
 		f, err := os.Open(src)
 		if err != nil {
@@ -181,8 +184,15 @@ func readVersion(ctx context.Context, client *http.Client, src string, maxBytes 
 	if int64(len(b)) > maxBytes {
 		return nil, fmt.Errorf("read %s: larger than %d bytes (see --max-bytes)", src, maxBytes)
 	}
-	if bytes.IndexByte(b[:min(len(b), 64<<10)], 0) >= 0 {
-		return nil, fmt.Errorf("read %s: binary data (NUL bytes), not text: diff compares the words of two text or HTML versions", src)
+	// Decoded as a revisit decodes a page: by its byte order mark, its
+	// declared charset or its bytes, so that a UTF-16 or Latin-1 version
+	// compares with a UTF-8 one word for word.
+	text, _, err := segment.Decode(b, contentType)
+	if errors.Is(err, segment.ErrBinary) {
+		return nil, fmt.Errorf("read %s: not text (%v): diff compares the words of two text or HTML versions", src, err)
 	}
-	return b, nil
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", src, err)
+	}
+	return text, nil
 }

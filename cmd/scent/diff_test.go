@@ -148,6 +148,30 @@ func TestRunDiff_unrelatedAndBinary(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "binary") {
 		t.Errorf("binary input: error %v, want a refusal", err)
 	}
+	// A UTF-16 version (with its byte order mark) is read as text: the
+	// same words as its UTF-8 form.
+	utf16 := filepath.Join(dir, "a16.txt")
+	words := "naïve café über"
+	enc := []byte{0xff, 0xfe}
+	for _, r := range words {
+		enc = append(enc, byte(r), byte(r>>8))
+	}
+	os.WriteFile(utf16, enc, 0o644)
+	utf8 := filepath.Join(dir, "a8.txt")
+	os.WriteFile(utf8, []byte(words), 0o644)
+	out.Reset()
+	opts.json = true
+	var rep struct {
+		Old      int     `json:"old_words"`
+		New      int     `json:"new_words"`
+		Bytewise float64 `json:"bw"`
+	}
+	if err := runDiff(context.Background(), &out, utf8, utf16, opts); err != nil {
+		t.Errorf("UTF-16 version: %v", err)
+	} else if err := json.Unmarshal(out.Bytes(), &rep); err != nil || rep.Old != 3 || rep.New != 3 || rep.Bytewise != 0 {
+		t.Errorf("UTF-16 and UTF-8 forms of one text differ (%v): %s", err, out.String())
+	}
+	opts.json = false
 	if err := runDiff(context.Background(), &out, a, dir, opts); err == nil || err.Error() != dir+" is a directory, not a file of a version" {
 		t.Errorf("a directory: error %v", err)
 	}
