@@ -72,7 +72,7 @@ func runLearnt(ctx context.Context, w io.Writer, db, name string, o experiment.R
 		return err
 	}
 	if state == nil {
-		return fmt.Errorf("crawl %q saved no learner's state: it ran without a learner (--learn=false, --preset paper, --strategy bfs or page), or ended before its first save", c.Name)
+		return noLearnerState(c.Name, c.Config)
 	}
 	e, err := learn.ExplainState(state, top)
 	if err != nil {
@@ -112,4 +112,28 @@ func runLearnt(ctx context.Context, w io.Writer, db, name string, o experiment.R
 		section("lead nowhere", t.ToNowhere)
 	}
 	return nil
+}
+
+// noLearnerState is the error of a crawl that saved no learner's state,
+// saying why from the settings it recorded (config, JSON): it ran
+// without a learner, and which crawler it was, or it has one that has
+// not saved yet. A crawl that recorded neither is told both.
+func noLearnerState(name, config string) error {
+	var set struct {
+		Learn    *bool  `json:"learn"`
+		Strategy string `json:"strategy"`
+	}
+	if json.Unmarshal([]byte(config), &set) != nil || set.Learn == nil {
+		return fmt.Errorf("crawl %q saved no learner's state: it ran without a learner (--learn=false, --preset paper, --strategy bfs or page), or ended before its first save", name)
+	}
+	if *set.Learn {
+		return fmt.Errorf("crawl %q has a learner that saved no state yet: it saves every few hundred pages and when the crawl stops, and this crawl ended before its first save (killed), or is starting; resume it and look again", name)
+	}
+	switch set.Strategy {
+	case "bfs":
+		return fmt.Errorf("crawl %q has no learner to explain: it is a breadth-first crawl (--strategy bfs), which follows every link without learning which lead to a topic", name)
+	case "page":
+		return fmt.Errorf("crawl %q has no learner to explain: its links were valued by the score of their page (--strategy page), learning nothing", name)
+	}
+	return fmt.Errorf("crawl %q has no learner to explain: it ran with --learn=false or --preset paper, whose links are valued by the seed model alone, learning nothing", name)
 }
