@@ -14,8 +14,8 @@ import (
 // Explanation is what a learner learnt, per topic, read from its saved
 // state (ExplainState).
 type Explanation struct {
-	// Seen is the pages the learner observed; Built the pages observed
-	// when its models were last rebuilt.
+	// Seen is the fetches the learner observed, failed ones included;
+	// Built the fetches observed when its models were last rebuilt.
 	Seen   int                `json:"seen"`
 	Built  int                `json:"built"`
 	Topics []TopicExplanation `json:"topics"`

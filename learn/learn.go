@@ -181,7 +181,7 @@ type Learner struct {
 	ring      []*record               // the links in the order remembered, for eviction
 	ringNext  int
 	sources   map[urlnorm.URL]*siblings // fetched pages' outcomes by the page linking to them, while its links are remembered
-	seen      int                       // pages observed
+	seen      int                       // fetches observed, failed ones included
 	built     int                       // pages observed at the last rebuild
 	feats     []string
 	words     vocabulary // the features of the remembered links, by number

@@ -83,7 +83,7 @@ func runLearnt(ctx context.Context, w io.Writer, db, name string, o experiment.R
 		enc.SetIndent("", "  ")
 		return enc.Encode(e)
 	}
-	fmt.Fprintf(w, "crawl %q: the learner observed %d pages; its link models were last rebuilt after %d\n", c.Name, e.Seen, e.Built)
+	fmt.Fprintf(w, "crawl %q: the learner observed %d fetches (failed ones included); its link models were last rebuilt after %d\n", c.Name, e.Seen, e.Built)
 	for _, t := range e.Topics {
 		fmt.Fprintf(w, "\ntopic %s: evidence of %.0f links that led to its pages, %.0f that led on to them, %.0f that led nowhere", t.Topic, t.Leads, t.LeadsOn, t.Nowhere)
 		if t.Reward > 0 {
