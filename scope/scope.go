@@ -3,6 +3,7 @@ package scope
 import (
 	"errors"
 	"fmt"
+	"net"
 	"regexp"
 	"strings"
 
@@ -78,13 +79,20 @@ func New(c Config) (*Rules, error) {
 }
 
 // domain normalizes one entry of a list of domains as urlnorm writes a
-// URL's host: lower case, internationalized names in punycode; a leading
-// "." or "*." is dropped. why says what is wrong with an entry refused.
+// URL's host: lower case, internationalized names in punycode, an IPv6
+// address in brackets (given with or without); a leading "." or "*." is
+// dropped. why says what is wrong with an entry refused.
 func domain(d string) (host, why string) {
 	s := strings.TrimSpace(d)
 	s = strings.TrimPrefix(s, "*.")
 	s = strings.TrimPrefix(s, ".")
 	s = strings.TrimSuffix(s, ".")
+	if ip := net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")); ip != nil {
+		if ip.To4() != nil {
+			return ip.String(), ""
+		}
+		return "[" + ip.String() + "]", "" // as a URL's host writes it
+	}
 	if s == "" || strings.ContainsAny(s, "/:?#@[] \t") {
 		return "", "is no host or domain name (write example.org, not a URL)"
 	}
@@ -165,9 +173,11 @@ func hostname(host string) string {
 }
 
 // under returns the domain of domains that host is or is under, or "".
+// An IP address is under itself alone: 0.0.1 is no domain of 10.0.0.1.
 func under(host string, domains []string) string {
+	ip := strings.HasPrefix(host, "[") || net.ParseIP(host) != nil
 	for _, d := range domains {
-		if host == d || strings.HasSuffix(host, d) && host[len(host)-len(d)-1] == '.' {
+		if host == d || !ip && strings.HasSuffix(host, d) && host[len(host)-len(d)-1] == '.' {
 			return d
 		}
 	}

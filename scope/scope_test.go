@@ -30,6 +30,16 @@ func TestRules_Check(t *testing.T) {
 		{"internationalized domains", Config{Domains: []string{"bücher.example"}},
 			[]string{"http://www.bücher.example/", "http://xn--bcher-kva.example/"},
 			map[string]string{"http://bucher.example/": "none of the domains"}},
+		{"IP addresses are hosts of their own", Config{Domains: []string{"10.0.0.1", "0.0.2", "[::1]", "2001:DB8::1"}, ExcludeDomains: []string{"::2"}},
+			[]string{"http://10.0.0.1:8080/", "http://[::1]:8080/", "http://[2001:db8::1]/", "http://a.0.0.2/"},
+			map[string]string{
+				"http://10.0.0.2/":  "none of the domains",
+				"http://110.0.0.1/": "none of the domains",
+				"http://[::2]/":     "none of the domains",
+			}},
+		{"an excluded IPv6 address", Config{ExcludeDomains: []string{"::2", "[2001:db8::0:1]"}},
+			[]string{"http://[::1]/", "http://[2001:db8::2]/"},
+			map[string]string{"http://[::2]:80/": "excluded domain [::2]", "http://[2001:db8::1]/": "excluded domain [2001:db8::1]"}},
 		{"URL patterns", Config{IncludeURLs: []string{`^https?://[^/]+/(courses|people)/`}, ExcludeURLs: []string{`/calendar/`, `[?&]replytocom=`}},
 			[]string{"http://a.test/courses/cs100/", "http://b.test/people/x.html?a=1"},
 			map[string]string{
