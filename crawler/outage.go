@@ -208,9 +208,9 @@ func (o *outage) logf(format string, args ...any) {
 
 // Sitemaps reads origin's sitemaps through the wrapped fetcher, or
 // returns none when it cannot read sitemaps.
-func (o *outage) Sitemaps(ctx context.Context, origin string) ([]fetch.Sitemap, error) {
+func (o *outage) Sitemaps(ctx context.Context, origin string, allow func(urlnorm.URL) error) ([]fetch.Sitemap, error) {
 	if sf, ok := o.inner.(SitemapFetcher); ok {
-		return sf.Sitemaps(ctx, origin)
+		return sf.Sitemaps(ctx, origin, allow)
 	}
 	return nil, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -134,5 +135,71 @@ func TestCrawler_Run_seedOutOfScope(t *testing.T) {
 	delete(got, "/sitemap.xml")
 	if want := map[string]int{"/": 1, "/courses/": 1, "/courses/db.html": 1}; !maps.Equal(got, want) {
 		t.Errorf("requested %v, want %v: the seed and the links into the scope", got, want)
+	}
+}
+
+// TestCrawler_Run_sitemapsOutOfScope: a sitemap on another site that the
+// scope leaves out is not requested, whether the site's robots.txt names
+// it, its sitemap index lists it or its /sitemap.xml redirects to it; it
+// is recorded with why ("scope: …"). The site's own sitemaps are read.
+func TestCrawler_Run_sitemapsOutOfScope(t *testing.T) {
+	other := crawlertest.NewSite(t, nil, map[string]http.HandlerFunc{
+		"/": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/xml")
+			w.Write([]byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://` + r.Host + `/x</loc></url></urlset>`))
+		},
+	})
+	xml := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/xml")
+			w.Write([]byte(body))
+		}
+	}
+	s := crawlertest.NewSite(t, map[string]string{
+		"/":     `<html><body><a href="/news">news</a></body></html>`,
+		"/news": `<html><body>Nothing new.</body></html>`,
+	}, map[string]http.HandlerFunc{
+		"/robots.txt": func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte("User-agent: *\nAllow: /\nSitemap: " + other.Server.URL + "/robots-named.xml\nSitemap: http://" + r.Host + "/index.xml\n"))
+		},
+		"/index.xml": xml(`<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>` + other.Server.URL + `/listed.xml</loc></sitemap></sitemapindex>`),
+		"/sitemap.xml": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.Server.URL+"/moved.xml", http.StatusMovedPermanently)
+		},
+	})
+	st := openStore(t)
+	cfg := crawler.Config{Strategy: crawler.StrategyBFS, Workers: 1, Sitemaps: true,
+		Scope: scopeRules(t, scope.Config{ExcludeURLs: []string{"^" + regexp.QuoteMeta(other.Server.URL) + "/"}})}
+	c, err := crawler.New(cfg, st, crawlertest.NewFetcher(t, fetch.Config{}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := other.Paths(); len(got) > 0 {
+		t.Errorf("the site out of scope was asked for %v", got)
+	}
+	if s.Hits("/index.xml") != 1 {
+		t.Errorf("the site's own sitemap index was not read: %v", s.Paths())
+	}
+	sms, err := st.Sitemaps(context.Background(), sum.Crawl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failures := map[string]string{}
+	for _, sm := range sms {
+		failures[strings.TrimPrefix(strings.TrimPrefix(sm.URL, other.Server.URL), s.Server.URL)] = sm.Failure
+	}
+	for loc, want := range map[string]string{
+		"/robots-named.xml": "scope: the URL matches the excluded pattern",
+		"/listed.xml":       "scope: the URL matches the excluded pattern",
+		"/sitemap.xml":      "scope: redirected to " + other.Server.URL + "/moved.xml: the URL matches the excluded pattern",
+		"/index.xml":        "",
+	} {
+		if got, ok := failures[loc]; !ok || !strings.HasPrefix(got, want) || want == "" && got != "" {
+			t.Errorf("sitemap %s recorded with failure %q (found %v), want %q", loc, got, ok, want)
+		}
 	}
 }

@@ -12,9 +12,10 @@ import (
 // SitemapFetcher is an optional interface of a Fetcher that reads the
 // sitemaps of a site (robots.txt Sitemap: lines, /sitemap.xml);
 // *fetch.Fetcher implements it. With Config.Sitemaps the crawler reads
-// them once per site, at the first fetch from it that does not fail.
+// them once per site, at the first fetch from it that does not fail;
+// allow is Config.Scope, which bounds the sitemaps read on other sites.
 type SitemapFetcher interface {
-	Sitemaps(ctx context.Context, origin string) ([]fetch.Sitemap, error)
+	Sitemaps(ctx context.Context, origin string, allow func(urlnorm.URL) error) ([]fetch.Sitemap, error)
 }
 
 // maxSitemapSites bounds the sites whose sitemaps a run remembers having
@@ -62,7 +63,7 @@ func (w *worker) sitemapEntries(ctx context.Context, e Entry, p *Page) []Entry {
 	if !c.cfg.Sitemaps || !ok || !c.sitemapSites.first(e.URL.Origin()) {
 		return nil
 	}
-	sms, err := src.Sitemaps(ctx, e.URL.Origin())
+	sms, err := src.Sitemaps(ctx, e.URL.Origin(), c.cfg.Scope)
 	if err != nil {
 		return nil // the crawl is ending
 	}

@@ -39,7 +39,14 @@ type Sitemap struct {
 // kept. A /sitemap.xml that does not exist is not reported; every other
 // sitemap is, with its failure when it has one. The error is set only
 // when ctx ends.
-func (f *Fetcher) Sitemaps(ctx context.Context, origin string) ([]Sitemap, error) {
+//
+// allow, when not nil, bounds the sitemaps read on other sites than
+// origin's (a crawl's scope, which robots.txt or an index may lead out
+// of): one it refuses is not requested and is reported with its failure,
+// "scope: …", and a sitemap redirected to a URL of another site that it
+// refuses is not read. The site's own sitemaps are read whatever it says,
+// as its robots.txt is.
+func (f *Fetcher) Sitemaps(ctx context.Context, origin string, allow func(urlnorm.URL) error) ([]Sitemap, error) {
 	var queue []string
 	if !f.cfg.IgnoreRobots {
 		e, err := f.robots.entry(ctx, origin)
@@ -62,7 +69,7 @@ func (f *Fetcher) Sitemaps(ctx context.Context, origin string) ([]Sitemap, error
 	for n := 0; len(queue) > 0 && n < maxSitemapsPerSite && urls < maxSitemapURLs; n++ {
 		loc := queue[0]
 		queue = queue[1:]
-		sm := f.readSitemap(ctx, loc, maxSitemapURLs-urls)
+		sm := f.readSitemap(ctx, loc, maxSitemapURLs-urls, origin, allow)
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
@@ -84,12 +91,24 @@ func (f *Fetcher) Sitemaps(ctx context.Context, origin string) ([]Sitemap, error
 	return out, nil
 }
 
-// readSitemap fetches and parses one sitemap.
-func (f *Fetcher) readSitemap(ctx context.Context, loc string, maxEntries int) Sitemap {
+// readSitemap fetches and parses one sitemap of the site at origin, if
+// allow allows it (Sitemaps).
+func (f *Fetcher) readSitemap(ctx context.Context, loc string, maxEntries int, origin string, allow func(urlnorm.URL) error) Sitemap {
 	sm := Sitemap{URL: loc}
 	u, err := urlnorm.Parse(loc)
 	if err != nil {
 		sm.Failure = fmt.Sprintf("%s: %v", ReasonBadURL, err)
+		return sm
+	}
+	// outOfScope says why a sitemap at t may not be read, or is nil.
+	outOfScope := func(t urlnorm.URL) error {
+		if allow == nil || t.Origin() == origin {
+			return nil
+		}
+		return allow(t)
+	}
+	if err := outOfScope(u); err != nil {
+		sm.Failure = "scope: " + err.Error()
 		return sm
 	}
 	if !f.cfg.IgnoreRobots {
@@ -119,12 +138,20 @@ func (f *Fetcher) readSitemap(ctx context.Context, loc string, maxEntries int) S
 		if len(via) >= 5 {
 			return errTooManyRedirects
 		}
+		if t, err := urlnorm.Parse(r.URL.String()); err == nil {
+			if err := outOfScope(t); err != nil {
+				return &scopeError{fmt.Errorf("redirected to %s: %w", t, err)}
+			}
+		}
 		return nil
 	}}
 	resp, err := client.Do(req)
 	if err != nil {
 		var ue *url.Error
-		if errors.As(err, &ue) && ue.Timeout() {
+		var se *scopeError
+		if errors.As(err, &se) {
+			sm.Failure = "scope: " + se.Error()
+		} else if errors.As(err, &ue) && ue.Timeout() {
 			sm.Failure = fmt.Sprintf("%s: %v", ReasonTimeout, err)
 		} else {
 			sm.Failure = fmt.Sprintf("%s: %v", ReasonNetwork, err)
@@ -145,6 +172,12 @@ func (f *Fetcher) readSitemap(ctx context.Context, loc string, maxEntries int) S
 	sm.Index, sm.Entries = parsed.Index, parsed.Entries
 	return sm
 }
+
+// scopeError is the redirect of a sitemap to a URL that the allow of
+// its Sitemaps call refuses.
+type scopeError struct{ err error }
+
+func (e *scopeError) Error() string { return e.err.Error() }
 
 // closeBody closes the body of a response read in part (or not at all),
 // after reading what is left of a small one: a body closed before its
