@@ -62,7 +62,10 @@ type Crawler struct {
 	queueRedirects bool
 	signer         *minhash.Signer
 	known          map[urlnorm.URL]bool
-	crawlID        int64 // of the running crawl, set by Run
+	// seeds are the URLs Run was given, which are fetched whatever
+	// Config.Scope says.
+	seeds   map[urlnorm.URL]bool
+	crawlID int64 // of the running crawl, set by Run
 	// sitemapSites are the sites whose sitemaps were read (sitemaps.go).
 	sitemapSites sitemapSites
 }
@@ -170,7 +173,7 @@ func (w *worker) process(ctx context.Context, j job) result {
 	if j.url != e.URL {
 		p.FinalURL, e.URL = j.url, j.url // fetched in its canonical form
 	}
-	if c.cfg.Scope != nil && e.Depth > 0 { // a seed is fetched whatever the scope
+	if c.cfg.Scope != nil && !c.seeds[e.URL] { // a seed is fetched whatever the scope
 		if err := c.cfg.Scope(e.URL); err != nil {
 			p.Failure = "scope: " + err.Error() // waiting since a run with a wider scope
 			return r

@@ -115,6 +115,10 @@ func (c *Crawler) Run(ctx context.Context, seeds []urlnorm.URL, config string) (
 // open opens (or resumes) the crawl in the store and its learner.
 func (c *Crawler) open(ctx context.Context, seeds []urlnorm.URL, config string) (*run, error) {
 	r := &run{c: c, ctx: ctx, start: time.Now(), front: newFrontier(c), lastProgress: time.Now()}
+	c.seeds = make(map[urlnorm.URL]bool, len(seeds))
+	for _, u := range seeds {
+		c.seeds[u] = true
+	}
 	params := c.signer.Params()
 	spec := r.front.spec(CrawlSpec{Name: c.cfg.Name, Strategy: c.cfg.Strategy, Topics: c.topics, Seeds: seeds, Config: config, MinHash: &params,
 		MaxWaitingPerHost: max(c.cfg.MaxFrontierPerHost, 0), MaxWaiting: max(c.cfg.MaxFrontier, 0),

@@ -203,3 +203,32 @@ func TestCrawler_Run_sitemapsOutOfScope(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawler_Run_seedRedirectNarrowedOnResume: the target of a seed's
+// redirect, queued by a run with a wider scope, is out of a narrower one
+// when the crawl resumes; only the seeds themselves are fetched whatever
+// the scope.
+func TestCrawler_Run_seedRedirectNarrowedOnResume(t *testing.T) {
+	s := crawlertest.NewSite(t, map[string]string{
+		"/calendar/x": `<html><body>a day</body></html>`,
+	}, map[string]http.HandlerFunc{
+		"/": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/calendar/x", http.StatusFound) },
+	})
+	st := openStore(t)
+	run := func(cfg crawler.Config) {
+		t.Helper()
+		cfg.Strategy, cfg.Workers, cfg.Lockstep = crawler.StrategyBFS, 1, true
+		c, err := crawler.New(cfg, st, crawlertest.NewFetcher(t, fetch.Config{IgnoreRobots: true}), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(crawler.Config{MaxFetches: 1}) // the seed's redirect; its target waits
+	run(crawler.Config{Scope: scopeRules(t, scope.Config{ExcludeURLs: []string{"/calendar/"}})})
+	if n := s.Hits("/calendar/x"); n != 0 {
+		t.Errorf("the seed's redirect target, out of the resumed crawl's scope, was requested %d times", n)
+	}
+}

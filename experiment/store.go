@@ -138,7 +138,7 @@ func ExportJSONL(ctx context.Context, db, name string, o ReadOptions, eo ExportO
 	if eo.Topic != "" {
 		eo.Topic = classify.NameOf(eo.Topic)
 		if !slices.Contains(c.Topics, eo.Topic) {
-			return fmt.Errorf("crawl %s has no topic %q (its topics: %s)", c.Name, eo.Topic, strings.Join(c.Topics, ", "))
+			return fmt.Errorf("crawl %q has no topic %q (its topics: %s)", c.Name, eo.Topic, strings.Join(c.Topics, ", "))
 		}
 		eo.Relevant = true
 	}

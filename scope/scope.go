@@ -15,14 +15,16 @@ import (
 type Config struct {
 	// Domains are the hosts the crawl keeps to, each with every host
 	// under it; empty: any host.
-	Domains []string
+	Domains []string `json:"domains,omitempty"`
 	// ExcludeDomains are hosts left alone, each with every host under it,
 	// even under a domain of Domains.
-	ExcludeDomains []string
-	// IncludeURLs: when any, a URL must match one of these patterns.
-	IncludeURLs []string
+	ExcludeDomains []string `json:"exclude_domains,omitempty"`
+	// IncludeURLs: when any, a URL must match one of these patterns. A
+	// pattern is matched against the normalized URL (urlnorm), whose
+	// host is in punycode and whose path and query are percent-encoded.
+	IncludeURLs []string `json:"include_urls,omitempty"`
 	// ExcludeURLs: a URL that matches one of these patterns is left out.
-	ExcludeURLs []string
+	ExcludeURLs []string `json:"exclude_urls,omitempty"`
 }
 
 // Rules are a Config checked and compiled. The zero Rules (and a nil
@@ -131,31 +133,6 @@ func (r *Rules) Check(u urlnorm.URL) error {
 		}
 	}
 	return nil
-}
-
-// String lists the rules, as a user gave them (for a crawl's settings).
-func (r *Rules) String() string {
-	if r.IsZero() {
-		return "every URL"
-	}
-	var parts []string
-	add := func(name string, vals []string) {
-		if len(vals) > 0 {
-			parts = append(parts, name+" "+strings.Join(vals, ","))
-		}
-	}
-	pats := func(res []*regexp.Regexp) []string {
-		out := make([]string, len(res))
-		for i, re := range res {
-			out[i] = re.String()
-		}
-		return out
-	}
-	add("domains", r.domains)
-	add("exclude-domains", r.excludeDomains)
-	add("include-urls", pats(r.include))
-	add("exclude-urls", pats(r.exclude))
-	return strings.Join(parts, "; ")
 }
 
 // hostname is host without its port.

@@ -70,12 +70,12 @@ func TestRules_Check(t *testing.T) {
 
 func TestRules_zero(t *testing.T) {
 	var r *Rules
-	if err := r.Check(urlnorm.MustParse("http://a.test/")); err != nil || !r.IsZero() || r.String() != "every URL" {
-		t.Errorf("nil rules: %v, zero %v, %q", err, r.IsZero(), r.String())
+	if err := r.Check(urlnorm.MustParse("http://a.test/")); err != nil || !r.IsZero() {
+		t.Errorf("nil rules: %v, zero %v", err, r.IsZero())
 	}
 	r, err := New(Config{Domains: []string{"a.test"}, ExcludeURLs: []string{"x"}})
-	if err != nil || r.IsZero() || r.String() != "domains a.test; exclude-urls x" {
-		t.Errorf("rules: %v, zero %v, %q", err, r.IsZero(), r.String())
+	if err != nil || r.IsZero() {
+		t.Errorf("rules: %v, zero %v", err, r.IsZero())
 	}
 }
 
@@ -124,7 +124,6 @@ func FuzzNew(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = r.String()
 		u, err := urlnorm.Parse(raw)
 		if err != nil {
 			return

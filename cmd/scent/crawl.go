@@ -229,7 +229,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	// followed from it; one out of the scope may be a mistake in either.
 	for _, u := range seeds.Crawl {
 		if err := rules.Check(u); err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "crawl: seed %s is out of the crawl's scope (%v): it is fetched, as every seed, but only the links it has into the scope are followed\n", u, err)
+			fmt.Fprintf(cmd.ErrOrStderr(), "crawl: seed %s is out of the crawl's scope (%v): a seed is fetched whatever the scope, but only its links into the scope are followed\n", u, err)
 		}
 	}
 	cfg := crawler.Config{
@@ -335,7 +335,7 @@ func runCrawl(cmd *cobra.Command, cf *crawlFlags) (*crawler.Summary, error) {
 	extra := map[string]any{"seeds": cf.seeds, "model": modelPath,
 		"delay": cf.ff.delay.String(), "host_parallelism": cf.ff.hostPar, "started": time.Now().UTC().Format(time.RFC3339)}
 	if !rules.IsZero() {
-		extra["scope"] = rules.String()
+		extra["scope"] = cf.scope // as given: a pattern may hold commas
 	}
 	settings := experiment.RecordedSettings(cfg, extra)
 	sum, err := c.Run(ctx, seeds.Crawl, settings)

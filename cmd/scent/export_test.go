@@ -72,7 +72,7 @@ func TestExport_choices(t *testing.T) {
 			t.Errorf("export %s: %v, want %v", name, got, tt.want)
 		}
 	}
-	if _, err := runScent(t, "export", "--db", db, "--topic", "staff"); err == nil || !strings.Contains(err.Error(), `crawl c has no topic "staff" (its topics: course, faculty)`) {
+	if _, err := runScent(t, "export", "--db", db, "--topic", "staff"); err == nil || !strings.Contains(err.Error(), `crawl "c" has no topic "staff" (its topics: course, faculty)`) {
 		t.Errorf("--topic staff: %v", err)
 	}
 	if _, err := runScent(t, "export", "--db", db, "--format", "warc", "--out", t.TempDir(), "--text"); err == nil || !strings.Contains(err.Error(), "--text chooses what --format jsonl writes") {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -99,12 +101,13 @@ func runLearnt(ctx context.Context, w io.Writer, db, name string, o experiment.R
 			if len(fs) == 0 {
 				fmt.Fprintln(w, "    none told apart yet")
 			}
-			width := 0
+			width := 0 // in characters: a feature may be a word of any script
 			for _, f := range fs {
-				width = max(width, len(f.Feature))
+				width = max(width, utf8.RuneCountInString(f.Feature))
 			}
 			for _, f := range fs {
-				fmt.Fprintf(w, "    %-*s  %5.1f %% / %5.1f %% / %5.1f %%\n", width, f.Feature, 100*f.Leads, 100*f.LeadsOn, 100*f.Nowhere)
+				pad := strings.Repeat(" ", width-utf8.RuneCountInString(f.Feature))
+				fmt.Fprintf(w, "    %s%s  %5.1f %% / %5.1f %% / %5.1f %%\n", f.Feature, pad, 100*f.Leads, 100*f.LeadsOn, 100*f.Nowhere)
 			}
 		}
 		section("lead to "+t.Topic+" pages", t.ToTopic)

@@ -658,7 +658,7 @@ func TestCrawl_seedOutOfScopeWarned(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if !strings.Contains(out, "is out of the crawl's scope (host 127.0.0.1 is under none of the domains kept to (example.org)): it is fetched, as every seed, but only the links it has into the scope are followed") {
+	if !strings.Contains(out, "is out of the crawl's scope (host 127.0.0.1 is under none of the domains kept to (example.org)): a seed is fetched whatever the scope, but only its links into the scope are followed") {
 		t.Errorf("no warning of the seed out of scope:\n%s", out)
 	}
 	if !strings.Contains(out, "1 pages fetched in all") {
@@ -666,5 +666,15 @@ func TestCrawl_seedOutOfScopeWarned(t *testing.T) {
 	}
 	if hits.Load() == 0 {
 		t.Error("nothing requested")
+	}
+	// The scope is kept with the crawl's settings, its lists as given.
+	s, err := sqlite.OpenReadOnly(context.Background(), filepath.Join(dir, "c.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var config string
+	if err := s.DB().QueryRow(`SELECT config FROM crawls`).Scan(&config); err != nil || !strings.Contains(config, `"scope":{"domains":["example.org"]}`) {
+		t.Errorf("recorded settings %s (%v), want the scope", config, err)
 	}
 }
