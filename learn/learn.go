@@ -182,7 +182,7 @@ type Learner struct {
 	ringNext  int
 	sources   map[urlnorm.URL]*siblings // fetched pages' outcomes by the page linking to them, while its links are remembered
 	seen      int                       // fetches observed, failed ones included
-	built     int                       // pages observed at the last rebuild
+	built     int                       // fetches observed at the last rebuild
 	feats     []string
 	words     vocabulary // the features of the remembered links, by number
 	proj      [][2]projection

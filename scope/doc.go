@@ -10,8 +10,10 @@
 // domain names a host and every host under it ("example.org" keeps
 // www.example.org; "edu" keeps every host under .edu), written as a user
 // would (upper case, a leading dot or "*.", an internationalized name) and
-// compared as urlnorm writes hosts. A pattern is a Go regular expression
-// (RE2) matched anywhere in the normalized URL unless anchored.
+// compared as urlnorm writes hosts; an IP address names itself alone. A
+// pattern is a Go regular expression (RE2) matched anywhere in the
+// normalized URL (its host in punycode, its path percent-encoded) unless
+// anchored.
 //
 // The package imports only urlnorm of scent's.
 package scope
