@@ -48,6 +48,21 @@ func scopeRules(t *testing.T, c scope.Config) func(urlnorm.URL) error {
 	return r.Check
 }
 
+// runScoped runs a crawl of cfg into st from site's home page, with
+// fetches of fc, and returns its summary.
+func runScoped(t *testing.T, st crawler.Store, cfg crawler.Config, fc fetch.Config, scorer crawler.Scorer, site *crawlertest.Site) crawler.Summary {
+	t.Helper()
+	c, err := crawler.New(cfg, st, crawlertest.NewFetcher(t, fc), scorer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Run(context.Background(), []urlnorm.URL{site.URL("/")}, "{}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
 // TestCrawler_Run_scope: a URL out of Config.Scope is not requested,
 // whether a link, a redirect or a sitemap leads to it; the redirect is
 // recorded as such. Breadth-first and focused crawls alike.
@@ -58,13 +73,7 @@ func TestCrawler_Run_scope(t *testing.T) {
 		st := openStore(t)
 		cfg := crawler.Config{Strategy: strategy, Workers: 2, Sitemaps: true, Tunnel: true,
 			Scope: scopeRules(t, scope.Config{ExcludeURLs: []string{"/calendar/"}})}
-		c, err := crawler.New(cfg, st, crawlertest.NewFetcher(t, fetch.Config{}), scorer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}"); err != nil {
-			t.Fatal(err)
-		}
+		runScoped(t, st, cfg, fetch.Config{}, scorer, s)
 		for p, n := range s.Paths() {
 			if strings.HasPrefix(p, "/calendar/") {
 				t.Errorf("%s: %s requested %d times, out of scope", strategy, p, n)
@@ -87,18 +96,10 @@ func TestCrawler_Run_scope(t *testing.T) {
 func TestCrawler_Run_scopeNarrowedOnResume(t *testing.T) {
 	s := scopeSite(t)
 	st := openStore(t)
-	run := func(cfg crawler.Config) crawler.Summary {
+	run := func(cfg crawler.Config) {
 		t.Helper()
 		cfg.Strategy, cfg.Workers, cfg.Lockstep = crawler.StrategyBFS, 1, true
-		c, err := crawler.New(cfg, st, crawlertest.NewFetcher(t, fetch.Config{}), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sum
+		runScoped(t, st, cfg, fetch.Config{}, nil, s)
 	}
 	run(crawler.Config{MaxPages: 1}) // fetches "/", its four links wait
 	run(crawler.Config{Scope: scopeRules(t, scope.Config{ExcludeURLs: []string{"/calendar/"}})})
@@ -123,13 +124,7 @@ func TestCrawler_Run_seedOutOfScope(t *testing.T) {
 	s := scopeSite(t)
 	cfg := crawler.Config{Strategy: crawler.StrategyBFS, Workers: 1, Sitemaps: true,
 		Scope: scopeRules(t, scope.Config{IncludeURLs: []string{`^http://[^/]+/courses/`}})}
-	c, err := crawler.New(cfg, openStore(t), crawlertest.NewFetcher(t, fetch.Config{}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}"); err != nil {
-		t.Fatal(err)
-	}
+	runScoped(t, openStore(t), cfg, fetch.Config{}, nil, s)
 	got := s.Paths()
 	delete(got, "/robots.txt")
 	delete(got, "/sitemap.xml")
@@ -170,14 +165,7 @@ func TestCrawler_Run_sitemapsOutOfScope(t *testing.T) {
 	st := openStore(t)
 	cfg := crawler.Config{Strategy: crawler.StrategyBFS, Workers: 1, Sitemaps: true,
 		Scope: scopeRules(t, scope.Config{ExcludeURLs: []string{"^" + regexp.QuoteMeta(other.Server.URL) + "/"}})}
-	c, err := crawler.New(cfg, st, crawlertest.NewFetcher(t, fetch.Config{}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := runScoped(t, st, cfg, fetch.Config{}, nil, s)
 	if got := other.Paths(); len(got) > 0 {
 		t.Errorf("the site out of scope was asked for %v", got)
 	}
@@ -218,13 +206,7 @@ func TestCrawler_Run_seedRedirectNarrowedOnResume(t *testing.T) {
 	run := func(cfg crawler.Config) {
 		t.Helper()
 		cfg.Strategy, cfg.Workers, cfg.Lockstep = crawler.StrategyBFS, 1, true
-		c, err := crawler.New(cfg, st, crawlertest.NewFetcher(t, fetch.Config{IgnoreRobots: true}), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Run(context.Background(), []urlnorm.URL{s.URL("/")}, "{}"); err != nil {
-			t.Fatal(err)
-		}
+		runScoped(t, st, cfg, fetch.Config{IgnoreRobots: true}, nil, s)
 	}
 	run(crawler.Config{MaxFetches: 1}) // the seed's redirect; its target waits
 	run(crawler.Config{Scope: scopeRules(t, scope.Config{ExcludeURLs: []string{"/calendar/"}})})
