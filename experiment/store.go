@@ -84,8 +84,8 @@ type ExportLine struct {
 type ExportOptions struct {
 	// Text adds each page's extracted text to its line ("text").
 	Text bool
-	// Relevant keeps the pages the crawl's page classifier found on-topic:
-	// for Topic, or for any topic when Topic is empty.
+	// Relevant keeps the pages the crawl's page classifier found on any
+	// topic; Topic, those it found on that one (Relevant or not).
 	Relevant bool
 	Topic    string
 	// Originals leaves out the near-duplicates of pages stored before
@@ -98,11 +98,11 @@ func (o ExportOptions) keeps(p *crawler.Page) bool {
 	if o.Originals && !p.DuplicateOf.IsZero() {
 		return false
 	}
-	if !o.Relevant {
-		return true
-	}
 	if o.Topic != "" {
 		return p.Relevant[o.Topic]
+	}
+	if !o.Relevant {
+		return true
 	}
 	for _, rel := range p.Relevant {
 		if rel {
@@ -140,7 +140,6 @@ func ExportJSONL(ctx context.Context, db, name string, o ReadOptions, eo ExportO
 		if !slices.Contains(c.Topics, eo.Topic) {
 			return fmt.Errorf("crawl %q has no topic %q (its topics: %s)", c.Name, eo.Topic, strings.Join(c.Topics, ", "))
 		}
-		eo.Relevant = true
 	}
 	each := store.EachPage
 	if eo.Text {
