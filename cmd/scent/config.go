@@ -125,6 +125,54 @@ func envName(flag string) string {
 	return "SCENT_" + strings.ToUpper(strings.NewReplacer("-", "_", "+", "_").Replace(flag))
 }
 
+// envElsewhere are the prefixes of SCENT_ variables that set no flag
+// but are read by something else: the tests (SCENT_TEST_…, SCENT_BENCH_…,
+// SCENT_WARCIO) and the builds of results/learn/tried (SCENT_TRY_…).
+var envElsewhere = []string{"SCENT_TRY_", "SCENT_TEST_", "SCENT_BENCH_", "SCENT_WARCIO"}
+
+// unknownEnv returns a note for each variable of env (os.Environ's
+// "NAME=value" form) whose name starts with SCENT_ but is the variable of
+// no flag of any command of root, with the nearest that is: a misspelt
+// name would otherwise leave its setting at the default without a word.
+// A variable that names a flag of another command is not noted (one
+// environment serves every command).
+func unknownEnv(root *cobra.Command, env []string) []string {
+	valid := map[string]bool{}
+	var visit func(c *cobra.Command)
+	visit = func(c *cobra.Command) {
+		add := func(f *pflag.Flag) { valid[strings.TrimPrefix(envName(f.Name), "SCENT_")] = true }
+		c.LocalFlags().VisitAll(add)
+		c.InheritedFlags().VisitAll(add)
+		for _, sub := range c.Commands() {
+			visit(sub)
+		}
+	}
+	visit(root)
+	delete(valid, "HELP")
+	var notes []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		key, ok := strings.CutPrefix(name, "SCENT_")
+		if !ok || valid[key] {
+			continue
+		}
+		elsewhere := false
+		for _, p := range envElsewhere {
+			elsewhere = elsewhere || strings.HasPrefix(name, p)
+		}
+		if elsewhere {
+			continue
+		}
+		note := fmt.Sprintf("environment variable %s sets no flag of any command and is ignored", name)
+		if near := nearestKey(key, valid); near != "" {
+			note += fmt.Sprintf(" (did you mean SCENT_%s?)", near)
+		}
+		notes = append(notes, note)
+	}
+	sort.Strings(notes)
+	return notes
+}
+
 // checkConfigValues reports the keys of a config file that have no value
 // (YAML's "key:" or null, JSON's null), which viper leaves out of its
 // settings as if they were not there: the flag would keep its default

@@ -275,3 +275,27 @@ func TestNameSources(t *testing.T) {
 		t.Errorf("limit from the flag: error %v, want %q", err, want)
 	}
 }
+
+// TestUnknownEnv: a SCENT_ variable that no command reads is noted, with
+// the nearest one that is; a variable of another command's flag, the
+// tests' and the research builds' variables and other names are not.
+func TestUnknownEnv(t *testing.T) {
+	env := []string{"PATH=/bin", "SCENT_WORKRS=4", "SCENT_MAX_PAGES=3", "SCENT_LABELS=l.tsv", "SCENT_TRY_TEMP=2",
+		"SCENT_TEST_OUTAGE=30s", "SCENT_HELP=1", "SCENT_QQQ=1", "SCENTX=1"}
+	got := unknownEnv(newRootCmd(), env)
+	want := []string{
+		"environment variable SCENT_HELP sets no flag of any command and is ignored (did you mean SCENT_KEEP?)",
+		"environment variable SCENT_QQQ sets no flag of any command and is ignored",
+		"environment variable SCENT_WORKRS sets no flag of any command and is ignored (did you mean SCENT_WORKERS?)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// A command says so on stderr and goes on.
+	t.Setenv("SCENT_MAX_PAGS", "5")
+	out, err := runScent(t, "search", "--db", filepath.Join(t.TempDir(), "none.db"), "x")
+	if want := "scent: environment variable SCENT_MAX_PAGS sets no flag of any command and is ignored (did you mean SCENT_MAX_PAGES?)"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s (error %v)", want, out, err)
+	}
+}

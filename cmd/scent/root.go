@@ -52,6 +52,9 @@ func newRootCmd() *cobra.Command {
 			if cmd.Name() == "help" || cmd.Name() == "version" || (cmd.HasParent() && cmd.Parent().Name() == "completion") {
 				return nil // they read no setting: a broken config file does not stand in their way
 			}
+			for _, note := range unknownEnv(cmd.Root(), os.Environ()) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "scent: "+note)
+			}
 			return applyConfig(cmd, configPath)
 		},
 		PersistentPostRunE: func(cmd *cobra.Command, args []string) error {
