@@ -281,6 +281,20 @@ func (p *Page) CheckScores(topics []string) error {
 	return nil
 }
 
+// AliasOf turns p, a successful fetch whose final URL final the crawl
+// already holds as the stored page id, into an alias of that page, as a
+// Store's Commit does (Store): the record keeps no page content, says
+// where it is stored in its Failure, and ends its redirects with the hop
+// to final when the last hop recorded is not to final.
+func (p *Page) AliasOf(final urlnorm.URL, id int64) {
+	p.RedirectTo = final
+	p.Failure = fmt.Sprintf("redirect: to %s, stored as page %d", final, id)
+	p.Title, p.Text, p.Links, p.Signature, p.Scores, p.Relevant = "", "", nil, minhash.Signature{}, nil, nil
+	if p.URL != final && (len(p.Redirects) == 0 || p.Redirects[len(p.Redirects)-1].Target != final) {
+		p.Redirects = append(p.Redirects, Redirect{URL: p.URL, Target: final, Status: p.Status})
+	}
+}
+
 // ParseURLs sets URL, FinalURL and DuplicateOf (left zero when dupOf is
 // empty) from the strings a store keeps them as, for a store's read. The
 // store wrote them normalized, so they parse; one that does not is an

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/scent-crawler/scent/urlnorm"
@@ -51,5 +52,46 @@ func TestPage_CheckScores(t *testing.T) {
 				t.Errorf("CheckScores = %v, want ok %v", err, tt.ok)
 			}
 		})
+	}
+}
+
+func TestPage_AliasOf(t *testing.T) {
+	mk := urlnorm.MustParse
+	page := func(redirects ...Redirect) *Page {
+		return &Page{URL: mk("http://a.test/x"), FinalURL: mk("http://a.test/y"), Status: 200, Title: "t", Text: "some text",
+			Links: []Link{{Target: mk("http://a.test/z")}}, Scores: map[string]float64{"a": 0.5}, Relevant: map[string]bool{"a": true},
+			Redirects: redirects}
+	}
+	final := mk("http://a.test/y")
+	tests := []struct {
+		name string
+		page *Page
+		want []Redirect
+	}{
+		{"no hop recorded", page(), []Redirect{{URL: mk("http://a.test/x"), Target: final, Status: 200}}},
+		{"last hop to final", page(Redirect{URL: mk("http://a.test/x"), Target: final, Status: 301}),
+			[]Redirect{{URL: mk("http://a.test/x"), Target: final, Status: 301}}},
+		{"last hop elsewhere", page(Redirect{URL: mk("http://a.test/x"), Target: mk("http://a.test/w"), Status: 302}),
+			[]Redirect{{URL: mk("http://a.test/x"), Target: mk("http://a.test/w"), Status: 302}, {URL: mk("http://a.test/x"), Target: final, Status: 200}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.page
+			p.AliasOf(final, 7)
+			if p.RedirectTo != final || p.Failure != "redirect: to http://a.test/y, stored as page 7" {
+				t.Errorf("RedirectTo %s, Failure %q", p.RedirectTo, p.Failure)
+			}
+			if p.Title != "" || p.Text != "" || p.Links != nil || p.Scores != nil || p.Relevant != nil || p.Signature.Indexable() {
+				t.Errorf("an alias keeps page content: %+v", p)
+			}
+			if !slices.Equal(p.Redirects, tt.want) {
+				t.Errorf("Redirects = %v, want %v", p.Redirects, tt.want)
+			}
+		})
+	}
+	self := &Page{URL: final, Status: 200, Text: "x"}
+	self.AliasOf(final, 3)
+	if len(self.Redirects) != 0 {
+		t.Errorf("a page fetched at its final URL gets redirects %v", self.Redirects)
 	}
 }

@@ -903,12 +903,7 @@ func aliasIfStored(ctx context.Context, tx pgx.Tx, crawl int64, p *crawler.Page,
 	if err != nil {
 		return fmt.Errorf("store page %s: %w", p.URL, err)
 	}
-	p.RedirectTo = final
-	p.Failure = fmt.Sprintf("redirect: to %s, stored as page %d", final, id)
-	p.Title, p.Text, p.Links, p.Signature, p.Scores, p.Relevant = "", "", nil, minhash.Signature{}, nil, nil
-	if p.URL != final && (len(p.Redirects) == 0 || p.Redirects[len(p.Redirects)-1].Target != final) {
-		p.Redirects = append(p.Redirects, crawler.Redirect{URL: p.URL, Target: final, Status: p.Status})
-	}
+	p.AliasOf(final, id)
 	return nil
 }
 
