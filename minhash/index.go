@@ -91,3 +91,18 @@ func FirstConfirmed(rows KeyRows, keys [NumKeys]Key) (id, seq int64, found bool,
 	}
 	return 0, 0, false, rows.Err()
 }
+
+// Admit checks what every Index checks first in CheckAndInsert and
+// Lookup (the contract above): it returns an error wrapping ctx.Err()
+// when ctx is done and one wrapping ErrSignature when sig is not valid,
+// and otherwise whether sig is indexable: an empty signature is never a
+// duplicate and never indexed.
+func Admit(ctx context.Context, sig Signature) (indexable bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if err := sig.Validate(); err != nil {
+		return false, err
+	}
+	return sig.Indexable(), nil
+}

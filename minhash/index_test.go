@@ -1,6 +1,7 @@
 package minhash
 
 import (
+	"context"
 	"errors"
 	"testing"
 )
@@ -65,4 +66,36 @@ func TestFirstConfirmed(t *testing.T) {
 	if !errors.Is(err, fail) || found {
 		t.Fatalf("rows failing: found %v, err %v; want the rows' error", found, err)
 	}
+}
+
+func TestAdmit(t *testing.T) {
+	live, done := context.Background(), canceled()
+	shingled := Signature{Kind: KindShingled}
+	shingled.Features[0] = 1
+	tests := []struct {
+		name      string
+		ctx       context.Context
+		sig       Signature
+		indexable bool
+		err       error
+	}{
+		{"shingled", live, shingled, true, nil},
+		{"empty", live, Signature{}, false, nil},
+		{"invalid", live, Signature{Kind: 7}, false, ErrSignature},
+		{"context done", done, shingled, false, context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			indexable, err := Admit(tt.ctx, tt.sig)
+			if indexable != tt.indexable || !errors.Is(err, tt.err) || (err == nil) != (tt.err == nil) {
+				t.Errorf("Admit = %v, %v; want %v, %v", indexable, err, tt.indexable, tt.err)
+			}
+		})
+	}
+}
+
+func canceled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
 }

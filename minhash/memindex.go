@@ -282,13 +282,11 @@ func (x *MemIndex) earliest(f *[NumFeatures]uint64) (uint32, bool) {
 
 // CheckAndInsert implements Index.
 func (x *MemIndex) CheckAndInsert(ctx context.Context, id int64, sig Signature) (int64, bool, error) {
-	if err := ctx.Err(); err != nil {
+	indexable, err := Admit(ctx, sig)
+	if err != nil {
 		return 0, false, fmt.Errorf("check page %d: %w", id, err)
 	}
-	if err := sig.Validate(); err != nil {
-		return 0, false, fmt.Errorf("check page %d: %w", id, err)
-	}
-	if !sig.Indexable() {
+	if !indexable {
 		return id, false, nil
 	}
 	x.mu.Lock()
@@ -441,13 +439,11 @@ func (x *MemIndex) rebuild(pages int) {
 
 // Lookup implements Index.
 func (x *MemIndex) Lookup(ctx context.Context, sig Signature) (int64, bool, error) {
-	if err := ctx.Err(); err != nil {
+	indexable, err := Admit(ctx, sig)
+	if err != nil {
 		return 0, false, fmt.Errorf("look up signature: %w", err)
 	}
-	if err := sig.Validate(); err != nil {
-		return 0, false, fmt.Errorf("look up signature: %w", err)
-	}
-	if !sig.Indexable() {
+	if !indexable {
 		return 0, false, nil
 	}
 	x.mu.RLock()

@@ -88,18 +88,16 @@ func keyLocks(sig *minhash.Signature) []int64 {
 
 // CheckAndInsert implements minhash.Index.
 func (x *MinhashIndex) CheckAndInsert(ctx context.Context, id int64, sig minhash.Signature) (int64, bool, error) {
-	if err := ctx.Err(); err != nil {
+	indexable, err := minhash.Admit(ctx, sig)
+	if err != nil {
 		return 0, false, fmt.Errorf("check page %d: %w", id, err)
 	}
-	if err := sig.Validate(); err != nil {
-		return 0, false, fmt.Errorf("check page %d: %w", id, err)
-	}
-	if !sig.Indexable() {
+	if !indexable {
 		return id, false, nil
 	}
 	var orig int64
 	var dup bool
-	err := x.s.inTx(ctx, func(tx pgx.Tx) error {
+	err = x.s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockAll(ctx, tx, keyLocks(&sig)); err != nil {
 			return err
 		}
@@ -115,13 +113,11 @@ func (x *MinhashIndex) CheckAndInsert(ctx context.Context, id int64, sig minhash
 
 // Lookup implements minhash.Index.
 func (x *MinhashIndex) Lookup(ctx context.Context, sig minhash.Signature) (int64, bool, error) {
-	if err := ctx.Err(); err != nil {
+	indexable, err := minhash.Admit(ctx, sig)
+	if err != nil {
 		return 0, false, fmt.Errorf("look up signature: %w", err)
 	}
-	if err := sig.Validate(); err != nil {
-		return 0, false, fmt.Errorf("look up signature: %w", err)
-	}
-	if !sig.Indexable() {
+	if !indexable {
 		return 0, false, nil
 	}
 	orig, _, found, err := earliestMatch(ctx, x.s.pool, &sig)

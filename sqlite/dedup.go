@@ -123,13 +123,11 @@ func ensureParams(ctx context.Context, tx *sql.Tx, p *minhash.Params) (minhash.P
 
 // CheckAndInsert implements minhash.Index.
 func (x *MinhashIndex) CheckAndInsert(ctx context.Context, id int64, sig minhash.Signature) (int64, bool, error) {
-	if err := ctx.Err(); err != nil {
+	indexable, err := minhash.Admit(ctx, sig)
+	if err != nil {
 		return 0, false, fmt.Errorf("check page %d: %w", id, err)
 	}
-	if err := sig.Validate(); err != nil {
-		return 0, false, fmt.Errorf("check page %d: %w", id, err)
-	}
-	if !sig.Indexable() {
+	if !indexable {
 		return id, false, nil
 	}
 	tx, err := x.s.db.BeginTx(ctx, nil)
@@ -149,13 +147,11 @@ func (x *MinhashIndex) CheckAndInsert(ctx context.Context, id int64, sig minhash
 
 // Lookup implements minhash.Index.
 func (x *MinhashIndex) Lookup(ctx context.Context, sig minhash.Signature) (int64, bool, error) {
-	if err := ctx.Err(); err != nil {
+	indexable, err := minhash.Admit(ctx, sig)
+	if err != nil {
 		return 0, false, fmt.Errorf("look up signature: %w", err)
 	}
-	if err := sig.Validate(); err != nil {
-		return 0, false, fmt.Errorf("look up signature: %w", err)
-	}
-	if !sig.Indexable() {
+	if !indexable {
 		return 0, false, nil
 	}
 	tx, err := x.s.db.BeginTx(ctx, nil)
