@@ -49,14 +49,7 @@ func (s *Store) RecordScheduledCheck(ctx context.Context, c *revisit.Check, d re
 		return fmt.Errorf("record check of page %d: %w", c.PageID, err)
 	}
 	defer tx.Rollback()
-	if c.New != nil {
-		if err := insertVersion(ctx, tx, c.PageID, c.New); err != nil {
-			return fmt.Errorf("record check of page %d: %w", c.PageID, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO change_log(page_id, checked_at, url, status, fetched_size, update_size, changed, version, failure)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.PageID, formatCheckTime(c.CheckedAt), c.URL.String(), c.Status, c.Size, c.UpdateSize, c.Changed, c.Version, c.Failure); err != nil {
+	if err := recordCheck(ctx, tx, c); err != nil {
 		return fmt.Errorf("record check of page %d: %w", c.PageID, err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO refresh_schedule(page_id, next_due, rate, grp, hour, gone) VALUES (?, ?, ?, ?, ?, ?)

@@ -125,9 +125,21 @@ func (s *Store) RecordCheck(ctx context.Context, c *revisit.Check) error {
 		return fmt.Errorf("record check of page %d: %w", c.PageID, err)
 	}
 	defer tx.Rollback()
+	if err := recordCheck(ctx, tx, c); err != nil {
+		return fmt.Errorf("record check of page %d: %w", c.PageID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("record check of page %d: %w", c.PageID, err)
+	}
+	return nil
+}
+
+// recordCheck stores c's new version, if any, or else the new validators
+// it has, and appends c to the change log, in tx.
+func recordCheck(ctx context.Context, tx *sql.Tx, c *revisit.Check) error {
 	if c.New != nil {
 		if err := insertVersion(ctx, tx, c.PageID, c.New); err != nil {
-			return fmt.Errorf("record check of page %d: %w", c.PageID, err)
+			return err
 		}
 	}
 	if v := c.Validators; v != nil && c.New == nil {
@@ -135,11 +147,11 @@ func (s *Store) RecordCheck(ctx context.Context, c *revisit.Check) error {
 		res, err := tx.ExecContext(ctx, `UPDATE page_versions SET etag = ?, modified = ? WHERE page_id = ?
 			AND version = (SELECT MAX(version) FROM page_versions WHERE page_id = ?)`, v.ETag, v.Modified, c.PageID, c.PageID)
 		if err != nil {
-			return fmt.Errorf("record check of page %d: validators: %w", c.PageID, err)
+			return fmt.Errorf("validators: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			if _, err := tx.ExecContext(ctx, `UPDATE pages SET etag = ?, modified = ? WHERE id = ?`, v.ETag, v.Modified, c.PageID); err != nil {
-				return fmt.Errorf("record check of page %d: validators: %w", c.PageID, err)
+				return fmt.Errorf("validators: %w", err)
 			}
 		}
 	}
@@ -147,15 +159,10 @@ func (s *Store) RecordCheck(ctx context.Context, c *revisit.Check) error {
 	if c.Changed {
 		changed = 1
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO change_log(page_id, checked_at, url, status, fetched_size, update_size, changed, version, failure)
+	_, err := tx.ExecContext(ctx, `INSERT INTO change_log(page_id, checked_at, url, status, fetched_size, update_size, changed, version, failure)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.PageID, formatCheckTime(c.CheckedAt), c.URL.String(), c.Status, c.Size, c.UpdateSize, changed, c.Version, c.Failure); err != nil {
-		return fmt.Errorf("record check of page %d: %w", c.PageID, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("record check of page %d: %w", c.PageID, err)
-	}
-	return nil
+		c.PageID, formatCheckTime(c.CheckedAt), c.URL.String(), c.Status, c.Size, c.UpdateSize, changed, c.Version, c.Failure)
+	return err
 }
 
 func insertVersion(ctx context.Context, tx *sql.Tx, page int64, v *revisit.Version) error {

@@ -247,3 +247,24 @@ func BenchmarkStore_RecordCheck(b *testing.B) {
 		}
 	}
 }
+
+// TestStore_RecordScheduledCheck_validators: a scheduled check of an
+// unchanged page keeps the new validators the server sent, as RecordCheck
+// does, so that the next check is conditional on them.
+func TestStore_RecordScheduledCheck_validators(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2024, 3, 4, 9, 0, 0, 0, time.UTC)
+	s, crawl := crawledStore(t, 2, t0)
+	p := allRevisitPages(t, s, crawl, 10)[1]
+	t1 := t0.Add(time.Hour)
+	v := &revisit.Validators{ETag: `"new"`, Modified: "Tue, 05 Mar 2024 08:00:00 GMT"}
+	c := &revisit.Check{PageID: p.ID, URL: p.URL, CheckedAt: t1, Status: 200, Size: 10, Version: 1, Validators: v}
+	if err := s.RecordScheduledCheck(ctx, c, revisit.Due{Next: t1.Add(24 * time.Hour), Rate: 1, Group: "G1", Hour: 9}); err != nil {
+		t.Fatal(err)
+	}
+	got := allRevisitPages(t, s, crawl, 10)[1]
+	if got.ETag != v.ETag || got.Modified != v.Modified || got.Version != 1 || !got.CheckedAt.Equal(t1) {
+		t.Errorf("after a scheduled check with new validators: %+v, want version 1 with ETag %s and Last-Modified %s checked at %s",
+			got, v.ETag, v.Modified, t1)
+	}
+}
