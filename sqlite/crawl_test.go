@@ -15,15 +15,45 @@ import (
 	"github.com/scent-crawler/scent/urlnorm"
 )
 
-func open(t *testing.T) (*Store, string) {
+// open opens a new store in a temporary folder, closed when the test
+// ends, and returns it with its path.
+func open(tb testing.TB) (*Store, string) {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "s.db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+// openBFS opens a new store (open) holding one empty breadth-first
+// crawl, c.
+func openBFS(tb testing.TB) (*Store, crawler.CrawlState) {
+	tb.Helper()
+	s, _ := open(tb)
+	st, err := s.OpenCrawl(context.Background(), crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, st
+}
+
+// reopen opens the store at path again, as a new process would, closed
+// when the test ends, and resumes spec's crawl in it.
+func reopen(t *testing.T, path string, spec crawler.CrawlSpec) (*Store, crawler.CrawlState) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "s.db")
 	s, err := Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s, path
+	st, err := s.OpenCrawl(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, st
 }
 
 func u(s string) urlnorm.URL { return urlnorm.MustParse("http://a.test" + s) }
@@ -62,15 +92,7 @@ func TestStore_OpenCrawl_countsRequeuedLeases(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close() // es[1] was in flight when the process died
-	s2, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	st2, err := s2.OpenCrawl(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, st2 := reopen(t, path, spec)
 	if st2.Requeue != 1 {
 		t.Errorf("resume state = %+v, want 1 requeued", st2)
 	}
@@ -262,15 +284,7 @@ func TestStore_frontierBounds(t *testing.T) {
 	total("after pop and a commit", 3)
 	// The two popped are leased; reopened, the crawl counts them again.
 	s.Close()
-	s2, err := Open(ctx, s.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	s = s2
-	if _, err := s.OpenCrawl(ctx, spec); err != nil {
-		t.Fatal(err)
-	}
+	s, _ = reopen(t, s.path, spec)
 	check("after resume", map[string]int{host: 3, "other.example": 2}, map[string]int{host: 2, "other.example": 2})
 	total("after resume", 5)
 }
@@ -293,11 +307,7 @@ func BenchmarkStore_PopCommit(b *testing.B) {
 
 func benchPopCommit(b *testing.B, group time.Duration) {
 	ctx := context.Background()
-	s, err := Open(ctx, b.TempDir()+"/b.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s, _ := open(b)
 	var seeds []urlnorm.URL
 	for i := range 1000 {
 		seeds = append(seeds, u(fmt.Sprintf("/s%d", i)))

@@ -102,15 +102,7 @@ func TestStore_GroupCommits_crashLosesTheOpenGroupWhole(t *testing.T) {
 	// together).
 	crashedPath := copyDB(t, path)
 	forgetLeases(t, crashedPath) // this process holds the crawl; a crashed one would not
-	crashed, err := Open(ctx, crashedPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer crashed.Close()
-	st2, err := crashed.OpenCrawl(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	crashed, st2 := reopen(t, crashedPath, spec)
 	if st2.Fetched != 0 {
 		t.Errorf("after the crash %d pages are kept, want 0", st2.Fetched)
 	}

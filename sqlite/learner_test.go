@@ -54,15 +54,7 @@ func TestStore_SaveLearner(t *testing.T) {
 		}
 	}
 	s.Close()
-	s2, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	st2, err := s2.OpenCrawl(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, st2 := reopen(t, path, spec)
 	if string(st2.Learner) != `{"v":2}` {
 		t.Errorf("resumed learner state %q, want the last saved", st2.Learner)
 	}
@@ -111,15 +103,7 @@ func TestStore_SaveLearner_inParts(t *testing.T) {
 		}
 	}
 	s.Close()
-	s2, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	st2, err := s2.OpenCrawl(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, st2 := reopen(t, path, spec)
 	if want := state(maxLearnerPart, 1); !slices.Equal(st2.Learner, want) {
 		t.Errorf("resumed learner state of %d bytes, want the last saved (%d bytes)", len(st2.Learner), len(want))
 	}
@@ -128,11 +112,7 @@ func TestStore_SaveLearner_inParts(t *testing.T) {
 // benchLinkCrawl opens a store in a temporary folder, closed when the
 // benchmark ends, and a link crawl of the one topic "robots".
 func benchLinkCrawl(b *testing.B) (*Store, crawler.CrawlState) {
-	s, err := Open(context.Background(), b.TempDir()+"/b.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
+	s, _ := open(b)
 	st, err := s.OpenCrawl(context.Background(), crawler.CrawlSpec{Name: "b", Strategy: crawler.StrategyLink, Stacks: []string{"robots"}, Topics: []string{"robots"}})
 	if err != nil {
 		b.Fatal(err)

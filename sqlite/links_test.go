@@ -87,11 +87,7 @@ func TestStore_EachLink_damaged(t *testing.T) {
 // with each link's score looked up by topic. It reports the time a link.
 func BenchmarkStore_EachLink(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, b.TempDir()+"/b.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s, _ := open(b)
 	topics := []string{"course", "faculty"}
 	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "b", Strategy: crawler.StrategyLink, Stacks: topics, Topics: topics, Seeds: []urlnorm.URL{u("/")}})
 	if err != nil {
@@ -128,11 +124,7 @@ func BenchmarkStore_EachLink(b *testing.B) {
 // one chunk, every page once, in fetch order, each with its links.
 func TestEachFetch_manyPages(t *testing.T) {
 	ctx := context.Background()
-	s, _ := open(t)
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, st := openBFS(t)
 	const n = 2*fetchChunk + 7
 	for i := range n {
 		p := &crawler.Page{URL: u(fmt.Sprintf("/p%d", i)), Status: 200, Title: "t", Text: "x",
@@ -142,7 +134,7 @@ func TestEachFetch_manyPages(t *testing.T) {
 		}
 	}
 	i := 0
-	err = s.EachFetch(ctx, st.ID, func(p *crawler.Page) error {
+	err := s.EachFetch(ctx, st.ID, func(p *crawler.Page) error {
 		if want := u(fmt.Sprintf("/p%d", i)); p.URL != want || len(p.Links) != 1 {
 			t.Fatalf("page %d: %s with %d links, want %s with 1", i, p.URL, len(p.Links), want)
 		}

@@ -139,11 +139,7 @@ func TestInflate_withoutDictionary(t *testing.T) {
 // is kept as sent.
 func TestStore_urlsStoredOnce(t *testing.T) {
 	ctx := context.Background()
-	s, _ := open(t)
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "x", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, st := openBFS(t)
 	sent := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	ex := func(target string) *fetch.Exchange {
 		return &fetch.Exchange{URL: target, Date: sent, Request: []byte("GET / HTTP/1.1\r\n\r\n"), Response: []byte("HTTP/1.1 200 OK\r\n\r\n")}

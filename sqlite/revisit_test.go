@@ -37,11 +37,7 @@ func TestStore_watchBehaviour(t *testing.T) {
 func crawledStore(t *testing.T, n int, t0 time.Time) (*Store, int64) {
 	t.Helper()
 	ctx := context.Background()
-	s, _ := open(t)
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, st := openBFS(t)
 	var pages []*crawler.Page
 	for i := range n {
 		p := &crawler.Page{URL: u(fmt.Sprintf("/p%d", i)), Status: 200, FetchedAt: t0, Size: 10, ContentType: "text/html",
@@ -222,15 +218,7 @@ func TestStore_EachCheck_batches(t *testing.T) {
 
 func BenchmarkStore_RecordCheck(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, b.TempDir()+"/b.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, st := openBFS(b)
 	pu := urlnorm.MustParse("http://a.test/p")
 	if err := s.Commit(ctx, st.ID, []*crawler.Page{{URL: pu, Status: 200, FetchedAt: time.Now(), Text: "x"}}, nil); err != nil {
 		b.Fatal(err)

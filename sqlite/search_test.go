@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -68,11 +67,7 @@ func searchURLs(t *testing.T, s *Store, query, prefix string) []string {
 
 func TestStore_Commit_duplicates(t *testing.T) {
 	ctx := context.Background()
-	s, _ := open(t)
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, st := openBFS(t)
 	base := words(1, 1200)
 	near := append([]string(nil), base...)
 	near[600] = "changed"
@@ -270,11 +265,7 @@ func TestCrawl_duplicates(t *testing.T) {
 
 func TestStore_Search(t *testing.T) {
 	ctx := context.Background()
-	s, _ := open(t)
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, st := openBFS(t)
 	filler := func(seed uint64) string { return strings.Join(words(seed, 200), " ") }
 	pages := []*crawler.Page{
 		{URL: u("/once"), Status: 200, Title: "Notes", Text: filler(10) + " robotics " + filler(11)},
@@ -387,15 +378,7 @@ func FuzzBm25(f *testing.F) {
 // near-duplicate checks and search indexing.
 func BenchmarkStore_Commit_dedup(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, b.TempDir()+"/b.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "b", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, st := openBFS(b)
 	signer, _ := minhash.NewSigner(minhash.DefaultParams())
 	n := 0
 	b.ResetTimer()
@@ -420,15 +403,7 @@ func BenchmarkStore_Commit_dedup(b *testing.B) {
 // BenchmarkStore_Search searches 2,000 pages for one common word.
 func BenchmarkStore_Search(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, b.TempDir()+"/b.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "b", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, st := openBFS(b)
 	for i := range 100 {
 		batch := make([]*crawler.Page, 20)
 		for k := range batch {
@@ -457,15 +432,7 @@ func FuzzStore_Search(f *testing.F) {
 		f.Add(q)
 	}
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(f.TempDir(), "s.db"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer s.Close()
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
-	if err != nil {
-		f.Fatal(err)
-	}
+	s, st := openBFS(f)
 	pages := []*crawler.Page{
 		{URL: u("/a"), Status: 200, Title: "Robotics lab", Text: "Robotics and vision group, notes of the lab"},
 		{URL: u("/b"), Status: 200, Title: "Notes", Text: "Über die Vorlesung: Notizen und Übungen ✓"},

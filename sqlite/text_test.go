@@ -102,11 +102,7 @@ func FuzzReadText(f *testing.F) {
 // of the crawled version, SQL through scent_text, and search snippets.
 func TestStore_text(t *testing.T) {
 	ctx := context.Background()
-	s, _ := open(t)
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, st := openBFS(t)
 	page := pageText(t)
 	accents := "Séminaire de l'équipe: " + nonASCII + " la reconnaissance des formes en robotique mobile, " + nonASCII
 	texts := map[string]string{"/page": page, "/accents": accents, "/short": "Robotics", "/empty": ""}
@@ -124,7 +120,7 @@ func TestStore_text(t *testing.T) {
 		t.Errorf("%d texts stored compressed (%v), want 2", blobs, err)
 	}
 	ids := map[string]int64{}
-	err = s.EachText(ctx, st.ID, func(r *TextRow) error {
+	err := s.EachText(ctx, st.ID, func(r *TextRow) error {
 		path := strings.TrimPrefix(r.URL, "http://a.test")
 		ids[path] = r.ID
 		if r.Text != texts[path] {
@@ -229,11 +225,7 @@ func BenchmarkReadText(b *testing.B) {
 // its text and links).
 func TestStore_Prepare(t *testing.T) {
 	ctx := context.Background()
-	s, _ := open(t)
-	st, err := s.OpenCrawl(ctx, crawler.CrawlSpec{Name: "c", Strategy: crawler.StrategyBFS, Stacks: []string{""}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, st := openBFS(t)
 	text := pageText(t)
 	links := []crawler.Link{{Target: u("/a"), Anchor: "a", Context: "the a page"}, {Target: u("/b"), Anchor: "b", Context: "the b page"}}
 	plain := &crawler.Page{URL: u("/plain"), Status: 200, Title: "T", Text: text, Links: links}
