@@ -112,8 +112,7 @@ func TestApplyConfig_emptyValues(t *testing.T) {
 	// As a user runs it: refused before anything is crawled.
 	cfg := filepath.Join(dir, "scent.yaml")
 	os.WriteFile(cfg, []byte("max-pages:\n"), 0o644)
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed http://127.0.0.1:1/\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed http://127.0.0.1:1/\n")
 	db := filepath.Join(dir, "c.db")
 	if out, err := runScent(t, "crawl", "--config", cfg, "--seeds", seeds, "--db", db); err == nil || !strings.Contains(err.Error(), `key "max-pages" has no value`) {
 		t.Errorf("crawl --config with max-pages and no value: error %v\n%s", err, out)

@@ -22,8 +22,7 @@ import (
 func TestCrawl_tunedModel(t *testing.T) {
 	srv := topicSite(t)
 	dir := t.TempDir()
-	seedFile := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seedFile, []byte(fmt.Sprintf("seed %s/\ncourse %s/c10\ncourse %s/c11\nother %s/o10\nother %s/o11\n", srv.URL, srv.URL, srv.URL, srv.URL, srv.URL)), 0o644)
+	seedFile := writeSeeds(t, dir, fmt.Sprintf("seed %s/\ncourse %s/c10\ncourse %s/c11\nother %s/o10\nother %s/o11\n", srv.URL, srv.URL, srv.URL, srv.URL, srv.URL))
 	db := filepath.Join(dir, "c.db")
 	if _, err := runScent(t, "crawl", "--seeds", seedFile, "--db", db, "--window", "3"); err == nil || !strings.Contains(err.Error(), "unknown flag: --window") {
 		t.Fatalf("crawl --window: error %v, want an unknown flag", err)

@@ -64,8 +64,7 @@ func TestCrawl_linkFarmDiskBounded(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			seeds := filepath.Join(dir, "seeds.txt")
-			os.WriteFile(seeds, []byte("seed "+site.URL+"/f/0\n"), 0o644)
+			seeds := writeSeeds(t, dir, "seed "+site.URL+"/f/0\n")
 			db := filepath.Join(dir, "farm.db")
 			out, err := outageCrawl(bin, seeds, db, append([]string{"--max-pages", "3000"}, tt.flags...)...).CombinedOutput()
 			if err != nil {

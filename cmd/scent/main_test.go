@@ -63,8 +63,7 @@ func TestCrawl_signalStatus(t *testing.T) {
 	bin := scentBinary(t)
 	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: 1000, Delay: 20 * time.Millisecond})
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/p0\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed "+site.Server.URL+"/p0\n")
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		want int

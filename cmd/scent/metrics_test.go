@@ -87,8 +87,7 @@ func TestCrawl_metricsServedWhileTraining(t *testing.T) {
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644)
+	seeds := writeSeeds(t, dir, fewTopicSeeds(srv.URL))
 	out, err := runScent(t, "crawl", "--seeds", seeds, "--db", filepath.Join(dir, "c.db"), "--delay", "0", "--ignore-robots", "--quiet",
 		"--max-pages", "1", "--metrics-addr", addr)
 	if err != nil {

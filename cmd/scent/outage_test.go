@@ -93,8 +93,7 @@ func outageSite(t *testing.T, n int) (bin string, site *downSite, dir, seeds, wa
 	bin = scentBinary(t)
 	site = newDownSite(t, n)
 	dir = t.TempDir()
-	seeds = filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.url()+"/p0\n"), 0o644)
+	seeds = writeSeeds(t, dir, "seed "+site.url()+"/p0\n")
 	refDB := filepath.Join(dir, "ref.db")
 	if out, err := outageCrawl(bin, seeds, refDB).CombinedOutput(); err != nil {
 		t.Fatalf("reference crawl: %v\n%s", err, out)
@@ -226,8 +225,7 @@ func TestCrawl_offlineTrainingSaysNetwork(t *testing.T) {
 	dead := "http://" + ln.Addr().String()
 	ln.Close()
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\ncourse %s/c2\nother %s/o1\n", dead, dead, dead, dead)), 0o644)
+	seeds := writeSeeds(t, dir, fmt.Sprintf("seed %s/\ncourse %s/c1\ncourse %s/c2\nother %s/o1\n", dead, dead, dead, dead))
 	out, err := exec.Command(bin, "crawl", "--seeds", seeds, "--db", filepath.Join(dir, "x.db"), "--retries", "0").CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
@@ -363,8 +361,7 @@ func TestCrawl_deadHostIsNotAnOutage(t *testing.T) {
 	site := httptest.NewServer(mux)
 	t.Cleanup(site.Close)
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.URL+"/\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed "+site.URL+"/\n")
 	db := filepath.Join(dir, "c.db")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

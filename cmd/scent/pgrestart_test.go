@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -197,14 +195,11 @@ func TestCrawl_postgresSharedRestart(t *testing.T) {
 	const hosts, n = 3, 40
 	total := hosts * n
 	web := newHostsWeb(t, hosts, n, total/3, 5*time.Millisecond)
-	seeds := filepath.Join(t.TempDir(), "seeds.txt")
 	var seedLines strings.Builder
 	for h := 0; h < hosts; h++ {
 		fmt.Fprintf(&seedLines, "seed %s\n", web.page(h, 0))
 	}
-	if err := os.WriteFile(seeds, []byte(seedLines.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	seeds := writeSeeds(t, t.TempDir(), seedLines.String())
 	// A host is leased once per --delay across the processes: with one
 	// host they would take turns, with three both have work. The leases
 	// outlive the outage, so no URL goes to a second process.

@@ -125,8 +125,7 @@ func TestCrawl_postgresShared(t *testing.T) {
 	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: n, Delay: 20 * time.Millisecond,
 		Text: func(i int) string { return fmt.Sprintf("page number %d of the shared crawl, %d", i, i*7919) }})
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/p0\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed "+site.Server.URL+"/p0\n")
 	run := startShared(t, bin, procs, func(i int) []string {
 		return []string{"crawl", "--seeds", seeds, "--db", db, "--crawl", "shared", "--strategy", "bfs",
 			"--max-pages", "0", "--delay", "0", "--host-parallelism", "0", "--workers", fmt.Sprint(workers), "--retries", "0",
@@ -294,10 +293,7 @@ func TestRevisit_postgres(t *testing.T) {
 	db := pgtest.URL(t)
 	site := newChangingSite(t)
 	srv := site.srv
-	seeds := filepath.Join(t.TempDir(), "seeds.txt")
-	if err := os.WriteFile(seeds, []byte("seed "+srv.URL+"/\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	seeds := writeSeeds(t, t.TempDir(), "seed "+srv.URL+"/\n")
 	if out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, "--crawl", "site", "--strategy", "bfs", "--delay", "0", "--quiet"); err != nil {
 		t.Fatalf("crawl: %v\n%s", err, out)
 	}
@@ -438,10 +434,7 @@ func TestCrawl_postgresReplayShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seedFile := filepath.Join(t.TempDir(), "seeds.txt")
-	if err := os.WriteFile(seedFile, []byte("seed "+seed.String()+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	seedFile := writeSeeds(t, t.TempDir(), "seed "+seed.String()+"\n")
 	run := startShared(t, bin, procs, func(i int) []string {
 		return []string{"crawl", "--seeds", seedFile, "--db", db, "--crawl", "webkb", "--strategy", "bfs",
 			"--proxy", "http://" + srv.Addr(), "--max-depth", fmt.Sprint(depth), "--max-pages", "0",

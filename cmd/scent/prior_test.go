@@ -48,7 +48,6 @@ func TestCrawl_keptPrior(t *testing.T) {
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
 	training := []string{"/teaching/0", "/teaching/1", "/teaching/2", "/news/0", "/news/1", "/people/0"}
 	seedText := "seed " + srv.URL + "/\n"
 	for _, p := range training {
@@ -58,9 +57,7 @@ func TestCrawl_keptPrior(t *testing.T) {
 		}
 		seedText += kind + " " + srv.URL + p + "\n"
 	}
-	if err := os.WriteFile(seeds, []byte(seedText), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	seeds := writeSeeds(t, dir, seedText)
 	model := filepath.Join(dir, "m.json")
 	out, err := runScent(t, "train", "--seeds", seeds, "--model", model, "--delay", "0", "--ignore-robots", "--folds", "2")
 	if err != nil {

@@ -67,10 +67,7 @@ func TestRevisitCmd(t *testing.T) {
 	srv := site.srv
 	dir := t.TempDir()
 	db := filepath.Join(dir, "scent.db")
-	seeds := filepath.Join(dir, "seeds.txt")
-	if err := os.WriteFile(seeds, []byte("seed "+srv.URL+"/\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	seeds := writeSeeds(t, dir, "seed "+srv.URL+"/\n")
 	run := func(args ...string) (string, error) {
 		root := newRootCmd()
 		var out bytes.Buffer
@@ -156,8 +153,7 @@ func crawledCountingSite(t *testing.T) (string, *atomic.Int64) {
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "scent.db")
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+srv.URL+"/\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed "+srv.URL+"/\n")
 	if out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--delay", "0", "--quiet"); err != nil {
 		t.Fatalf("crawl: %v\n%s", err, out)
 	}

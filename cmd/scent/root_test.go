@@ -22,8 +22,7 @@ func TestProfiles_pathCheckedFirst(t *testing.T) {
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+srv.URL+"/\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed "+srv.URL+"/\n")
 	crawl := func(profile ...string) error {
 		args := append(profile, "crawl", "--seeds", seeds, "--db", filepath.Join(dir, "c.db"), "--strategy", "bfs", "--delay", "0", "--quiet")
 		_, err := runScent(t, args...)

@@ -28,8 +28,7 @@ func TestCrawl_secondRunnerRefused(t *testing.T) {
 	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: n, Delay: 10 * time.Millisecond})
 	site.Hold(n / 2) // the first crawl runs until the second was refused
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/p0\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed "+site.Server.URL+"/p0\n")
 	db := filepath.Join(dir, "c.db")
 	args := []string{"crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--max-pages", "0",
 		"--delay", "0", "--host-parallelism", "0", "--workers", "2", "--quiet",
@@ -147,8 +146,7 @@ func TestCommands_notSQLite(t *testing.T) {
 	db := filepath.Join(dir, "notes.db")
 	text := "these are notes, not a database; long enough to fill SQLite's 100-byte header, and then some more text\n"
 	os.WriteFile(db, []byte(text), 0o644)
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed http://127.0.0.1:9/\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed http://127.0.0.1:9/\n")
 	for _, args := range [][]string{
 		{"crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--max-pages", "1", "--quiet"},
 		{"revisit", "--db", db, "--quiet"},
@@ -198,8 +196,7 @@ func fileHash(t *testing.T, path string) string {
 func TestCrawl_leaseExpiryIgnoredWithSQLite(t *testing.T) {
 	site := crawlertest.NewSite(t, map[string]string{"/": "<html><body>home</body></html>"}, nil)
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed "+site.Server.URL+"/\n")
 	config := filepath.Join(dir, "scent.yaml")
 	os.WriteFile(config, []byte("crawl:\n  lease-expiry: 1m\n"), 0o644)
 	const notice = "crawl: --lease-expiry sets the leases of a crawl shared on PostgreSQL (--db postgres://…) and is ignored with a SQLite database\n"
@@ -230,8 +227,7 @@ func TestCrawl_leaseExpiryIgnoredWithSQLite(t *testing.T) {
 func TestCrawl_groupCommitIgnoredWithPostgres(t *testing.T) {
 	site := crawlertest.NewSite(t, map[string]string{"/": "<html><body>home</body></html>"}, nil)
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed "+site.Server.URL+"/\n")
 	const notice = "crawl: --group-commit groups the writes of a SQLite database and is ignored with PostgreSQL"
 	for _, tc := range []struct {
 		args   []string

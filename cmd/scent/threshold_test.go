@@ -19,8 +19,22 @@ func topicSeeds(t *testing.T, url, dir string) string {
 	for i := 10; i < 20; i++ {
 		fmt.Fprintf(&seeds, "course %s/c%d\nother %s/o%d\n", url, i, url, i)
 	}
+	return writeSeeds(t, dir, seeds.String())
+}
+
+// fewTopicSeeds is the seed file of a topic site at url (topicSite's
+// shape) with one example of each class: its root as the seed, course
+// page 1 and news page 1.
+func fewTopicSeeds(url string) string {
+	return fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", url, url, url)
+}
+
+// writeSeeds writes text, a seed file, to dir/seeds.txt and returns its
+// path.
+func writeSeeds(t *testing.T, dir, text string) string {
+	t.Helper()
 	path := filepath.Join(dir, "seeds.txt")
-	if err := os.WriteFile(path, []byte(seeds.String()), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -30,8 +29,7 @@ func TestCrawl_plainProgress(t *testing.T) {
 	bin := scentBinary(t)
 	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: 60, Delay: 5 * time.Millisecond})
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/p0\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed "+site.Server.URL+"/p0\n")
 	cmd := exec.Command(bin, "crawl", "--seeds", seeds, "--db", filepath.Join(dir, "c.db"), "--strategy", "bfs",
 		"--delay", "0", "--host-parallelism", "0", "--workers", "2", "--log-every", "50ms")
 	var stderr bytes.Buffer
@@ -64,8 +62,7 @@ func TestRevisit_plainProgress(t *testing.T) {
 	bin := scentBinary(t)
 	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: 40, Delay: 10 * time.Millisecond})
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/p0\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed "+site.Server.URL+"/p0\n")
 	db := filepath.Join(dir, "c.db")
 	if out, err := exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs",
 		"--delay", "0", "--host-parallelism", "0", "--quiet").CombinedOutput(); err != nil {
@@ -100,8 +97,7 @@ func TestRevisit_plainProgress(t *testing.T) {
 func TestCrawl_noZeroSummaryBeforeError(t *testing.T) {
 	srv := topicSite(t)
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644)
+	seeds := writeSeeds(t, dir, fewTopicSeeds(srv.URL))
 	db := filepath.Join(dir, "c.db")
 	if out, err := runScent(t, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--max-pages", "3", "--delay", "0", "--quiet"); err != nil {
 		t.Fatalf("bfs crawl: %v\n%s", err, out)
@@ -122,8 +118,7 @@ func TestCrawl_noZeroSummaryBeforeError(t *testing.T) {
 func TestCrawl_roundFlagsNeedLockstep(t *testing.T) {
 	srv := topicSite(t)
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644)
+	seeds := writeSeeds(t, dir, fewTopicSeeds(srv.URL))
 	for _, flag := range []string{"--overlap", "--speculate"} {
 		_, err := runScent(t, "crawl", "--seeds", seeds, "--db", filepath.Join(dir, "free.db"), flag, "--max-pages", "2", "--delay", "0", "--quiet")
 		if err == nil || !strings.Contains(err.Error(), "add --lockstep") {
@@ -237,8 +232,7 @@ func TestBuild_withoutCgo(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer srv.Close()
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644)
+	seeds := writeSeeds(t, dir, fewTopicSeeds(srv.URL))
 	out, err := exec.Command(bin, "crawl", "--seeds", seeds, "--db", filepath.Join(dir, "x.db")).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "C compiler") || !strings.Contains(string(out), "CGO_ENABLED=1") {
 		t.Errorf("crawl built without cgo: %v\n%s", err, out)

@@ -33,10 +33,7 @@ func countedSeeds(t *testing.T, dir string) (string, *atomic.Int64) {
 		fmt.Fprint(w, "<html><body>course lecture <a href=/x>x</a></body></html>")
 	}))
 	t.Cleanup(srv.Close)
-	seeds := filepath.Join(dir, "seeds.txt")
-	if err := os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\nother %s/o1\n", srv.URL, srv.URL, srv.URL)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	seeds := writeSeeds(t, dir, fewTopicSeeds(srv.URL))
 	return seeds, hits
 }
 
@@ -138,8 +135,7 @@ func TestCrawl_examplesFetchedOnce(t *testing.T) {
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte(fmt.Sprintf("seed %s/\ncourse %s/c1\ncourse %s/c2\nother %s/o1\n", srv.URL, srv.URL, srv.URL, srv.URL)), 0o644)
+	seeds := writeSeeds(t, dir, fmt.Sprintf("seed %s/\ncourse %s/c1\ncourse %s/c2\nother %s/o1\n", srv.URL, srv.URL, srv.URL, srv.URL))
 	args := []string{"crawl", "--seeds", seeds, "--db", filepath.Join(dir, "c.db"), "--delay", "0", "--ignore-robots", "--quiet"}
 	out, err := runScent(t, append(args, "--max-pages", "2")...)
 	if err != nil {

@@ -83,8 +83,7 @@ func TestCrawl_warcKillAndResume(t *testing.T) {
 	const n = 300
 	dir := t.TempDir()
 	site := crawlertest.NewChainSite(t, crawlertest.Chain{N: n, Delay: 3 * time.Millisecond})
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+site.Server.URL+"/p0\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed "+site.Server.URL+"/p0\n")
 	db, warcDir := filepath.Join(dir, "c.db"), filepath.Join(dir, "warc")
 	crawl := func() *exec.Cmd {
 		return exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--max-pages", "0",

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -53,8 +52,7 @@ func TestRevisitWatch_killAndResume(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "watch.db")
-	seeds := filepath.Join(dir, "seeds.txt")
-	os.WriteFile(seeds, []byte("seed "+srv.URL+"/\n"), 0o644)
+	seeds := writeSeeds(t, dir, "seed "+srv.URL+"/\n")
 	if out, err := exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--strategy", "bfs", "--delay", "0", "--quiet").CombinedOutput(); err != nil {
 		t.Fatalf("crawl: %v\n%s", err, out)
 	}
