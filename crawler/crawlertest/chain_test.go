@@ -30,6 +30,21 @@ func get(t *testing.T, s *ChainSite, p, agent string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// getAsync requests path p of s in a goroutine that sends the status on
+// done when the answer comes, 0 when the request fails: for requests the
+// site holds.
+func getAsync(s *ChainSite, p string, done chan<- int) {
+	go func() {
+		resp, err := http.Get(s.Server.URL + p)
+		if err != nil {
+			done <- 0
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+}
+
 func TestChainSite_pages(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -85,15 +100,7 @@ func TestChainSite_hold(t *testing.T) {
 		t.Errorf("/p4 before the held pages: %d", status)
 	}
 	done := make(chan int, 1)
-	go func() {
-		resp, err := http.Get(s.Server.URL + "/p5")
-		if err != nil {
-			done <- 0
-			return
-		}
-		resp.Body.Close()
-		done <- resp.StatusCode
-	}()
+	getAsync(s, "/p5", done)
 	select {
 	case status := <-done:
 		t.Fatalf("/p5 held answered %d before Release", status)
@@ -120,15 +127,7 @@ func TestChainSite_holdAfter(t *testing.T) {
 	}
 	done := make(chan int, 2)
 	for _, p := range []string{"/p0", "/p1"} {
-		go func() {
-			resp, err := http.Get(s.Server.URL + p)
-			if err != nil {
-				done <- 0
-				return
-			}
-			resp.Body.Close()
-			done <- resp.StatusCode
-		}()
+		getAsync(s, p, done)
 	}
 	for deadline := time.Now().Add(5 * time.Second); s.Held() < 2; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -162,15 +161,7 @@ func TestChainSite_holdAfterAgain(t *testing.T) {
 	}
 	request := func(p string) chan int {
 		done := make(chan int, 1)
-		go func() {
-			resp, err := http.Get(s.Server.URL + p)
-			if err != nil {
-				done <- 0
-				return
-			}
-			resp.Body.Close()
-			done <- resp.StatusCode
-		}()
+		getAsync(s, p, done)
 		return done
 	}
 	waitHeld := func(n int) {
