@@ -193,10 +193,10 @@ func crawlScorer(cmd *cobra.Command, cf *crawlFlags, pg *postgres.Store, seeds *
 			cm.prior, cm.priorKey = &src, key
 		}
 		cm.save = func() error {
-			if err := saveModels(modelPath, t); err != nil {
-				return err
-			}
-			if err := experiment.WriteTrained(experiment.TrainedPathFor(modelPath), learnt); err != nil {
+			err := saveModels(modelPath, t, func() error {
+				return experiment.WriteTrained(experiment.TrainedPathFor(modelPath), learnt)
+			})
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "model written to %s\n", modelPath)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/scent-crawler/scent/classify"
 	"github.com/scent-crawler/scent/crawler"
+	"github.com/scent-crawler/scent/experiment"
 	"github.com/scent-crawler/scent/training"
 )
 
@@ -212,5 +213,52 @@ func TestTrainReport_fullListOfCommand(t *testing.T) {
 		if !strings.Contains(out, tc.want) {
 			t.Errorf("%s: output lacks %q:\n%s", tc.args[0], tc.want, out)
 		}
+	}
+}
+
+// TestSaveModels_modelLast: the model is written after its page judge
+// and whatever goes with it, and a model from before is gone once the
+// first of them is written, so that a train or crawl killed while it
+// saves never leaves a model beside another's judge and lists (a crawl
+// would resume with them), nor a model without them.
+func TestSaveModels_modelLast(t *testing.T) {
+	srv := topicSite(t)
+	dir := t.TempDir()
+	seedFile := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seedFile, []byte(fmt.Sprintf("seed %s/\ncourse %s/c10\ncourse %s/c11\nother %s/o10\nother %s/o11\n", srv.URL, srv.URL, srv.URL, srv.URL, srv.URL)), 0o644)
+	model := filepath.Join(dir, "m.json")
+	if out, err := runScent(t, "train", "--seeds", seedFile, "--model", model, "--folds", "0", "--delay", "0"); err != nil {
+		t.Fatalf("train: %v\n%s", err, out)
+	}
+	m, err := loadModel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judge, err := loadModel(experiment.PagePathFor(model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trained{model: m, judge: judge}
+	stopped := errors.New("stopped")
+	err = saveModels(model, tr, func() error {
+		if _, err := os.Stat(model); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("while the companions are written, the model from before is there (%v), beside the new judge", err)
+		}
+		if _, err := loadModel(experiment.PagePathFor(model)); err != nil {
+			t.Errorf("page judge not written before the companions: %v", err)
+		}
+		return stopped
+	})
+	if !errors.Is(err, stopped) {
+		t.Fatalf("saveModels: %v, want the companion's error", err)
+	}
+	if _, err := os.Stat(model); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("model written although a companion failed: %v", err)
+	}
+	if err := saveModels(model, tr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadModel(model); err != nil {
+		t.Errorf("model not written: %v", err)
 	}
 }

@@ -69,14 +69,26 @@ tuned model is trained here and given to scent crawl with --model.`,
 			if err != nil {
 				return err
 			}
-			if err := saveModels(model, t); err != nil {
-				return err
-			}
-			prior, err := keepPrior(cmd.Context(), model, t, s, examples)
+			// Everything is read before the first file is written, and
+			// the model is written last: an interrupted train leaves the
+			// files of the one before it, or no model.
+			prior, priorLine, err := encodePrior(cmd.Context(), model, t, s, examples)
 			if err != nil {
 				return err
 			}
-			if _, err := experiment.WriteLearnt(cmd.Context(), experiment.TrainedPathFor(model), s, &mf.Settings, nil); err != nil {
+			learnt, err := experiment.LearntOf(cmd.Context(), s, &mf.Settings, nil)
+			if err != nil {
+				return err
+			}
+			err = saveModels(model, t, func() error {
+				return writeFileAtomic(experiment.PriorPathFor(model), func(f *os.File) error {
+					_, err := f.Write(prior)
+					return err
+				})
+			}, func() error {
+				return experiment.WriteTrained(experiment.TrainedPathFor(model), learnt)
+			})
+			if err != nil {
 				return err
 			}
 			printTrainReport(cmd.OutOrStdout(), t.report, trainReportFlag)
@@ -86,7 +98,7 @@ tuned model is trained here and given to scent crawl with --model.`,
 			if t.judge != nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "page judge written to %s\n", experiment.PagePathFor(model))
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), prior)
+			fmt.Fprintln(cmd.OutOrStdout(), priorLine)
 			if jsonOut != "" {
 				return writeFileAtomic(jsonOut, func(f *os.File) error {
 					enc := json.NewEncoder(f)
@@ -156,21 +168,33 @@ func trainModels(ctx context.Context, s *training.Seeds, f training.Fetcher, mf 
 	return t, nil
 }
 
-// saveModels writes t's models: the model at path, the page judge
-// beside it (experiment.PagePathFor), or no judge file there when t has
-// none (so that an older judge does not outlive its model).
-func saveModels(path string, t trained) error {
-	if err := experiment.SaveModel(path, t.model); err != nil {
-		return err
+// saveModels writes t's models and what goes with them: the page judge
+// beside path (experiment.PagePathFor), or no judge file there when t
+// has none (so that an older judge does not outlive its model), then
+// each of companions, then the model at path, last, so that a process
+// killed midway never leaves a model without what goes with it. A model
+// file at path from before is removed first: it would stand beside the
+// judge and companions of another.
+func saveModels(path string, t trained, companions ...func() error) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		if err := os.Remove(path); err != nil {
+			return err
+		}
 	}
 	judge := experiment.PagePathFor(path)
 	if t.judge == nil {
 		if err := os.Remove(judge); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
-		return nil
+	} else if err := experiment.SaveModel(judge, t.judge); err != nil {
+		return err
 	}
-	return experiment.SaveModel(judge, t.judge)
+	for _, c := range companions {
+		if err := c(); err != nil {
+			return err
+		}
+	}
+	return experiment.SaveModel(path, t.model)
 }
 
 // loadModel reads the model file at path and checks what it records
@@ -302,26 +326,26 @@ func printTrainReport(w io.Writer, rep *training.Report, full string) {
 	}
 }
 
-// keepPrior keeps beside the model at path the links between the
-// training pages of s, read through examples, from which a crawl with
-// t's models primes its link learner (experiment.WritePrior), so that
-// the crawl need not fetch every training page again. It returns the
-// line that says where.
-func keepPrior(ctx context.Context, path string, t trained, s *training.Seeds, examples *experiment.FetchCache) (string, error) {
+// encodePrior reads the links between the training pages of s through
+// examples, from which a crawl with t's models (to be saved at path)
+// primes its link learner (experiment.EncodePrior), so that
+// the crawl need not fetch every training page again. It returns them
+// encoded, to be written to experiment.PriorPathFor(path), and the line
+// that says where.
+func encodePrior(ctx context.Context, path string, t trained, s *training.Seeds, examples *experiment.FetchCache) ([]byte, string, error) {
 	cm, err := newCrawlModel(path, t, nil)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	key, err := experiment.PriorKey(path, t.judge != nil, s, cm.scorer.Topics())
+	key, err := savedKey(t, s, cm.scorer.Topics())
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	prior := experiment.PriorPathFor(path)
-	links, pages, err := experiment.WritePrior(ctx, prior, key, s, cm.scorer, examples, cm.links.Segment(), learn.DefaultPriorFetchers)
+	b, links, pages, err := experiment.EncodePrior(ctx, key, s, cm.scorer, examples, cm.links.Segment(), learn.DefaultPriorFetchers)
 	if err != nil {
-		return "", fmt.Errorf("learner prior: %w", err)
+		return nil, "", fmt.Errorf("learner prior: %w", err)
 	}
-	return fmt.Sprintf("learner prior written to %s: %d links between %d training pages", prior, links, pages), nil
+	return b, fmt.Sprintf("learner prior written to %s: %d links between %d training pages", experiment.PriorPathFor(path), links, pages), nil
 }
 
 // reasonKind names the kind of a training page's failure for a count by
