@@ -22,7 +22,9 @@ func newExportCmd() *cobra.Command {
 		Short: "Write the pages of a crawl, one JSON object per line in fetch order, or as WARC files",
 		Long: `Export writes the pages of a crawl (the latest, or --crawl NAME), one JSON
 object per line in fetch order, to standard output or --out FILE; or, with
---format warc, the raw responses a SQLite crawl kept as WARC files.
+--format warc, the raw responses a SQLite crawl kept as WARC files into
+the folder --out, which must hold none: an export interrupted there
+removes the files it wrote.
 
 A topic's collection, as a dataset: the pages found on-topic with their
 text, near-duplicates left out:

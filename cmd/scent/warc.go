@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
@@ -89,14 +90,36 @@ func exportWARC(ctx context.Context, db, name, dir string, maxSize int64, log io
 	defer store.Close()
 	// An export writes the whole crawl: into a folder that holds WARC
 	// files already, it would write every record a second time beside
-	// them.
-	if old, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz")); len(old) > 0 {
+	// them. A file left open counts: OpenDir would close it as a whole
+	// one.
+	old, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	left, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz.open"))
+	if len(left) > 0 {
+		return fmt.Errorf("%s holds %d WARC files already, %d of them left open by a run that was killed: export into an empty or new folder (another export would write every record again beside them)", dir, len(old)+len(left), len(left))
+	}
+	if len(old) > 0 {
 		return fmt.Errorf("%s holds %d WARC files already: export into an empty or new folder (another export would write every record again beside them)", dir, len(old))
 	}
 	d, err := warc.OpenDir(ctx, warc.DirConfig{Path: dir, MaxFileSize: maxSize, Info: warcInfo(c.Name, fetch.Config{})})
 	if err != nil {
 		return err
 	}
+	// An export that fails or is interrupted removes the files it wrote
+	// (the folder held none before), rather than leaving a part of the
+	// crawl that looks whole, and the same command starts over.
+	done := false
+	defer func() {
+		if done {
+			return
+		}
+		d.Close()
+		for _, pattern := range []string{"*.warc.gz", "*.warc.gz.open"} {
+			files, _ := filepath.Glob(filepath.Join(dir, pattern))
+			for _, f := range files {
+				os.Remove(f)
+			}
+		}
+	}()
 	w := archive.NewWriter(d, c.Topics)
 	var pages, raw int
 	err = store.EachFetch(ctx, c.ID, func(p *crawler.Page) error {
@@ -124,6 +147,7 @@ func exportWARC(ctx context.Context, db, name, dir string, maxSize int64, log io
 	if err != nil {
 		return err
 	}
+	done = true
 	files, _ := d.Files()
 	fmt.Fprintf(log, "%d fetches (%d with raw responses) written to %d WARC files in %s: %d request, %d response, %d revisit, %d metadata records\n",
 		pages, raw, len(files), dir, w.Records[warc.TypeRequest], w.Records[warc.TypeResponse], w.Records[warc.TypeRevisit], w.Records[warc.TypeMetadata])

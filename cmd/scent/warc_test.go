@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -215,4 +216,60 @@ func checkWarcio(t *testing.T, files, fetched []string) {
 		}
 	}
 	t.Logf("warcio read %d records of %d files; cdx-index lists %d lines", records, len(files), strings.Count(cdx, "\n"))
+}
+
+// writtenContext is a context that reports itself canceled once dir
+// holds a WARC file being written: an export interrupted after its
+// first records.
+type writtenContext struct {
+	context.Context
+	dir string
+}
+
+func (c writtenContext) Err() error {
+	if open, _ := filepath.Glob(filepath.Join(c.dir, "*.warc.gz.open")); len(open) > 0 {
+		return context.Canceled
+	}
+	return c.Context.Err()
+}
+
+// TestExportWARC_interrupted: an export interrupted midway removes the
+// files it wrote (a part of the crawl is not left looking whole), so the
+// same command then writes the whole crawl; a folder holding a file that
+// a killed run left open is refused, not closed and written beside.
+func TestExportWARC_interrupted(t *testing.T) {
+	srv := topicSite(t)
+	dir := t.TempDir()
+	seedFile := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seedFile, []byte("seed "+srv.URL+"/\n"), 0o644)
+	db := filepath.Join(dir, "c.db")
+	if out, err := runScent(t, "crawl", "--seeds", seedFile, "--db", db, "--strategy", "bfs", "--max-pages", "20", "--delay", "0", "--quiet"); err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	exp := filepath.Join(dir, "export")
+	err := exportWARC(writtenContext{context.Background(), exp}, db, "", exp, 1000, io.Discard)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted export: %v, want context.Canceled", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(exp, "*.warc.gz*")); len(left) > 0 {
+		t.Errorf("an interrupted export left %v", left)
+	}
+	if err := exportWARC(context.Background(), db, "", exp, 1000, io.Discard); err != nil {
+		t.Fatalf("the export again: %v", err)
+	}
+	targets, files := warcTargets(t, exp)
+	if fetched := fetchedSet(t, db); len(targets) != len(fetched) || len(files) < 2 {
+		t.Errorf("the export again: %d response targets in %d files for %d fetched pages", len(targets), len(files), len(fetched))
+	}
+
+	killed := filepath.Join(dir, "killed")
+	os.Mkdir(killed, 0o755)
+	os.WriteFile(filepath.Join(killed, "scent-20260101000000-00000.warc.gz.open"), nil, 0o644)
+	err = exportWARC(context.Background(), db, "", killed, 1000, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "left open by a run that was killed") {
+		t.Errorf("export into a folder with a file left open: %v, want a refusal", err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(killed, "*.warc.gz")); len(files) > 0 {
+		t.Errorf("a refused export wrote %v", files)
+	}
 }
