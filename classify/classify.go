@@ -78,6 +78,12 @@ const (
 	DefaultThreshold = 0.76 // on-topic posterior threshold (the paper's)
 )
 
+// SignificantChi2 is the χ² a term's tie to a class reaches by chance
+// once in twenty (the 5 % critical value of χ² with one degree of
+// freedom): as Options.MinChi2, a term is kept only when its χ²max says
+// more than chance.
+const SignificantChi2 = 3.841
+
 // Errors returned by Train and CrossValidate for unusable training sets.
 var (
 	// ErrNoExamples means the training set is empty.
@@ -180,6 +186,16 @@ type Options struct {
 	// what it lacks. 0 (the default) is the paper's model; 1 reads
 	// present terms only. The multinomial model reads no absent term.
 	AbsentDiscount float64
+	// MinChi2 is the least χ²max of a term kept: of the K terms of highest
+	// χ²max, those below it are left out. With a few training documents
+	// most terms' χ² is chance (a word of a few long examples that the
+	// few negatives lack), and a model of a thousand such terms finds the
+	// class in any long document; SignificantChi2 keeps the terms whose
+	// tie to a class is unlikely to be chance. With many documents every
+	// one of the K passes. When none passes, the K are kept (a model
+	// without terms would score every document alike). 0 (the default)
+	// is the paper's selection: the top K whatever their χ².
+	MinChi2 float64
 }
 
 // Validate reports the first invalid field of o. Zero fields are valid and
@@ -203,8 +219,13 @@ func (o Options) Validate() error {
 	if !validAbsentDiscount(o.AbsentDiscount) {
 		return fmt.Errorf("options: absent discount is %v, must be in [0, 1]", o.AbsentDiscount)
 	}
+	if !validMinChi2(o.MinChi2) {
+		return fmt.Errorf("options: least χ² is %v, must be a number, 0 or more", o.MinChi2)
+	}
 	return nil
 }
+
+func validMinChi2(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }
 
 func validPriorMix(v float64) bool { return v >= 0 && v < 1 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/scent-crawler/scent/internal/selection"
@@ -195,7 +196,7 @@ func (c *Counts) Model(opts Options) (*Model, error) {
 		chiMax[k] = best
 		order = append(order, k)
 	}
-	order = topTerms(order, chiMax, c.words, opts.K)
+	order = topTerms(order, chiMax, c.words, opts.K, opts.MinChi2)
 	terms := make([]term, len(order))
 	for i, k := range order {
 		t := term{text: c.words[k], chi2max: chiMax[k], df: wholeDocs(df[k], 1),
@@ -219,10 +220,11 @@ func (c *Counts) Model(opts Options) (*Model, error) {
 }
 
 // topTerms returns the k rows of order with the largest chiMax, largest
-// first, ties in the order of their words. Only the rows at or above the
+// first, ties in the order of their words, less those below least
+// (Options.MinChi2) unless none reaches it. Only the rows at or above the
 // k-th largest value are sorted: a learner's counts hold a hundred
 // thousand rows, most of them tied at the bottom.
-func topTerms(order []int, chiMax []float64, words []string, k int) []int {
+func topTerms(order []int, chiMax []float64, words []string, k int, least float64) []int {
 	if len(order) > k && k > 0 {
 		vals := make([]float64, len(order))
 		for i, r := range order {
@@ -246,7 +248,11 @@ func topTerms(order []int, chiMax []float64, words []string, k int) []int {
 		}
 		return strings.Compare(words[a], words[b])
 	})
-	return order[:min(len(order), k)]
+	order = order[:min(len(order), k)]
+	if n := sort.Search(len(order), func(i int) bool { return chiMax[order[i]] < least }); n > 0 {
+		order = order[:n]
+	}
+	return order
 }
 
 // wholeDocs is a weight of documents as the whole number a model file

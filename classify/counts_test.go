@@ -275,8 +275,17 @@ func TestTopTerms(t *testing.T) {
 		})
 		k := 1 + rng.IntN(n+5)
 		want = want[:min(k, n)]
-		if got := topTerms(slices.Clone(all), chiMax, words, k); !slices.Equal(got, want) {
+		if got := topTerms(slices.Clone(all), chiMax, words, k, 0); !slices.Equal(got, want) {
 			t.Fatalf("trial %d, k %d of %d: got %v, want %v", trial, k, n, got, want)
+		}
+		// A least χ² cuts the terms below it, unless none reaches it.
+		least := float64(rng.IntN(8))
+		cut := want
+		if i := slices.IndexFunc(want, func(r int) bool { return chiMax[r] < least }); i > 0 {
+			cut = want[:i]
+		}
+		if got := topTerms(slices.Clone(all), chiMax, words, k, least); !slices.Equal(got, cut) {
+			t.Fatalf("trial %d, k %d of %d, least %v: got %v, want %v", trial, k, n, least, got, cut)
 		}
 	}
 }

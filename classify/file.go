@@ -53,6 +53,8 @@ type fileParams struct {
 	PriorMix  float64 `json:"prior_mix,omitempty"`
 	// AbsentDiscount is Options.AbsentDiscount (absent: 0).
 	AbsentDiscount float64 `json:"absent_discount,omitempty"`
+	// MinChi2 is Options.MinChi2 (absent: 0).
+	MinChi2 float64 `json:"min_chi2,omitempty"`
 }
 
 type fileClass struct {
@@ -79,7 +81,7 @@ func (m *Model) Save(w io.Writer) error {
 		Format:  FileFormat,
 		Version: FileVersion,
 		Params: fileParams{
-			K: m.opts.K, M: m.opts.M, Event: m.opts.Event, Threshold: m.opts.Threshold, PriorMix: m.opts.PriorMix, AbsentDiscount: m.opts.AbsentDiscount,
+			K: m.opts.K, M: m.opts.M, Event: m.opts.Event, Threshold: m.opts.Threshold, PriorMix: m.opts.PriorMix, AbsentDiscount: m.opts.AbsentDiscount, MinChi2: m.opts.MinChi2,
 		},
 		Classes:      make([]fileClass, len(m.classes)),
 		Terms:        make([]fileTerm, len(m.terms)),
@@ -159,7 +161,7 @@ func decode(b []byte) (*Model, error) {
 	nc := len(f.Classes)
 	m := &Model{
 		opts: Options{
-			K: f.Params.K, M: f.Params.M, Event: f.Params.Event, Threshold: f.Params.Threshold, PriorMix: f.Params.PriorMix, AbsentDiscount: f.Params.AbsentDiscount,
+			K: f.Params.K, M: f.Params.M, Event: f.Params.Event, Threshold: f.Params.Threshold, PriorMix: f.Params.PriorMix, AbsentDiscount: f.Params.AbsentDiscount, MinChi2: f.Params.MinChi2,
 		},
 		classes: make([]string, nc),
 		priors:  make([]float64, nc),
@@ -199,6 +201,9 @@ func (f *fileModel) check() error {
 	}
 	if !validAbsentDiscount(p.AbsentDiscount) {
 		return fmt.Errorf("params: absent_discount %v is outside [0, 1]", p.AbsentDiscount)
+	}
+	if !validMinChi2(p.MinChi2) {
+		return fmt.Errorf("params: min_chi2 %v is not a number, 0 or more", p.MinChi2)
 	}
 
 	if len(f.Classes) < 2 {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 )
 
 // thetaMin keeps θ strictly inside (0, 1) so that log θ and log(1−θ) stay
@@ -141,7 +140,8 @@ func (t *tally) check() error {
 }
 
 // model builds the model of the tally: the opts.K terms of highest
-// χ²max, ties broken by term, and θ by the m-estimate. Terms no document
+// χ²max, ties broken by term, less those below opts.MinChi2 (topTerms),
+// and θ by the m-estimate. Terms no document
 // holds (a fold's tally with its own examples taken back) are not
 // candidates. opts has its defaults; the model records no training-set
 // hash.
@@ -177,18 +177,7 @@ func (t *tally) model(opts Options) *Model {
 		chiMax[k] = best
 		order = append(order, k)
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		if chiMax[a] != chiMax[b] {
-			if chiMax[a] > chiMax[b] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(t.words[a], t.words[b])
-	})
-	if len(order) > opts.K {
-		order = order[:opts.K]
-	}
+	order = topTerms(order, chiMax, t.words, opts.K, opts.MinChi2)
 
 	// θ by the m-estimate.
 	var tot []float64 // multinomial: selected-term occurrences per class

@@ -1,9 +1,11 @@
 package classify
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -144,6 +146,62 @@ func TestTrain_selection(t *testing.T) {
 	post := m.Posterior([]string{"all", "x"}, nil)
 	if !(post[0] > 0.5) || math.IsNaN(post[0]) {
 		t.Errorf("Posterior(all x) = %v", post)
+	}
+}
+
+// TestTrain_minChi2: of the K terms, MinChi2 keeps those whose χ²max
+// reaches it; a word of one or two documents, which ten examples a class
+// leave to chance, is left out; when no term reaches it the K are kept;
+// the model file keeps it.
+func TestTrain_minChi2(t *testing.T) {
+	// ball in every sport document (χ² 20), vote in every other one
+	// (χ² 20), goal in two sport documents (χ² 2.2), and a word of its own
+	// in each document (χ² 1.05).
+	var ex []Example
+	for i := range 10 {
+		sport := []string{"ball", "own" + strconv.Itoa(i)}
+		if i < 2 {
+			sport = append(sport, "goal")
+		}
+		ex = append(ex, Example{Class: "sport", Tokens: sport}, Example{Class: Other, Tokens: []string{"vote", "other" + strconv.Itoa(i)}})
+	}
+	terms := func(m *Model) []string {
+		var out []string
+		for _, w := range []string{"ball", "vote", "goal", "own0", "other0"} {
+			if m.Theta(w) != nil {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		opts Options
+		want []string
+		n    int
+	}{
+		{Options{}, []string{"ball", "vote", "goal", "own0", "other0"}, 23},
+		{Options{MinChi2: SignificantChi2}, []string{"ball", "vote"}, 2},
+		{Options{MinChi2: SignificantChi2, K: 1}, []string{"ball"}, 1},
+		{Options{MinChi2: 2}, []string{"ball", "vote", "goal"}, 3},
+		{Options{MinChi2: 100, K: 3}, []string{"ball", "vote", "goal"}, 3}, // none reaches 100: the K
+	} {
+		m, err := Train(ex, tt.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := terms(m); !slices.Equal(got, tt.want) || m.NumTerms() != tt.n {
+			t.Errorf("%+v: %d terms %v, want %d %v", tt.opts, m.NumTerms(), got, tt.n, tt.want)
+		}
+		l, err := Load(bytes.NewReader(saved(t, m)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Options().MinChi2 != tt.opts.MinChi2 {
+			t.Errorf("%+v: MinChi2 %v after a reload", tt.opts, l.Options().MinChi2)
+		}
+	}
+	if _, err := Train(ex, Options{MinChi2: -1}); err == nil {
+		t.Error("MinChi2 -1 accepted")
 	}
 }
 

@@ -19,10 +19,12 @@ type Settings struct {
 	// in [0, 1] (classify.Options.AbsentDiscount), or is
 	// AutoAbsentDiscount.
 	AbsentDiscount float64
-	Window         int    // tokens of context on each side of a link
-	URLTokens      bool   // add the words of a link's URL path to its features
-	Folds          int    // cross-validation folds (0: none)
-	Documents      string // what a training document is (ParseDocuments)
+	// MinChi2 is the least χ² of a feature kept (classify.Options.MinChi2).
+	MinChi2   float64
+	Window    int    // tokens of context on each side of a link
+	URLTokens bool   // add the words of a link's URL path to its features
+	Folds     int    // cross-validation folds (0: none)
+	Documents string // what a training document is (ParseDocuments)
 	// Backlinks is a CSV file of parent_url,target_url whose link
 	// segments become training documents ("" for none).
 	Backlinks string
@@ -47,7 +49,7 @@ const AutoAbsentDiscount = -1
 // DefaultSettings are the settings of a model when the user gives none.
 func DefaultSettings() Settings {
 	return Settings{K: classify.DefaultK, M: classify.DefaultM, Event: "binary", Threshold: classify.DefaultThreshold,
-		AbsentDiscount: AutoAbsentDiscount, Window: 10, Folds: 5, Documents: "windows"}
+		AbsentDiscount: AutoAbsentDiscount, MinChi2: classify.SignificantChi2, Window: 10, Folds: 5, Documents: "windows"}
 }
 
 // Classify returns the classifier's options.
@@ -56,7 +58,7 @@ func (s Settings) Classify() (classify.Options, error) {
 	if err != nil {
 		return classify.Options{}, err
 	}
-	o := classify.Options{K: s.K, M: s.M, Event: ev, Threshold: s.Threshold, PriorMix: s.PriorMix, AbsentDiscount: s.AbsentDiscount}
+	o := classify.Options{K: s.K, M: s.M, Event: ev, Threshold: s.Threshold, PriorMix: s.PriorMix, AbsentDiscount: s.AbsentDiscount, MinChi2: s.MinChi2}
 	if s.AbsentDiscount == AutoAbsentDiscount {
 		o.AbsentDiscount = 0 // Build sets it from the seeds (Options.AutoAbsentDiscount)
 	}

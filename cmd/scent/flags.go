@@ -106,12 +106,13 @@ func (f *modelFlags) registerFixed(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.PriorMix, "prior-mix", 0, "share, in [0, 1), by which the class priors are shrunk toward uniform (0: the training documents' shares)")
 	f.AbsentDiscount = training.AutoAbsentDiscount
 	fs.Var(absentDiscountFlag{&f.AbsentDiscount}, "absent-discount", `share, in [0, 1], by which the binary model discounts the evidence of the selected words a document lacks (0: the paper's model; 1: only the words it holds count); "auto": the chance that two example pages are on the same host (near 0 when they come from many sites, 1 when from one)`)
+	fs.Float64Var(&f.MinChi2, "min-chi2", classify.SignificantChi2, "least χ² of a feature kept: of the --k features, those below it are left out, so that a few examples give a model of the words that tell their topic apart, not of every word of theirs (3.841: a tie to a class that chance gives once in twenty; 0: the top --k whatever their χ², the paper's)")
 	fs.BoolVar(&f.URLTokens, "url-tokens", false, "add the words of a link's URL path to its features")
 	fs.IntVar(&f.Folds, "folds", 5, "cross-validation folds of the training report (0: none)")
 	fs.StringVar(&f.Documents, "documents", "windows", "training documents: pages, windows (segment-sized pieces of pages), pages+windows, links or windows+links")
 	fs.StringVar(&f.Backlinks, "backlinks", "", "CSV file of parent_url,target_url: the segments of links to the examples become training documents")
 	fs.StringVar(&f.BacklinkDB, "backlinks-db", "", "scent database whose stored links to the examples become training documents")
-	setFlagGroup(fs, "model", "m", "event", "prior-mix", "absent-discount", "url-tokens", "folds", "documents", "backlinks", "backlinks-db")
+	setFlagGroup(fs, "model", "m", "event", "prior-mix", "absent-discount", "min-chi2", "url-tokens", "folds", "documents", "backlinks", "backlinks-db")
 }
 
 // writeFileAtomic writes path through a temporary file and a rename, so

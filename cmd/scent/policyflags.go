@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -89,13 +90,19 @@ func (p *policyFlags) apply(fs *pflag.FlagSet) error {
 // paperPreset are the settings of the paper's crawler where the defaults
 // differ: no link learner, no survey of the seeds' links, no sections,
 // examples fetched like any page, one model for links and pages, the
-// paper's Naive Bayes (no discount of the words a document lacks; scent
-// crawl, which has no model flags, sets its model's with paperModel).
-var paperPreset = map[string]string{"learn": "false", "survey": "false", "sections": "false", "skip-examples": "false", "page-negatives": "", "page-judge": "false", "absent-discount": "0"}
+// paper's Naive Bayes (no discount of the words a document lacks, the
+// top K features whatever their χ²; scent crawl, which has no model
+// flags, sets its model's with paperModel).
+var paperPreset = map[string]string{"learn": "false", "survey": "false", "sections": "false", "skip-examples": "false", "page-negatives": "", "page-judge": "false", "absent-discount": "0", "min-chi2": "0"}
 
 // paperModel sets the model settings of the paper's crawler that scent
 // crawl trains with: those of paperPreset among the model flags.
 func paperModel(s *training.Settings) error {
+	least, err := strconv.ParseFloat(paperPreset["min-chi2"], 64)
+	if err != nil {
+		return err
+	}
+	s.MinChi2 = least
 	return absentDiscountFlag{&s.AbsentDiscount}.Set(paperPreset["absent-discount"])
 }
 
