@@ -8,7 +8,9 @@
 // segment). It counts, for every term, the documents of each class that
 // contain it, scores each term by χ²max(t) = max over classes of
 // Chi2(A, B, C, D), keeps the K best terms (ties broken by term, so the
-// result is deterministic) and estimates
+// result is deterministic) less those below Options.MinChi2, when one
+// reaches it (SignificantChi2: the terms whose tie to a class chance would
+// give less than once in twenty), and estimates
 //
 //	θ_kc = (n_c + m·p) / (n + m)
 //
