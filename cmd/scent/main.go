@@ -33,8 +33,11 @@ func main() {
 	if err := newRootCmd().ExecuteContext(ctx); err != nil {
 		if errors.Is(err, context.Canceled) {
 			msg := "scent: interrupted"
+			var h goOn
 			if errors.As(err, new(resumable)) {
 				msg += "; run the same command again to resume"
+			} else if errors.As(err, &h) {
+				msg += "; " + h.how
 			}
 			fmt.Fprintln(os.Stderr, msg)
 			os.Exit(interruptedStatus(ctx))
@@ -97,6 +100,15 @@ const exitUnreachable = 3
 type resumable struct{ error }
 
 func (r resumable) Unwrap() error { return r.error }
+
+// goOn marks the interruption of work that another command goes on with
+// (how says which).
+type goOn struct {
+	error
+	how string
+}
+
+func (g goOn) Unwrap() error { return g.error }
 
 // shellJoin quotes args for a POSIX shell.
 func shellJoin(args []string) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -218,8 +219,25 @@ func (rf *revisitFlags) config(cmd *cobra.Command, crawl int64) revisit.Config {
 
 // revisitOnce checks the due pages of a crawl once and prints the counts.
 func revisitOnce(cmd *cobra.Command, cfg revisit.Config, name string, store revisit.Store, f *fetch.Fetcher) error {
+	start := time.Now()
 	sum, err := revisit.Run(cmd.Context(), cfg, store, f)
 	fmt.Fprintf(cmd.OutOrStdout(), "revisit %q: %d pages checked: %d changed, %d unchanged, %d not modified (304), %d failed; %d not due\n",
 		name, sum.Checked, sum.Changed, sum.Unchanged, sum.NotModified, sum.Failed, sum.NotDue)
+	if errors.Is(err, context.Canceled) {
+		return revisitInterrupted(err, cfg.OlderThan, time.Since(start))
+	}
 	return err
+}
+
+// revisitInterrupted is err, the interruption of a revisit that ran for
+// took, with how to go on with the pages it did not check: they are the
+// ones not checked for longer than took. With --older-than at least
+// that, the same command leaves out the pages checked; without it, the
+// next run needs one.
+func revisitInterrupted(err error, olderThan, took time.Duration) error {
+	if olderThan >= took {
+		return resumable{err}
+	}
+	at := max(time.Minute, took.Truncate(time.Minute)+time.Minute)
+	return goOn{err, fmt.Sprintf("this run checked pages for %s: to go on with the others, run it again with --older-than %s (or more, if you wait)", took.Round(time.Second), strings.TrimSuffix(at.String(), "0s"))}
 }

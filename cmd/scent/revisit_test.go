@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // changingSite serves "/" (with an ETag it answers 304 to) linking to
@@ -245,5 +247,27 @@ func TestRevisit_watchFlagsCheckedWithoutWatch(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("%d requests made by revisits whose flags were invalid", n)
+	}
+}
+
+// TestRevisitInterrupted: an interrupted revisit says how to go on with
+// the pages it did not check: the same command when its --older-than
+// leaves out the pages it checked, else an --older-than longer than it
+// ran.
+func TestRevisitInterrupted(t *testing.T) {
+	err := revisitInterrupted(context.Canceled, 24*time.Hour, 3*time.Minute)
+	if !errors.As(err, new(resumable)) || !errors.Is(err, context.Canceled) {
+		t.Errorf("--older-than 24h, 3 minutes: %v, want the same command again", err)
+	}
+	err = revisitInterrupted(context.Canceled, 0, 3*time.Minute+12*time.Second)
+	var g goOn
+	if !errors.As(err, &g) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("no --older-than: %#v, want how to go on", err)
+	}
+	if want := "this run checked pages for 3m12s: to go on with the others, run it again with --older-than 4m (or more, if you wait)"; g.how != want {
+		t.Errorf("how = %q, want %q", g.how, want)
+	}
+	if g := revisitInterrupted(context.Canceled, 0, 5*time.Second).(goOn); !strings.Contains(g.how, "--older-than 1m ") {
+		t.Errorf("5 s: %q", g.how)
 	}
 }
