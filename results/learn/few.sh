@@ -22,16 +22,20 @@
 # the hosts crawled that the model did not learn from (its 22 pages), so
 # recall is over pages some of which no crawl from these seeds reaches;
 # breadth-first is scored on the same targets. Each run's line goes to
-# out/few/summary.txt: topic, draw, then recall at 250, 500, 1000 and
-# 2000 pages and pages to 25 % for the crawl, then for breadth-first.
+# $FEW_SUMMARY (default results/learn/few/summary.txt): topic, draw, then
+# recall at 250, 500, 1000 and 2000 pages and pages to 25 % for the
+# crawl, then for breadth-first. The models of every earlier version:
+#
+#     TRAIN_FLAGS="--min-chi2 0" FEW_SUMMARY=results/learn/few/summary-min-chi2-0.txt bash results/learn/few.sh
 set -euo pipefail
 archive=${1:-../shared/corpus/webkb.tgz}
 examples=${2:-12}
 negatives=${3:-10}
 draws=${4:-3}
 port=${FEW_PORT:-18473}
+summary=${FEW_SUMMARY:-results/learn/few/summary.txt}
 out=out/few
-mkdir -p "$out"
+mkdir -p "$out" "$(dirname "$summary")"
 go build -o "$out/scent" ./cmd/scent
 scent=$out/scent
 . results/replay.sh
@@ -52,7 +56,7 @@ rows() {
 		awk -F'|' '/^\| (this crawl|breadth-first)/ {gsub(/ /, "", $4); gsub(/ /, "", $5); gsub(/ /, "", $6); gsub(/ /, "", $7); split($8, p, " "); printf "\t%s\t%s\t%s\t%s\t%s", $4, $5, $6, $7, p[1]}'
 }
 
-: >"$out/summary.txt"
+: >"$summary"
 for topic in course faculty student project staff; do
 	"$scent" seeds "$archive" --topic "$topic" -o "$out/$topic-all.txt" 2>/dev/null
 	for d in $(seq "$draws"); do
@@ -67,6 +71,6 @@ for topic in course faculty student project staff; do
 		# shellcheck disable=SC2086 # TRAIN_FLAGS is a list of flags
 		"$scent" train --seeds "$dir/seeds.txt" --model "$dir/model.json" ${TRAIN_FLAGS:-} "${fetch[@]}" >"$dir/train.log" 2>&1
 		"$scent" crawl --seeds "$dir/seeds.txt" --model "$dir/model.json" --db "$dir/crawl.db" --lockstep --max-pages 2000 --quiet "${fetch[@]}" >"$dir/crawl.log" 2>&1
-		printf '%s\t%s%s\n' "$topic" "$d" "$(rows "$dir" "$topic")" | tee -a "$out/summary.txt"
+		printf '%s\t%s%s\n' "$topic" "$d" "$(rows "$dir" "$topic")" | tee -a "$summary"
 	done
 done
