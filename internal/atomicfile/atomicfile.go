@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // Write writes path through write, given a temporary file in path's
@@ -27,6 +29,7 @@ func Write(path string, write func(*os.File) error) error {
 	if mode != nil && !mode.IsRegular() {
 		return writeInPlace(target, write)
 	}
+	sweep(target)
 	tmp, err := createTemp(target)
 	if err != nil {
 		return err
@@ -110,7 +113,7 @@ func createTemp(path string) (*os.File, error) {
 		if _, err := rand.Read(b[:]); err != nil {
 			return nil, err
 		}
-		name := filepath.Join(dir, "."+base+"."+hex.EncodeToString(b[:]))
+		name := filepath.Join(dir, tempPrefix(base)+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(b[:]))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		switch {
 		case errors.Is(err, fs.ErrExist):
@@ -128,3 +131,54 @@ func createTemp(path string) (*os.File, error) {
 	}
 	return nil, fmt.Errorf("write %s: no free temporary name", path)
 }
+
+// tempPrefix starts the names of the temporary files of base, each
+// followed by the writer's host, process id and a random part:
+// ".report.md.HOST.PID-RANDOM".
+func tempPrefix(base string) string {
+	return "." + base + "." + host + "."
+}
+
+// host is this machine's name in the temporary files' names, with what
+// would make a name ambiguous or a path replaced.
+var host = func() string {
+	h, _ := os.Hostname()
+	h = strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == '.' || r == '-' || r < ' ' {
+			return '_'
+		}
+		return r
+	}, h)
+	if h == "" {
+		h = "_"
+	}
+	return h
+}()
+
+// sweep removes the temporary files of path left by writers of this host
+// that were killed before they could (a process killed with -9 removes
+// nothing): those whose process no longer runs. A live writer's file, or
+// another host's, is left alone.
+func sweep(path string) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	prefix := tempPrefix(base)
+	names, err := filepath.Glob(filepath.Join(dir, globEscaper.Replace(prefix)+"*"))
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		rest := strings.TrimPrefix(filepath.Base(name), prefix)
+		pid, random, ok := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || err != nil || n <= 0 || len(random) != 12 || n == os.Getpid() || processAlive(n) {
+			continue
+		}
+		os.Remove(name)
+	}
+}
+
+// globEscaper escapes what filepath.Glob reads as a pattern in a name.
+var globEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`)

@@ -5,7 +5,9 @@ package atomicfile
 import (
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -61,5 +63,43 @@ func TestWrite_namedPipe(t *testing.T) {
 	}
 	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the pipe is now %v (%v): it must never be replaced", fi.Mode(), err)
+	}
+}
+
+// TestWrite_sweepsKilledWriters: a write removes the temporary files of
+// its path that writers of this host left when they were killed (their
+// process is gone), and leaves a live writer's, another host's and
+// another path's.
+func TestWrite_sweepsKilledWriters(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true command:", err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.txt")
+	tmp := func(base, h string, pid int) string {
+		name := filepath.Join(dir, "."+base+"."+h+"."+strconv.Itoa(pid)+"-0123456789ab")
+		if err := os.WriteFile(name, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return name
+	}
+	killed := tmp("out.txt", host, dead.Process.Pid)
+	live := tmp("out.txt", host, os.Getppid())
+	elsewhere := tmp("out.txt", host+"x", dead.Process.Pid)
+	other := tmp("other.txt", host, dead.Process.Pid)
+	if err := Write(path, func(f *os.File) error { _, err := f.WriteString("whole"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(killed); !os.IsNotExist(err) {
+		t.Errorf("the killed writer's file is still there (%v)", err)
+	}
+	for _, name := range []string{live, elsewhere, other} {
+		if _, err := os.Stat(name); err != nil {
+			t.Errorf("%s: %v, want it left alone", filepath.Base(name), err)
+		}
+	}
+	if b, _ := os.ReadFile(path); string(b) != "whole" {
+		t.Errorf("%s holds %q", path, b)
 	}
 }
