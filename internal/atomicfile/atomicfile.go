@@ -8,8 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
+
+	"github.com/scent-crawler/scent/internal/owner"
 )
 
 // Write writes path through write, given a temporary file in path's
@@ -29,7 +29,8 @@ func Write(path string, write func(*os.File) error) error {
 	if mode != nil && !mode.IsRegular() {
 		return writeInPlace(target, write)
 	}
-	sweep(target)
+	dir, base := filepath.Split(target)
+	owner.Sweep(filepath.Clean(dir), tempPrefix(base), os.Remove)
 	tmp, err := createTemp(target)
 	if err != nil {
 		return err
@@ -113,7 +114,7 @@ func createTemp(path string) (*os.File, error) {
 		if _, err := rand.Read(b[:]); err != nil {
 			return nil, err
 		}
-		name := filepath.Join(dir, tempPrefix(base)+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(b[:]))
+		name := filepath.Join(dir, tempPrefix(base)+owner.Tag()+"-"+hex.EncodeToString(b[:]))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		switch {
 		case errors.Is(err, fs.ErrExist):
@@ -133,52 +134,7 @@ func createTemp(path string) (*os.File, error) {
 }
 
 // tempPrefix starts the names of the temporary files of base, each
-// followed by the writer's host, process id and a random part:
-// ".report.md.HOST.PID-RANDOM".
-func tempPrefix(base string) string {
-	return "." + base + "." + host + "."
-}
-
-// host is this machine's name in the temporary files' names, with what
-// would make a name ambiguous or a path replaced.
-var host = func() string {
-	h, _ := os.Hostname()
-	h = strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == '.' || r == '-' || r < ' ' {
-			return '_'
-		}
-		return r
-	}, h)
-	if h == "" {
-		h = "_"
-	}
-	return h
-}()
-
-// sweep removes the temporary files of path left by writers of this host
-// that were killed before they could (a process killed with -9 removes
-// nothing): those whose process no longer runs. A live writer's file, or
-// another host's, is left alone.
-func sweep(path string) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	prefix := tempPrefix(base)
-	names, err := filepath.Glob(filepath.Join(dir, globEscaper.Replace(prefix)+"*"))
-	if err != nil {
-		return
-	}
-	for _, name := range names {
-		rest := strings.TrimPrefix(filepath.Base(name), prefix)
-		pid, random, ok := strings.Cut(rest, "-")
-		n, err := strconv.Atoi(pid)
-		if !ok || err != nil || n <= 0 || len(random) != 12 || n == os.Getpid() || processAlive(n) {
-			continue
-		}
-		os.Remove(name)
-	}
-}
-
-// globEscaper escapes what filepath.Glob reads as a pattern in a name.
-var globEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`)
+// followed by its writer's owner.Tag and a random part:
+// ".report.md.HOST.PID-RANDOM". The next write of base removes those of
+// writers killed before they could (owner.Sweep).
+func tempPrefix(base string) string { return "." + base + "." }

@@ -8,9 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/scent-crawler/scent/internal/owner"
 )
 
 // TestWrite_newFileUmask: a new file gets 0666 less the umask, as a file
@@ -77,6 +80,7 @@ func TestWrite_sweepsKilledWriters(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.txt")
+	host, _, _ := strings.Cut(owner.Tag(), ".")
 	tmp := func(base, h string, pid int) string {
 		name := filepath.Join(dir, "."+base+"."+h+"."+strconv.Itoa(pid)+"-0123456789ab")
 		if err := os.WriteFile(name, []byte("partial"), 0o644); err != nil {

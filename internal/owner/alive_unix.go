@@ -1,6 +1,6 @@
 //go:build unix
 
-package atomicfile
+package owner
 
 import (
 	"errors"
