@@ -13,6 +13,7 @@ import (
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/internal/owner"
 	"github.com/scent-crawler/scent/replay"
 	"github.com/scent-crawler/scent/report"
 	"github.com/scent-crawler/scent/segment"
@@ -103,7 +104,14 @@ func runGrid(ctx context.Context, o Grid, cells []gridCell, stdout, progress io.
 	if err != nil {
 		return nil, fmt.Errorf("grid: %w", err)
 	}
-	work, err := os.MkdirTemp("", "scent-grid-")
+	// A kept folder is named without the maker's tag, so that no later
+	// run takes it for one a killed run left (owner.TempDir).
+	var work string
+	if o.Keep {
+		work, err = os.MkdirTemp("", "scent-grid-")
+	} else {
+		work, err = owner.TempDir("scent-grid-")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("grid: %w", err)
 	}

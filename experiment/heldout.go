@@ -15,6 +15,7 @@ import (
 
 	"github.com/scent-crawler/scent/crawler"
 	"github.com/scent-crawler/scent/fetch"
+	"github.com/scent-crawler/scent/internal/owner"
 	"github.com/scent-crawler/scent/linkgraph"
 	"github.com/scent-crawler/scent/postgres"
 	"github.com/scent-crawler/scent/replay"
@@ -225,7 +226,7 @@ func bfsPages(ctx context.Context, archivePath string, seeds []urlnorm.URL, f *f
 			return nil, err
 		}
 	}
-	work, err := os.MkdirTemp("", "scent-bfs-")
+	work, err := owner.TempDir("scent-bfs-")
 	if err != nil {
 		return nil, err
 	}
