@@ -194,10 +194,14 @@ func examplesOf(class string, p *segment.Page, opts Options) []classify.Example 
 
 // Report says what a model was built from and how well it does.
 type Report struct {
-	Topics   []TopicReport        `json:"topics"`
-	Other    int                  `json:"other_documents"`
-	Failed   []Failure            `json:"failed,omitempty"`
-	Terms    int                  `json:"terms"`
+	Topics []TopicReport `json:"topics"`
+	Other  int           `json:"other_documents"`
+	Failed []Failure     `json:"failed,omitempty"`
+	Terms  int           `json:"terms"`
+	// K and MinChi2 are the model's classify.Options of the same names:
+	// with MinChi2, fewer than K Terms are the terms that reach it.
+	K        int                  `json:"k"`
+	MinChi2  float64              `json:"min_chi2,omitempty"`
 	Folds    int                  `json:"folds"`
 	Page     *classify.Evaluation `json:"page_cv,omitempty"`
 	Segment  *classify.Evaluation `json:"segment_cv,omitempty"`
@@ -451,6 +455,7 @@ func Build(ctx context.Context, seeds *Seeds, f Fetcher, opts Options) (*classif
 		}
 	}
 	rep.Terms = model.NumTerms()
+	rep.K, rep.MinChi2 = model.Options().K, model.Options().MinChi2
 	rep.Other = count[classify.Other]
 	for _, t := range seeds.Topics {
 		rep.Topics = append(rep.Topics, TopicReport{Name: t, Documents: count[t], Backlinks: backCount[t], Features: model.Top(t, 30)})

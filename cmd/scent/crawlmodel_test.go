@@ -180,6 +180,23 @@ func TestPrintTrainReport_failures(t *testing.T) {
 	}
 }
 
+// TestFeatures: the features line says when the least χ² kept fewer
+// than --k, and only then.
+func TestFeatures(t *testing.T) {
+	for _, tt := range []struct {
+		rep  training.Report
+		want string
+	}{
+		{training.Report{Terms: 1000, K: 1000, MinChi2: 3.841}, "1000 features"},
+		{training.Report{Terms: 24, K: 1000, MinChi2: 3.841}, "24 features (those whose χ² reaches 3.841, fewer than --k 1000: more examples and negatives tell more words apart)"},
+		{training.Report{Terms: 24, K: 1000}, "24 features"},
+	} {
+		if got := features(&tt.rep); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.rep, got, tt.want)
+		}
+	}
+}
+
 // TestTrainReport_fullListOfCommand: past ten unusable examples, the
 // summary points to where all are listed by a flag of the command that
 // prints it: train's --report-json, and for crawl, which has no such

@@ -242,13 +242,23 @@ func printRewards(w io.Writer, t trained) {
 	}
 }
 
+// features says how many features a model of rep kept, and, when the
+// least χ² kept fewer than --k, that more examples would give more.
+func features(rep *training.Report) string {
+	s := fmt.Sprintf("%d features", rep.Terms)
+	if rep.MinChi2 > 0 && rep.Terms < rep.K {
+		s += fmt.Sprintf(" (those whose χ² reaches %g, fewer than --k %d: more examples and negatives tell more words apart)", rep.MinChi2, rep.K)
+	}
+	return s
+}
+
 // printJudgeReport prints the page judge's classes and their
 // cross-validated page precision and recall, when there is a judge.
 func printJudgeReport(w io.Writer, rep *training.Report) {
 	if rep == nil {
 		return
 	}
-	fmt.Fprintf(w, "\npage judge: %d classes and %d negative document(s); %d features\n", len(rep.Topics), rep.Other, rep.Terms)
+	fmt.Fprintf(w, "\npage judge: %d classes and %d negative document(s); %s\n", len(rep.Topics), rep.Other, features(rep))
 	for _, t := range rep.Topics {
 		line := fmt.Sprintf("  %s: %d documents", t.Name, t.Documents)
 		if rep.Page != nil {
@@ -273,7 +283,7 @@ const (
 // where all unusable examples are listed (trainReportFlag or
 // crawlReportFlag, for the command that prints).
 func printTrainReport(w io.Writer, rep *training.Report, full string) {
-	fmt.Fprintf(w, "trained on %d topic(s) and %d negative document(s); %d features\n", len(rep.Topics), rep.Other, rep.Terms)
+	fmt.Fprintf(w, "trained on %d topic(s) and %d negative document(s); %s\n", len(rep.Topics), rep.Other, features(rep))
 	if len(rep.Failed) > 0 {
 		fmt.Fprintf(w, "%d example(s) could not be used:\n", len(rep.Failed))
 		// Local files first: a missing one is the seed file's mistake,
