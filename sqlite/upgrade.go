@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/scent-crawler/scent/internal/owner"
 )
 
 // OpenReading opens the existing database at path for reading, as
@@ -132,5 +134,5 @@ const leasesSince = 9
 // store).
 func leaseLive(host string, pid int, expires, me string, now time.Time) bool {
 	exp, _ := time.Parse(timeFormat, expires)
-	return now.Before(exp) && !(host == me && !processAlive(pid))
+	return now.Before(exp) && !(host == me && !owner.Alive(pid))
 }

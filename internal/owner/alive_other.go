@@ -2,5 +2,5 @@
 
 package owner
 
-// processAlive cannot tell here: every maker counts as running.
-func processAlive(pid int) bool { return true }
+// Alive cannot tell here: every process counts as running.
+func Alive(pid int) bool { return true }

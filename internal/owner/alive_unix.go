@@ -7,8 +7,9 @@ import (
 	"syscall"
 )
 
-// processAlive reports whether a process with this id exists.
-func processAlive(pid int) bool {
+// Alive reports whether a process with this id runs on this host (or has
+// not yet been reaped).
+func Alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -40,7 +40,7 @@ func Dead(tag string) bool {
 	if err != nil || n <= 0 || n == os.Getpid() {
 		return false
 	}
-	return !processAlive(n)
+	return !Alive(n)
 }
 
 // TempDir makes a new folder in the system's temporary folder named
