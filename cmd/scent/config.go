@@ -140,15 +140,14 @@ func unknownEnv(root *cobra.Command, env []string) []string {
 	valid := map[string]bool{}
 	var visit func(c *cobra.Command)
 	visit = func(c *cobra.Command) {
-		add := func(f *pflag.Flag) { valid[strings.TrimPrefix(envName(f.Name), "SCENT_")] = true }
-		c.LocalFlags().VisitAll(add)
-		c.InheritedFlags().VisitAll(add)
+		for f := range flagsOf(c) {
+			valid[strings.TrimPrefix(envName(f), "SCENT_")] = true
+		}
 		for _, sub := range c.Commands() {
 			visit(sub)
 		}
 	}
 	visit(root)
-	delete(valid, "HELP")
 	var notes []string
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
@@ -193,14 +192,6 @@ func checkConfigValues(v *viper.Viper) error {
 // command's section nor a flag, with the nearest valid key.
 func checkConfigKeys(root *cobra.Command, settings map[string]any) error {
 	all := map[string]bool{}
-	flagsOf := func(c *cobra.Command) map[string]bool {
-		m := map[string]bool{}
-		add := func(f *pflag.Flag) { m[f.Name] = true }
-		c.LocalFlags().VisitAll(add)
-		c.InheritedFlags().VisitAll(add)
-		delete(m, "help")
-		return m
-	}
 	cmds := map[string]*cobra.Command{}
 	for _, c := range root.Commands() {
 		cmds[c.Name()] = c
@@ -234,6 +225,17 @@ func checkConfigKeys(root *cobra.Command, settings map[string]any) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// flagsOf returns the names of c's flags, its own and those it
+// inherits, but --help, which no setting gives.
+func flagsOf(c *cobra.Command) map[string]bool {
+	m := map[string]bool{}
+	add := func(f *pflag.Flag) { m[f.Name] = true }
+	c.LocalFlags().VisitAll(add)
+	c.InheritedFlags().VisitAll(add)
+	delete(m, "help")
+	return m
 }
 
 // notAMapping is the error of the key full, which names the flag --name

@@ -238,6 +238,6 @@ func revisitInterrupted(err error, olderThan, took time.Duration) error {
 	if olderThan >= took {
 		return resumable{err}
 	}
-	at := max(time.Minute, took.Truncate(time.Minute)+time.Minute)
+	at := took.Truncate(time.Minute) + time.Minute
 	return goOn{err, fmt.Sprintf("this run checked pages for %s: to go on with the others, run it again with --older-than %s (or more, if you wait)", took.Round(time.Second), strings.TrimSuffix(at.String(), "0s"))}
 }
